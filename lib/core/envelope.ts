@@ -1,0 +1,186 @@
+import { z } from "zod";
+import type { InputProblem } from "./errors.js";
+import { PolicyFieldsSchema } from "./policy.js";
+import { toProblems } from "./zod-problems.js";
+
+/**
+ * SQS's limit on one message, body and attributes together (raised to 1 MiB in 2025). Real SQS
+ * enforces it; the emulators do not, so Ricochet checks it itself.
+ */
+export const MAX_MESSAGE_BYTES = 1024 * 1024;
+/** Deepest nesting accepted in a payload; deeper documents are hostile, not business data. */
+export const MAX_PAYLOAD_DEPTH = 64;
+export const MAX_EVENT_ID_LENGTH = 128;
+export const MAX_TIMEOUT_MS = 300_000;
+export const DEFAULT_TIMEOUT_MS = 10_000;
+/** The envelope format this release reads and writes. */
+export const ENVELOPE_VERSION = 1;
+
+/**
+ * Event ids are printable ASCII so that they are safe in logs, headers and DynamoDB keys and
+ * cannot hide look-alike characters (a Cyrillic "а" in an otherwise Latin id).
+ */
+export const EVENT_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:@/+=-]*$/;
+
+export const EventIdSchema = z
+  .string()
+  .min(1, "must not be empty")
+  .max(MAX_EVENT_ID_LENGTH, `must be at most ${MAX_EVENT_ID_LENGTH} characters`)
+  .regex(EVENT_ID_PATTERN, "must be printable ASCII: letters, digits and . _ : @ / + = -")
+  .describe("Stable identity of the event; sent as Idempotency-Key on every attempt.");
+
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** Headers Ricochet sets itself or that the HTTP stack owns; a producer may not supply them. */
+export const RESERVED_HEADERS: ReadonlySet<string> = new Set([
+  "idempotency-key",
+  "ricochet-attempt",
+  "ricochet-event-id",
+  "ricochet-signature",
+  "ricochet-timestamp",
+  "host",
+  "content-length",
+  "transfer-encoding",
+  "connection",
+]);
+
+const HeadersSchema = z
+  .record(
+    z
+      .string()
+      .regex(HEADER_NAME, "is not a valid HTTP header name")
+      .refine(
+        (name) => !RESERVED_HEADERS.has(name.toLowerCase()),
+        "is set by Ricochet and may not be supplied",
+      ),
+    z
+      .string()
+      .max(8192, "must be at most 8192 characters")
+      .regex(/^[^\r\n\0]*$/, "must not contain CR, LF or NUL"),
+  )
+  .refine((headers) => Object.keys(headers).length <= 50, "must have at most 50 headers");
+
+export const HttpTargetSchema = z.strictObject({
+  type: z.literal("http"),
+  url: z
+    .url({ protocol: /^https?$/, error: "must be an absolute http:// or https:// URL" })
+    .max(2048, "must be at most 2048 characters"),
+  method: z.enum(["POST", "PUT", "PATCH", "DELETE", "GET"]).optional().describe("Default POST."),
+  headers: HeadersSchema.optional(),
+  timeoutMs: z
+    .int("must be a whole number of milliseconds")
+    .min(100, "must be at least 100")
+    .max(MAX_TIMEOUT_MS, `must be at most ${MAX_TIMEOUT_MS}`)
+    .optional()
+    .describe(`Per-attempt timeout; default ${DEFAULT_TIMEOUT_MS}.`),
+});
+
+const LAMBDA_FUNCTION =
+  /^(arn:aws[a-zA-Z-]*:lambda:[a-z0-9-]+:\d{12}:function:)?[a-zA-Z0-9_-]{1,64}(:(\$LATEST|[a-zA-Z0-9_-]{1,128}))?$/;
+
+export const LambdaTargetSchema = z.strictObject({
+  type: z.literal("lambda"),
+  functionName: z
+    .string()
+    .max(170)
+    .regex(LAMBDA_FUNCTION, "must be a Lambda function name, alias or ARN"),
+});
+
+export const TargetSchema = z.discriminatedUnion("type", [HttpTargetSchema, LambdaTargetSchema], {
+  error: (issue) =>
+    issue.code === "invalid_union"
+      ? 'must be an object whose "type" is "http" or "lambda"'
+      : undefined,
+});
+
+/** Depth of a JSON value, measured without recursion so hostile nesting cannot blow the stack. */
+export const jsonDepth = (value: unknown): number => {
+  let deepest = 0;
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop() as [unknown, number];
+    if (node === null || typeof node !== "object") continue;
+    deepest = Math.max(deepest, depth);
+    if (deepest > MAX_PAYLOAD_DEPTH) return deepest;
+    for (const child of Object.values(node)) stack.push([child, depth + 1]);
+  }
+  return deepest;
+};
+
+export const EnvelopeSchema = z
+  .strictObject({
+    version: z.literal(ENVELOPE_VERSION).optional().describe("Envelope format version; default 1."),
+    eventId: EventIdSchema,
+    target: TargetSchema,
+    payload: z
+      .unknown()
+      .refine((p) => p !== undefined, "is required (use null for no payload)")
+      .refine(
+        (p) => jsonDepth(p) <= MAX_PAYLOAD_DEPTH,
+        `must nest at most ${MAX_PAYLOAD_DEPTH} levels deep`,
+      )
+      .describe("Any JSON value; sent as the request body or the Lambda event."),
+    policy: PolicyFieldsSchema.optional().describe("Overrides of the deployment's retry policy."),
+    deadline: z.iso
+      .datetime({ offset: true, error: "must be an ISO 8601 date-time with a time zone" })
+      .optional()
+      .describe("No attempt starts after this instant."),
+  })
+  .describe("A Ricochet event: what to deliver, where, and how to retry it.");
+
+export type Envelope = z.infer<typeof EnvelopeSchema>;
+export type HttpTarget = z.infer<typeof HttpTargetSchema>;
+export type LambdaTarget = z.infer<typeof LambdaTargetSchema>;
+export type Target = z.infer<typeof TargetSchema>;
+
+/** The result of reading a message body as an envelope. */
+export type EnvelopeParseResult =
+  | { readonly ok: true; readonly envelope: Envelope }
+  | {
+      readonly ok: false;
+      readonly problems: readonly InputProblem[];
+      /** The event id, when one could be read safely despite the other problems. */
+      readonly eventId?: string | undefined;
+    };
+
+const readableEventId = (value: unknown): string | undefined => {
+  if (value === null || typeof value !== "object") return undefined;
+  const id = (value as { eventId?: unknown }).eventId;
+  return EventIdSchema.safeParse(id).success ? (id as string) : undefined;
+};
+
+/** Validates an already-parsed value as an envelope, reporting every problem with its path. */
+export const validateEnvelope = (value: unknown): EnvelopeParseResult => {
+  const parsed = EnvelopeSchema.safeParse(value);
+  if (parsed.success) return { ok: true, envelope: parsed.data };
+  return { ok: false, problems: toProblems(parsed.error), eventId: readableEventId(value) };
+};
+
+/** UTF-8 size of a string, as SQS counts it. */
+export const utf8Bytes = (text: string): number => Buffer.byteLength(text, "utf8");
+
+/**
+ * Reads a raw SQS message body as an envelope. Never throws: not-JSON, oversize and
+ * invalid-shape bodies all come back as problems, so no message is lost to an exception.
+ */
+export const parseEnvelope = (body: string): EnvelopeParseResult => {
+  const size = utf8Bytes(body);
+  if (size > MAX_MESSAGE_BYTES) {
+    return {
+      ok: false,
+      problems: [
+        { path: "", message: `message is ${size} bytes; the limit is ${MAX_MESSAGE_BYTES}` },
+      ],
+    };
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(body);
+  } catch (error) {
+    const detail = error instanceof Error ? error.message : String(error);
+    return { ok: false, problems: [{ path: "", message: `not valid JSON: ${detail}` }] };
+  }
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    return { ok: false, problems: [{ path: "", message: "must be a JSON object" }] };
+  }
+  return validateEnvelope(value);
+};

@@ -1,0 +1,74 @@
+/**
+ * Every error Ricochet raises on purpose derives from {@link RicochetError}, so callers can tell
+ * our failures (bad input, lost races, missing resources) from bugs. Adapters translate AWS SDK
+ * errors into these at one place each; nothing above the adapters sees an AWS error class.
+ */
+
+/** A single problem found in some input, located by its path (`target.url`, `policy.maxAttempts`). */
+export interface InputProblem {
+  readonly path: string;
+  readonly message: string;
+}
+
+/** Base class of all Ricochet errors. `context` carries what is needed to understand the failure. */
+export class RicochetError extends Error {
+  public readonly context: Readonly<Record<string, unknown>>;
+
+  public constructor(
+    message: string,
+    options: { cause?: unknown; context?: Record<string, unknown> } = {},
+  ) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.context = options.context ?? {};
+  }
+}
+
+/** Formats problems as one line: `target.url: Invalid URL; policy.maxAttempts: Too small`. */
+export const formatProblems = (problems: readonly InputProblem[]): string =>
+  problems.map((p) => (p.path === "" ? p.message : `${p.path}: ${p.message}`)).join("; ");
+
+/** An envelope (the producer's message) failed validation. Lists every problem, not the first. */
+export class InvalidEnvelopeError extends RicochetError {
+  public readonly problems: readonly InputProblem[];
+
+  public constructor(problems: readonly InputProblem[], options: { eventId?: string } = {}) {
+    super(`invalid envelope: ${formatProblems(problems)}`, { context: { ...options } });
+    this.problems = problems;
+  }
+}
+
+/** A retry policy (deployment default or per-event override) is not usable. */
+export class InvalidPolicyError extends RicochetError {
+  public readonly problems: readonly InputProblem[];
+
+  public constructor(problems: readonly InputProblem[]) {
+    super(`invalid retry policy: ${formatProblems(problems)}`);
+    this.problems = problems;
+  }
+}
+
+/** The event state machine was asked to make a move it does not allow. */
+export class IllegalTransitionError extends RicochetError {
+  public constructor(
+    public readonly from: string,
+    public readonly to: string,
+  ) {
+    super(`illegal status transition ${from} -> ${to}`, { context: { from, to } });
+  }
+}
+
+/** Operator configuration (environment, CLI flags, construct props) is wrong. */
+export class ConfigurationError extends RicochetError {}
+
+/** A resource Ricochet needs (queue, table, stack) does not exist or cannot be reached. */
+export class ResourceNotFoundError extends RicochetError {}
+
+/** The attempt store failed in a way that is not a lost race (throttling, outage, bad request). */
+export class StoreUnavailableError extends RicochetError {}
+
+/** A queue call failed (throttling, outage, message rejected). */
+export class QueueUnavailableError extends RicochetError {}
+
+/** A delivery target was refused before any call was made (unsafe address, not allowed). */
+export class TargetRefusedError extends RicochetError {}

@@ -1,0 +1,160 @@
+import { z } from "zod";
+import { InvalidPolicyError } from "./errors.js";
+import { toProblems } from "./zod-problems.js";
+
+/** How the delay before a retry is drawn below its ceiling. */
+export const Jitter = {
+  FULL: "full",
+  EQUAL: "equal",
+  DECORRELATED: "decorrelated",
+  NONE: "none",
+} as const;
+export type Jitter = (typeof Jitter)[keyof typeof Jitter];
+
+/** Error categories a target adapter reports when no HTTP status was received. */
+export const ErrorCategory = {
+  CONNECTION_REFUSED: "connection_refused",
+  CONNECTION_RESET: "connection_reset",
+  DNS_FAILURE: "dns_failure",
+  TIMEOUT: "timeout",
+  INVALID_TARGET: "invalid_target",
+  TARGET_REFUSED: "target_refused",
+  FUNCTION_ERROR: "function_error",
+  THROTTLED: "throttled",
+  UNKNOWN: "unknown",
+} as const;
+export type ErrorCategory = (typeof ErrorCategory)[keyof typeof ErrorCategory];
+
+const statusOrCategory = z.union([
+  z.int().min(100).max(599),
+  z.enum(Object.values(ErrorCategory) as [ErrorCategory, ...ErrorCategory[]]),
+]);
+
+/** Longest delay Ricochet will schedule: the dead-letter queue's retention (14 days). */
+export const MAX_DELAY_LIMIT_SECONDS = 14 * 24 * 3600;
+
+/**
+ * The fields of a retry policy. Every field is optional here so the same shape serves as a
+ * per-event override; {@link RetryPolicySchema} is the complete, cross-checked policy.
+ */
+export const PolicyFieldsSchema = z.strictObject({
+  maxAttempts: z
+    .int("must be a whole number")
+    .min(1, "must be at least 1")
+    .max(100, "must be at most 100")
+    .optional()
+    .describe("Total runs of the event, the first attempt included."),
+  baseDelaySeconds: z
+    .int("must be a whole number of seconds")
+    .min(0, "must not be negative")
+    .max(MAX_DELAY_LIMIT_SECONDS)
+    .optional()
+    .describe("Ceiling of the first retry's delay."),
+  multiplier: z
+    .number()
+    .min(1, "must be at least 1 (a multiplier below 1 would shrink the delays)")
+    .max(10, "must be at most 10")
+    .optional()
+    .describe("Growth of the ceiling from one retry to the next."),
+  maxDelaySeconds: z
+    .int("must be a whole number of seconds")
+    .min(0, "must not be negative")
+    .max(MAX_DELAY_LIMIT_SECONDS)
+    .optional()
+    .describe("Cap on every retry's ceiling."),
+  jitter: z
+    .enum(["full", "equal", "decorrelated", "none"])
+    .optional()
+    .describe("How the delay is drawn below the ceiling."),
+  deadlineSeconds: z
+    .int("must be a whole number of seconds")
+    .min(1, "must be at least 1")
+    .max(MAX_DELAY_LIMIT_SECONDS)
+    .optional()
+    .describe("No attempt starts later than this many seconds after the event was first seen."),
+  maxRetryAfterSeconds: z
+    .int("must be a whole number of seconds")
+    .min(0, "must not be negative")
+    .max(MAX_DELAY_LIMIT_SECONDS)
+    .optional()
+    .describe("Largest Retry-After hint honoured; a longer hint is cut to this."),
+  retryOnStatus: z
+    .array(statusOrCategory)
+    .max(100)
+    .optional()
+    .describe("Status codes or error categories always retried (like Celery's autoretry_for)."),
+  noRetryOnStatus: z
+    .array(statusOrCategory)
+    .max(100)
+    .optional()
+    .describe("Status codes or error categories never retried (like dont_autoretry_for)."),
+});
+export type PolicyOverride = z.infer<typeof PolicyFieldsSchema>;
+
+/** A complete retry policy: every field set, and the fields consistent with each other. */
+export type RetryPolicy = Required<Omit<PolicyOverride, "deadlineSeconds">> & {
+  readonly deadlineSeconds?: number | undefined;
+};
+
+/** The policy used when neither the deployment nor the event says otherwise. */
+export const DEFAULT_POLICY: RetryPolicy = Object.freeze({
+  maxAttempts: 8,
+  baseDelaySeconds: 5,
+  multiplier: 2,
+  maxDelaySeconds: 900,
+  jitter: "full",
+  maxRetryAfterSeconds: 3600,
+  retryOnStatus: [],
+  noRetryOnStatus: [],
+});
+
+const crossChecks = (policy: RetryPolicy, ctx: z.RefinementCtx): void => {
+  if (policy.baseDelaySeconds > policy.maxDelaySeconds) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["baseDelaySeconds"],
+      message: `must not exceed maxDelaySeconds (${policy.maxDelaySeconds})`,
+    });
+  }
+  const both = policy.retryOnStatus.filter((code) => policy.noRetryOnStatus.includes(code));
+  if (both.length > 0) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["retryOnStatus"],
+      message: `listed in both retryOnStatus and noRetryOnStatus: ${both.join(", ")}`,
+    });
+  }
+};
+
+/**
+ * Merges overrides over a base policy (later wins) and validates the result as a whole, so a
+ * per-event override that breaks the deployment's policy (base above max) is reported as such.
+ * @throws InvalidPolicyError listing every problem.
+ */
+export const resolvePolicy = (
+  base: RetryPolicy,
+  ...overrides: (PolicyOverride | undefined)[]
+): RetryPolicy => {
+  const merged: Record<string, unknown> = { ...base };
+  for (const override of overrides) {
+    if (override === undefined) continue;
+    const checked = PolicyFieldsSchema.safeParse(override);
+    if (!checked.success) throw new InvalidPolicyError(toProblems(checked.error));
+    for (const [key, value] of Object.entries(checked.data)) {
+      if (value !== undefined) merged[key] = value;
+    }
+  }
+  const complete = PolicyFieldsSchema.required({
+    maxAttempts: true,
+    baseDelaySeconds: true,
+    multiplier: true,
+    maxDelaySeconds: true,
+    jitter: true,
+    maxRetryAfterSeconds: true,
+    retryOnStatus: true,
+    noRetryOnStatus: true,
+  }).superRefine((p, ctx) => crossChecks(p, ctx));
+  const parsed = complete.safeParse(merged);
+  if (!parsed.success) throw new InvalidPolicyError(toProblems(parsed.error));
+  return Object.freeze(parsed.data);
+};

@@ -1,0 +1,152 @@
+import type { DeadLetterMessage } from "./dead-letter.js";
+import type { Envelope } from "./envelope.js";
+import type { AttemptResult } from "./outcome.js";
+import type { AttemptEntry, EventRecord, RedriveEntry } from "./record.js";
+import type { EventStatus } from "./status.js";
+
+/*
+ * The ports the orchestrator and redrive depend on. Adapters implement them over DynamoDB, SQS
+ * and HTTP; the simulation implements them in memory. Every method either succeeds, returns a
+ * domain outcome for a lost race, or throws a RicochetError subclass — never an AWS error.
+ */
+
+export interface ClaimRequest {
+  readonly eventId: string;
+  /** The generation the message was issued for (0 for a producer's original message). */
+  readonly generation: number;
+  readonly worker: string;
+  readonly nowMs: number;
+  readonly leaseMs: number;
+  /** Budget to set if the record is new. */
+  readonly attemptBudget: number;
+  readonly targetSummary: string;
+}
+
+/** The answer to a claim; only `claimed` lets the caller call the target. */
+export type ClaimResult =
+  | { readonly kind: "claimed"; readonly record: EventRecord; readonly takeover: boolean }
+  /** The event is already terminal: a duplicate message, acknowledged and counted. */
+  | { readonly kind: "finished"; readonly record: EventRecord }
+  /** Another worker holds a live lease: put the message back until the lease ends. */
+  | { readonly kind: "lease_held"; readonly leaseExpiresAt: number }
+  /** The message is older than the record's generation: a stale copy, dropped. */
+  | { readonly kind: "stale"; readonly record: EventRecord }
+  /** The message is newer than the record: its issuer has not recorded it yet. Retry later. */
+  | { readonly kind: "ahead"; readonly record: EventRecord };
+
+/** What an attempt's result write sets; the store adds timestamps and bookkeeping. */
+export interface RecordResultRequest {
+  readonly eventId: string;
+  readonly worker: string;
+  /** The generation claimed; the write only lands if the record is still at it, leased by us. */
+  readonly generation: number;
+  readonly status: Extract<
+    EventStatus,
+    "delivered" | "retry_scheduled" | "rejected" | "dead_lettered"
+  >;
+  /** The full record as claimed, so the bounded history can be rewritten in the same write. */
+  readonly claimed: EventRecord;
+  readonly entry: AttemptEntry;
+  readonly nextAttemptAt?: string | undefined;
+  readonly deadLetterReason?: string | undefined;
+  readonly nowMs: number;
+  /** TTL in seconds from now for terminal records. */
+  readonly retentionSeconds: number;
+}
+
+export type RecordResultOutcome = { readonly kind: "recorded" } | { readonly kind: "lease_lost" };
+
+export interface RecordInvalidRequest {
+  readonly eventId: string;
+  readonly message: string;
+  readonly nowMs: number;
+  readonly retentionSeconds: number;
+}
+
+export interface RedriveRequest {
+  readonly eventId: string;
+  /** The generation the redriven message carries; the write requires the record one below it. */
+  readonly generation: number;
+  readonly attemptBudget: number;
+  readonly audit: RedriveEntry;
+  readonly nowMs: number;
+}
+
+export type RedriveRecordOutcome =
+  | { readonly kind: "recorded" }
+  /** The record moved meanwhile (another redrive, or it is not terminal): not touched. */
+  | { readonly kind: "conflict"; readonly record: EventRecord | undefined };
+
+export interface ListByStatusRequest {
+  readonly status: EventStatus;
+  /** Only records last updated before this instant. */
+  readonly updatedBefore?: string | undefined;
+  readonly limit: number;
+}
+
+/** The attempt store: one record per event. */
+export interface EventStore {
+  claim(request: ClaimRequest): Promise<ClaimResult>;
+  recordResult(request: RecordResultRequest): Promise<RecordResultOutcome>;
+  /** Records an envelope that failed validation, unless a record with that id already exists. */
+  recordInvalid(request: RecordInvalidRequest): Promise<void>;
+  recordRedrive(request: RedriveRequest): Promise<RedriveRecordOutcome>;
+  get(eventId: string): Promise<EventRecord | undefined>;
+  listByStatus(request: ListByStatusRequest): Promise<EventRecord[]>;
+}
+
+/** Scheduling facts carried beside the envelope, as message attributes. */
+export interface MessageSchedule {
+  readonly generation: number;
+  /** Epoch ms before which the event must not be attempted (long delays are reached by hops). */
+  readonly notBeforeMs?: number | undefined;
+}
+
+/** A message as a consumer sees it, whatever queue it came from. */
+export interface ReceivedMessage {
+  readonly messageId: string;
+  readonly receiptHandle: string;
+  readonly body: string;
+  readonly schedule: MessageSchedule;
+  readonly receiveCount: number;
+  /** When the message was first sent (epoch ms). */
+  readonly sentAtMs: number;
+}
+
+/** The ingress queue, as the orchestrator and redrive use it. */
+export interface IngressQueue {
+  /** Sends the envelope's body with a delay of at most 900 s (SQS's limit, enforced here). */
+  send(body: string, schedule: MessageSchedule, delaySeconds: number): Promise<void>;
+  /** Hides a received message for `seconds` more (0 makes it visible at once). */
+  changeVisibility(receiptHandle: string, seconds: number): Promise<void>;
+}
+
+/** The dead-letter queue. */
+export interface DeadLetterQueue {
+  send(message: DeadLetterMessage): Promise<void>;
+  receive(options: {
+    maxMessages: number;
+    visibilityTimeoutSeconds: number;
+    waitSeconds: number;
+  }): Promise<ReceivedMessage[]>;
+  delete(receiptHandle: string): Promise<void>;
+  changeVisibility(receiptHandle: string, seconds: number): Promise<void>;
+}
+
+/** Everything an adapter needs to make one call. */
+export interface DeliveryRequest {
+  readonly envelope: Envelope;
+  readonly attempt: number;
+  /** Called the moment the request leaves, so the record can say when it was sent. */
+  readonly onSent?: (() => void) | undefined;
+}
+
+/** Delivers one attempt. Never throws for a failed call: failures are results. */
+export interface DeliveryTarget {
+  deliver(request: DeliveryRequest): Promise<AttemptResult>;
+}
+
+/** Picks the adapter for a target type. */
+export interface TargetRouter {
+  forTarget(type: Envelope["target"]["type"]): DeliveryTarget;
+}

@@ -1,0 +1,70 @@
+import type { DeadLetterReason } from "./decide.js";
+import type { Outcome, OutcomeClass } from "./outcome.js";
+import type { EventStatus } from "./status.js";
+
+/** How many finished attempts a record keeps; older ones are dropped, the count stays exact. */
+export const MAX_HISTORY_ENTRIES = 20;
+/** How many redrive audit entries a record keeps. */
+export const MAX_REDRIVE_ENTRIES = 20;
+
+/** One finished (or abandoned) attempt, as kept in a record's history. */
+export interface AttemptEntry {
+  readonly attempt: number;
+  readonly worker: string;
+  readonly claimedAt: string;
+  readonly sentAt?: string | undefined;
+  readonly finishedAt: string;
+  readonly outcome: OutcomeClass;
+  readonly statusCode?: number | undefined;
+  readonly errorCategory?: string | undefined;
+  readonly message: string;
+  /** The delay chosen before the next attempt, when one was scheduled. */
+  readonly delaySeconds?: number | undefined;
+}
+
+/** Who brought an event back from the dead-letter queue, when, why and with what budget. */
+export interface RedriveEntry {
+  readonly at: string;
+  readonly by: string;
+  readonly reason: string;
+  readonly previousStatus: EventStatus;
+  readonly previousAttempts: number;
+  readonly attemptBudget: number;
+}
+
+/** The attempt record: one item per event, keyed by `eventId`. */
+export interface EventRecord {
+  readonly eventId: string;
+  readonly status: EventStatus;
+  /**
+   * Bumped each time a new message is issued for the event (retry, redrive). A message carries
+   * the generation it was issued for, which is how stale and early copies are told apart.
+   */
+  readonly generation: number;
+  /** Runs started so far, re-runs after a crash included. */
+  readonly attempts: number;
+  /** Runs allowed in total; a redrive raises it. */
+  readonly attemptBudget: number;
+  readonly leaseOwner?: string | undefined;
+  readonly leaseExpiresAt?: number | undefined;
+  /** The attempt being made now (set by a claim, cleared by the result). */
+  readonly currentAttempt?:
+    | { readonly attempt: number; readonly worker: string; readonly claimedAt: string }
+    | undefined;
+  readonly nextAttemptAt?: string | undefined;
+  readonly lastOutcome?: Outcome | undefined;
+  readonly lastDelaySeconds?: number | undefined;
+  readonly deadLetterReason?: DeadLetterReason | undefined;
+  readonly history: readonly AttemptEntry[];
+  readonly redrives: readonly RedriveEntry[];
+  /** Where the event goes, without secrets: `http POST https://host/path` or `lambda name`. */
+  readonly targetSummary?: string | undefined;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+  /** DynamoDB TTL (epoch seconds), set once the record is terminal. */
+  readonly expiresAt?: number | undefined;
+}
+
+/** Appends to a bounded list, dropping the oldest entries. */
+export const appendBounded = <T>(list: readonly T[], entry: T, max: number): T[] =>
+  [...list, entry].slice(-max);

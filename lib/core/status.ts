@@ -1,0 +1,59 @@
+import { IllegalTransitionError } from "./errors.js";
+
+/** The lifecycle of one event, as stored on its record. */
+export const EventStatus = {
+  PENDING: "pending",
+  IN_FLIGHT: "in_flight",
+  RETRY_SCHEDULED: "retry_scheduled",
+  DELIVERED: "delivered",
+  REJECTED: "rejected",
+  DEAD_LETTERED: "dead_lettered",
+} as const;
+export type EventStatus = (typeof EventStatus)[keyof typeof EventStatus];
+
+export const ALL_STATUSES: readonly EventStatus[] = Object.values(EventStatus);
+
+/** Statuses an event never leaves on its own; only a redrive moves it back to `pending`. */
+export const TERMINAL_STATUSES: ReadonlySet<EventStatus> = new Set([
+  EventStatus.DELIVERED,
+  EventStatus.REJECTED,
+  EventStatus.DEAD_LETTERED,
+]);
+
+export const isTerminal = (status: EventStatus): boolean => TERMINAL_STATUSES.has(status);
+
+/** The status a record may be created in: a valid event starts pending, an invalid one is rejected. */
+export const INITIAL_STATUSES: ReadonlySet<EventStatus> = new Set([
+  EventStatus.PENDING,
+  EventStatus.IN_FLIGHT,
+  EventStatus.REJECTED,
+]);
+
+const TRANSITIONS: Readonly<Record<EventStatus, readonly EventStatus[]>> = {
+  pending: [EventStatus.IN_FLIGHT],
+  retry_scheduled: [EventStatus.IN_FLIGHT],
+  // in_flight -> in_flight is a takeover after the previous holder's lease expired.
+  in_flight: [
+    EventStatus.IN_FLIGHT,
+    EventStatus.DELIVERED,
+    EventStatus.RETRY_SCHEDULED,
+    EventStatus.REJECTED,
+    EventStatus.DEAD_LETTERED,
+  ],
+  // Redrive is the only way out of a terminal status.
+  delivered: [],
+  rejected: [EventStatus.PENDING],
+  dead_lettered: [EventStatus.PENDING],
+};
+
+export const canTransition = (from: EventStatus | undefined, to: EventStatus): boolean =>
+  from === undefined ? INITIAL_STATUSES.has(to) : TRANSITIONS[from].includes(to);
+
+/** Throws {@link IllegalTransitionError} unless `from -> to` is allowed. */
+export const assertTransition = (from: EventStatus | undefined, to: EventStatus): void => {
+  if (!canTransition(from, to)) throw new IllegalTransitionError(from ?? "(new)", to);
+};
+
+/** The statuses from which `to` can be reached: what a conditional write must require. */
+export const statusesLeadingTo = (to: EventStatus): EventStatus[] =>
+  ALL_STATUSES.filter((from) => TRANSITIONS[from].includes(to));
