@@ -1,0 +1,107 @@
+import { z } from "zod";
+import { ConfigurationError, formatProblems } from "./core/errors.js";
+import {
+  DEFAULT_POLICY,
+  PolicyFieldsSchema,
+  type RetryPolicy,
+  resolvePolicy,
+} from "./core/policy.js";
+import { toProblems } from "./core/zod-problems.js";
+
+/**
+ * The environment variables the Lambda functions (and local runs) read. The CDK construct sets
+ * exactly these; `npm start` sets them from the synthesized template.
+ */
+export const ENV = {
+  TABLE_NAME: "RICOCHET_TABLE_NAME",
+  INGRESS_QUEUE_URL: "RICOCHET_INGRESS_QUEUE_URL",
+  DEAD_LETTER_QUEUE_URL: "RICOCHET_DEAD_LETTER_QUEUE_URL",
+  /** JSON of a policy override applied over {@link DEFAULT_POLICY}. */
+  DEFAULT_POLICY: "RICOCHET_DEFAULT_POLICY",
+  /** Comma-separated hosts or CIDR ranges that HTTP targets may reach despite the default refusals. */
+  ALLOWED_TARGET_HOSTS: "RICOCHET_ALLOWED_TARGET_HOSTS",
+  /** Longest single SQS delay used for a hop towards a later `notBefore` (at most 900). */
+  HOP_SECONDS: "RICOCHET_HOP_SECONDS",
+  /** Days a finished record is kept before DynamoDB's TTL removes it. */
+  RECORD_RETENTION_DAYS: "RICOCHET_RECORD_RETENTION_DAYS",
+  /** ARN of a Secrets Manager secret, or an SSM parameter name, holding the HMAC signing key. */
+  SIGNING_SECRET: "RICOCHET_SIGNING_SECRET",
+  /** Comma-separated extra header names treated as secrets (never logged or recorded). */
+  SECRET_HEADERS: "RICOCHET_SECRET_HEADERS",
+  /** How many records of a batch are attempted at once. */
+  RECORD_CONCURRENCY: "RICOCHET_RECORD_CONCURRENCY",
+} as const;
+
+/** SQS's ceiling on one message's delay. */
+export const MAX_SQS_DELAY_SECONDS = 900;
+
+const ConfigSchema = z.object({
+  tableName: z.string().min(1, "is required"),
+  ingressQueueUrl: z.string().min(1, "is required"),
+  deadLetterQueueUrl: z.string().min(1, "is required"),
+  defaultPolicy: PolicyFieldsSchema.optional(),
+  allowedTargetHosts: z.array(z.string().min(1)),
+  hopSeconds: z.int().min(1).max(MAX_SQS_DELAY_SECONDS),
+  recordRetentionDays: z.int().min(1).max(3650),
+  signingSecret: z.string().min(1).optional(),
+  secretHeaders: z.array(z.string().min(1)),
+  recordConcurrency: z.int().min(1).max(100),
+});
+
+/** Ricochet's runtime configuration, read once at start-up. */
+export interface RicochetConfig {
+  readonly tableName: string;
+  readonly ingressQueueUrl: string;
+  readonly deadLetterQueueUrl: string;
+  readonly defaultPolicy: RetryPolicy;
+  readonly allowedTargetHosts: readonly string[];
+  readonly hopSeconds: number;
+  readonly recordRetentionDays: number;
+  readonly signingSecret?: string | undefined;
+  readonly secretHeaders: readonly string[];
+  readonly recordConcurrency: number;
+}
+
+const list = (value: string | undefined): string[] =>
+  (value ?? "")
+    .split(",")
+    .map((item) => item.trim())
+    .filter((item) => item !== "");
+
+const numberOr = (value: string | undefined, fallback: number): number =>
+  value === undefined || value.trim() === "" ? fallback : Number(value);
+
+const jsonOr = (name: string, value: string | undefined): unknown => {
+  if (value === undefined || value.trim() === "") return undefined;
+  try {
+    return JSON.parse(value);
+  } catch {
+    throw new ConfigurationError(`${name} is not valid JSON`);
+  }
+};
+
+/**
+ * Reads the configuration from the environment.
+ * @throws ConfigurationError naming every missing or invalid variable at once.
+ */
+export const loadConfig = (env: NodeJS.ProcessEnv = process.env): RicochetConfig => {
+  const parsed = ConfigSchema.safeParse({
+    tableName: env[ENV.TABLE_NAME] ?? "",
+    ingressQueueUrl: env[ENV.INGRESS_QUEUE_URL] ?? "",
+    deadLetterQueueUrl: env[ENV.DEAD_LETTER_QUEUE_URL] ?? "",
+    defaultPolicy: jsonOr(ENV.DEFAULT_POLICY, env[ENV.DEFAULT_POLICY]),
+    allowedTargetHosts: list(env[ENV.ALLOWED_TARGET_HOSTS]),
+    hopSeconds: numberOr(env[ENV.HOP_SECONDS], MAX_SQS_DELAY_SECONDS),
+    recordRetentionDays: numberOr(env[ENV.RECORD_RETENTION_DAYS], 30),
+    signingSecret: env[ENV.SIGNING_SECRET] || undefined,
+    secretHeaders: list(env[ENV.SECRET_HEADERS]),
+    recordConcurrency: numberOr(env[ENV.RECORD_CONCURRENCY], 10),
+  });
+  if (!parsed.success) {
+    throw new ConfigurationError(
+      `invalid configuration: ${formatProblems(toProblems(parsed.error))}`,
+    );
+  }
+  const { defaultPolicy, ...rest } = parsed.data;
+  return { ...rest, defaultPolicy: resolvePolicy(DEFAULT_POLICY, defaultPolicy) };
+};
