@@ -1,0 +1,57 @@
+import type { MessageAttributeValue } from "@aws-sdk/client-sqs";
+import type { SQSMessageAttributes } from "aws-lambda";
+import type { MessageSchedule } from "../core/ports.js";
+
+/**
+ * Scheduling facts travel as SQS message attributes so the body stays exactly the producer's
+ * envelope. These names are part of the wire format: changing them strands messages in flight.
+ */
+export const SCHEDULE_ATTRIBUTE = {
+  GENERATION: "ricochet.generation",
+  NOT_BEFORE: "ricochet.notBefore",
+} as const;
+
+/** Message attributes for `SendMessage`, as the SQS API takes them. */
+export const scheduleToAttributes = (
+  schedule: MessageSchedule,
+): Record<string, MessageAttributeValue> => {
+  const attributes: Record<string, MessageAttributeValue> = {
+    [SCHEDULE_ATTRIBUTE.GENERATION]: {
+      DataType: "Number",
+      StringValue: String(schedule.generation),
+    },
+  };
+  if (schedule.notBeforeMs !== undefined) {
+    attributes[SCHEDULE_ATTRIBUTE.NOT_BEFORE] = {
+      DataType: "Number",
+      StringValue: String(Math.trunc(schedule.notBeforeMs)),
+    };
+  }
+  return attributes;
+};
+
+const wholeNumber = (value: string | undefined): number | undefined => {
+  if (value === undefined) return undefined;
+  const parsed = Number(value);
+  return Number.isSafeInteger(parsed) && parsed >= 0 ? parsed : undefined;
+};
+
+/**
+ * Reads the schedule from either shape attributes come in: the SQS API's (`StringValue`) or the
+ * Lambda event's (`stringValue`). A producer's original message has none: generation 0.
+ * Unreadable values are treated as absent rather than trusted.
+ */
+export const scheduleFromAttributes = (
+  attributes: Record<string, MessageAttributeValue> | SQSMessageAttributes | undefined,
+): MessageSchedule => {
+  const read = (name: string): string | undefined => {
+    const attribute = attributes?.[name] as
+      | { StringValue?: string; stringValue?: string }
+      | undefined;
+    return attribute?.StringValue ?? attribute?.stringValue;
+  };
+  return {
+    generation: wholeNumber(read(SCHEDULE_ATTRIBUTE.GENERATION)) ?? 0,
+    notBeforeMs: wholeNumber(read(SCHEDULE_ATTRIBUTE.NOT_BEFORE)),
+  };
+};
