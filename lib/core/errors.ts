@@ -72,3 +72,13 @@ export class QueueUnavailableError extends RicochetError {}
 
 /** A delivery target was refused before any call was made (unsafe address, not allowed). */
 export class TargetRefusedError extends RicochetError {}
+
+/** A message (body and attributes together) is larger than SQS accepts. */
+export class MessageTooLargeError extends RicochetError {
+  public constructor(
+    public readonly bytes: number,
+    public readonly limit: number,
+  ) {
+    super(`message is ${bytes} bytes; the SQS limit is ${limit}`, { context: { bytes, limit } });
+  }
+}

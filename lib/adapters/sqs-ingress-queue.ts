@@ -1,0 +1,61 @@
+import {
+  ChangeMessageVisibilityCommand,
+  SendMessageCommand,
+  type SQSClient,
+} from "@aws-sdk/client-sqs";
+import { MAX_SQS_DELAY_SECONDS } from "../config.js";
+import type { IngressQueue, MessageSchedule } from "../core/ports.js";
+import { scheduleToAttributes } from "./message-schedule.js";
+import { sqsCall } from "./sqs-errors.js";
+import { assertSqsMessageSize } from "./sqs-message-size.js";
+
+export interface SqsIngressQueueOptions {
+  readonly sqs: SQSClient;
+  readonly queueUrl: string;
+  /** Longest delay put on one message; capped at SQS's 900 s whatever is asked. */
+  readonly maxDelaySeconds?: number;
+}
+
+/**
+ * Clamps a delay to what SQS accepts: whole seconds from 0 to `max` (itself at most 900).
+ * Done here because the emulators accept longer delays that real SQS rejects.
+ */
+export const clampDelaySeconds = (seconds: number, max: number = MAX_SQS_DELAY_SECONDS): number => {
+  const ceiling = Math.max(0, Math.min(MAX_SQS_DELAY_SECONDS, Math.floor(max)));
+  if (!Number.isFinite(seconds)) return seconds > 0 ? ceiling : 0;
+  return Math.max(0, Math.min(ceiling, Math.floor(seconds)));
+};
+
+/** The ingress queue over SQS: the body is the envelope, the schedule travels as attributes. */
+export const createSqsIngressQueue = ({
+  sqs,
+  queueUrl,
+  maxDelaySeconds = MAX_SQS_DELAY_SECONDS,
+}: SqsIngressQueueOptions): IngressQueue => ({
+  async send(body: string, schedule: MessageSchedule, delaySeconds: number): Promise<void> {
+    const attributes = scheduleToAttributes(schedule);
+    assertSqsMessageSize(body, attributes);
+    await sqsCall({ operation: "SendMessage", queueUrl }, () =>
+      sqs.send(
+        new SendMessageCommand({
+          QueueUrl: queueUrl,
+          MessageBody: body,
+          MessageAttributes: attributes,
+          DelaySeconds: clampDelaySeconds(delaySeconds, maxDelaySeconds),
+        }),
+      ),
+    );
+  },
+
+  async changeVisibility(receiptHandle: string, seconds: number): Promise<void> {
+    await sqsCall({ operation: "ChangeMessageVisibility", queueUrl }, () =>
+      sqs.send(
+        new ChangeMessageVisibilityCommand({
+          QueueUrl: queueUrl,
+          ReceiptHandle: receiptHandle,
+          VisibilityTimeout: seconds,
+        }),
+      ),
+    );
+  },
+});
