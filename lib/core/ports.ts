@@ -40,6 +40,8 @@ export interface RecordResultRequest {
   readonly worker: string;
   /** The generation claimed; the write only lands if the record is still at it, leased by us. */
   readonly generation: number;
+  /** The generation the record moves to: one more when a new message was issued (a retry). */
+  readonly newGeneration: number;
   readonly status: Extract<
     EventStatus,
     "delivered" | "retry_scheduled" | "rejected" | "dead_lettered"

@@ -1,0 +1,48 @@
+import {
+  type AttributeValue,
+  ConditionalCheckFailedException,
+  ResourceNotFoundException,
+} from "@aws-sdk/client-dynamodb";
+import { unmarshall } from "@aws-sdk/util-dynamodb";
+import { ResourceNotFoundError, StoreUnavailableError } from "../core/errors.js";
+
+/**
+ * The one place DynamoDB's errors become ours. A failed condition is not an error at all: it
+ * comes back as the item that made it fail (or `undefined` when there was none), for the store
+ * to turn into a domain outcome.
+ */
+export type ConditionFailure = {
+  readonly conditionFailed: true;
+  readonly item: Record<string, unknown> | undefined;
+};
+
+export const isConditionFailure = (error: unknown): error is ConditionalCheckFailedException =>
+  error instanceof ConditionalCheckFailedException ||
+  (error instanceof Error && error.name === "ConditionalCheckFailedException");
+
+export const conditionFailure = (error: ConditionalCheckFailedException): ConditionFailure => {
+  const raw = (error as { Item?: Record<string, AttributeValue> }).Item;
+  return { conditionFailed: true, item: raw === undefined ? undefined : unmarshall(raw) };
+};
+
+/** Translates any other DynamoDB failure, keeping the original as `cause`. */
+export const translateDynamoError = (
+  error: unknown,
+  operation: string,
+  tableName: string,
+): Error => {
+  if (
+    error instanceof ResourceNotFoundException ||
+    (error instanceof Error && error.name === "ResourceNotFoundException")
+  ) {
+    return new ResourceNotFoundError(`DynamoDB table ${tableName} not found`, {
+      cause: error,
+      context: { operation, tableName },
+    });
+  }
+  const detail = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  return new StoreUnavailableError(`DynamoDB ${operation} on ${tableName} failed: ${detail}`, {
+    cause: error,
+    context: { operation, tableName },
+  });
+};

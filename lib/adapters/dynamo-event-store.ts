@@ -1,0 +1,300 @@
+import {
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+} from "@aws-sdk/lib-dynamodb";
+import type {
+  ClaimRequest,
+  ClaimResult,
+  EventStore,
+  ListByStatusRequest,
+  RecordInvalidRequest,
+  RecordResultOutcome,
+  RecordResultRequest,
+  RedriveRecordOutcome,
+  RedriveRequest,
+} from "../core/ports.js";
+import { appendBounded, type EventRecord, MAX_HISTORY_ENTRIES } from "../core/record.js";
+import { EventStatus, isTerminal } from "../core/status.js";
+import { conditionFailure, isConditionFailure, translateDynamoError } from "./dynamo-errors.js";
+import { itemToRecord, STATUS_INDEX } from "./dynamo-record-item.js";
+
+export interface DynamoEventStoreOptions {
+  readonly doc: DynamoDBDocumentClient;
+  readonly tableName: string;
+}
+
+const iso = (ms: number): string => new Date(ms).toISOString();
+const ttlSeconds = (nowMs: number, retentionSeconds: number): number =>
+  Math.floor(nowMs / 1000) + retentionSeconds;
+
+/**
+ * Why a claim failed, read from the item that failed the condition. The claim's condition
+ * admits exactly: no item; or the message's generation with the event waiting; or the message's
+ * generation with an expired lease. Everything else lands here.
+ */
+const explainRefusedClaim = (
+  old: EventRecord,
+  generation: number,
+  nowMs: number,
+): Exclude<ClaimResult, { kind: "claimed" }> => {
+  if (isTerminal(old.status) && generation <= old.generation)
+    return { kind: "finished", record: old };
+  if (generation < old.generation) return { kind: "stale", record: old };
+  if (generation > old.generation) return { kind: "ahead", record: old };
+  // Same generation and in flight: someone holds the lease (the condition saw it live).
+  return { kind: "lease_held", leaseExpiresAt: Math.max(old.leaseExpiresAt ?? nowMs, nowMs) };
+};
+
+/**
+ * The attempt store on DynamoDB: one item per event. A claim is one conditional UpdateItem and
+ * a result is one conditional UpdateItem; neither reads first (the claim returns the new item,
+ * and a refused claim returns the old one through `ReturnValuesOnConditionCheckFailure`).
+ */
+export const createDynamoEventStore = ({ doc, tableName }: DynamoEventStoreOptions): EventStore => {
+  const fail = (error: unknown, operation: string): never => {
+    throw translateDynamoError(error, operation, tableName);
+  };
+
+  const claim = async (request: ClaimRequest): Promise<ClaimResult> => {
+    const { eventId, generation, worker, nowMs } = request;
+    try {
+      const result = await doc.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: { eventId },
+          UpdateExpression:
+            "SET #status = :inFlight, generation = if_not_exists(generation, :generation), " +
+            "attempts = if_not_exists(attempts, :zero) + :one, " +
+            "attemptBudget = if_not_exists(attemptBudget, :budget), " +
+            "leaseOwner = :worker, leaseExpiresAt = :leaseEnd, currentAttempt = :current, " +
+            "createdAt = if_not_exists(createdAt, :now), updatedAt = :now, " +
+            "history = if_not_exists(history, :empty), redrives = if_not_exists(redrives, :empty), " +
+            "targetSummary = if_not_exists(targetSummary, :summary) REMOVE nextAttemptAt",
+          ConditionExpression:
+            "attribute_not_exists(eventId) OR (generation = :generation AND " +
+            "(#status IN (:pending, :retryScheduled) OR (#status = :inFlight AND leaseExpiresAt < :nowMs)))",
+          ExpressionAttributeNames: { "#status": "status" },
+          ExpressionAttributeValues: {
+            ":inFlight": EventStatus.IN_FLIGHT,
+            ":pending": EventStatus.PENDING,
+            ":retryScheduled": EventStatus.RETRY_SCHEDULED,
+            ":generation": generation,
+            ":zero": 0,
+            ":one": 1,
+            ":budget": request.attemptBudget,
+            ":worker": worker,
+            ":leaseEnd": nowMs + request.leaseMs,
+            ":current": { worker, claimedAt: iso(nowMs) },
+            ":now": iso(nowMs),
+            ":nowMs": nowMs,
+            ":empty": [],
+            ":summary": request.targetSummary,
+          },
+          ReturnValues: "ALL_OLD",
+          ReturnValuesOnConditionCheckFailure: "ALL_OLD",
+        }),
+      );
+      const old = result.Attributes === undefined ? undefined : itemToRecord(result.Attributes);
+      const record: EventRecord = {
+        ...(old ?? {
+          eventId,
+          generation,
+          attempts: 0,
+          attemptBudget: request.attemptBudget,
+          history: [],
+          redrives: [],
+          createdAt: iso(nowMs),
+          targetSummary: request.targetSummary,
+        }),
+        status: EventStatus.IN_FLIGHT,
+        attempts: (old?.attempts ?? 0) + 1,
+        leaseOwner: worker,
+        leaseExpiresAt: nowMs + request.leaseMs,
+        currentAttempt: { attempt: (old?.attempts ?? 0) + 1, worker, claimedAt: iso(nowMs) },
+        nextAttemptAt: undefined,
+        updatedAt: iso(nowMs),
+      };
+      return { kind: "claimed", record, takeover: old?.status === EventStatus.IN_FLIGHT };
+    } catch (error) {
+      if (!isConditionFailure(error)) return fail(error, "claim");
+      const { item } = conditionFailure(error);
+      if (item === undefined) return fail(error, "claim");
+      return explainRefusedClaim(itemToRecord(item), generation, nowMs);
+    }
+  };
+
+  const recordResult = async (request: RecordResultRequest): Promise<RecordResultOutcome> => {
+    const { nowMs, status } = request;
+    const terminal = isTerminal(status);
+    const values: Record<string, unknown> = {
+      ":status": status,
+      ":newGeneration": request.newGeneration,
+      ":history": appendBounded(request.claimed.history, request.entry, MAX_HISTORY_ENTRIES),
+      ":outcome": {
+        class: request.entry.outcome,
+        statusCode: request.entry.statusCode,
+        errorCategory: request.entry.errorCategory,
+        message: request.entry.message,
+      },
+      ":now": iso(nowMs),
+      ":worker": request.worker,
+      ":generation": request.generation,
+      ":inFlight": EventStatus.IN_FLIGHT,
+    };
+    const sets = [
+      "#status = :status",
+      "generation = :newGeneration",
+      "history = :history",
+      "lastOutcome = :outcome",
+      "updatedAt = :now",
+    ];
+    const removes = ["leaseOwner", "leaseExpiresAt", "currentAttempt"];
+    const optional: [string, unknown][] = [
+      ["nextAttemptAt", request.nextAttemptAt],
+      ["lastDelaySeconds", request.entry.delaySeconds],
+      ["deadLetterReason", request.deadLetterReason],
+      ["expiresAt", terminal ? ttlSeconds(nowMs, request.retentionSeconds) : undefined],
+    ];
+    for (const [name, value] of optional) {
+      if (value === undefined) {
+        removes.push(name);
+      } else {
+        sets.push(`${name} = :${name}`);
+        values[`:${name}`] = value;
+      }
+    }
+    try {
+      await doc.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: { eventId: request.eventId },
+          UpdateExpression: `SET ${sets.join(", ")} REMOVE ${removes.join(", ")}`,
+          ConditionExpression:
+            "#status = :inFlight AND leaseOwner = :worker AND generation = :generation",
+          ExpressionAttributeNames: { "#status": "status" },
+          ExpressionAttributeValues: values,
+        }),
+      );
+      return { kind: "recorded" };
+    } catch (error) {
+      if (isConditionFailure(error)) return { kind: "lease_lost" };
+      return fail(error, "recordResult");
+    }
+  };
+
+  const recordInvalid = async (request: RecordInvalidRequest): Promise<void> => {
+    const now = iso(request.nowMs);
+    try {
+      await doc.send(
+        new PutCommand({
+          TableName: tableName,
+          Item: {
+            eventId: request.eventId,
+            status: EventStatus.REJECTED,
+            generation: 0,
+            attempts: 0,
+            attemptBudget: 0,
+            deadLetterReason: "invalid_envelope",
+            lastOutcome: { class: "permanent", message: request.message },
+            history: [],
+            redrives: [],
+            createdAt: now,
+            updatedAt: now,
+            expiresAt: ttlSeconds(request.nowMs, request.retentionSeconds),
+          },
+          // A malformed message must never overwrite the record of a valid event with its id.
+          ConditionExpression: "attribute_not_exists(eventId)",
+        }),
+      );
+    } catch (error) {
+      if (!isConditionFailure(error)) fail(error, "recordInvalid");
+    }
+  };
+
+  const recordRedrive = async (request: RedriveRequest): Promise<RedriveRecordOutcome> => {
+    try {
+      await doc.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: { eventId: request.eventId },
+          UpdateExpression:
+            "SET #status = :pending, generation = :generation, attemptBudget = :budget, " +
+            "attempts = if_not_exists(attempts, :zero), updatedAt = :now, " +
+            "createdAt = if_not_exists(createdAt, :now), history = if_not_exists(history, :empty), " +
+            "redrives = list_append(if_not_exists(redrives, :empty), :audit) " +
+            "REMOVE expiresAt, nextAttemptAt, deadLetterReason, leaseOwner, leaseExpiresAt, currentAttempt",
+          // A record that expired by TTL is recreated; otherwise only a terminal, undelivered
+          // record one generation below the redriven message moves.
+          ConditionExpression:
+            "attribute_not_exists(eventId) OR (generation = :previous AND #status IN (:deadLettered, :rejected))",
+          ExpressionAttributeNames: { "#status": "status" },
+          ExpressionAttributeValues: {
+            ":pending": EventStatus.PENDING,
+            ":deadLettered": EventStatus.DEAD_LETTERED,
+            ":rejected": EventStatus.REJECTED,
+            ":generation": request.generation,
+            ":previous": request.generation - 1,
+            ":budget": request.attemptBudget,
+            ":zero": 0,
+            ":now": iso(request.nowMs),
+            ":empty": [],
+            ":audit": [request.audit],
+          },
+          ReturnValuesOnConditionCheckFailure: "ALL_OLD",
+        }),
+      );
+      return { kind: "recorded" };
+    } catch (error) {
+      if (!isConditionFailure(error)) return fail(error, "recordRedrive");
+      const { item } = conditionFailure(error);
+      return { kind: "conflict", record: item === undefined ? undefined : itemToRecord(item) };
+    }
+  };
+
+  const get = async (eventId: string): Promise<EventRecord | undefined> => {
+    try {
+      const result = await doc.send(
+        new GetCommand({ TableName: tableName, Key: { eventId }, ConsistentRead: true }),
+      );
+      return result.Item === undefined ? undefined : itemToRecord(result.Item);
+    } catch (error) {
+      return fail(error, "get");
+    }
+  };
+
+  const listByStatus = async (request: ListByStatusRequest): Promise<EventRecord[]> => {
+    const records: EventRecord[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    try {
+      do {
+        const result = await doc.send(
+          new QueryCommand({
+            TableName: tableName,
+            IndexName: STATUS_INDEX.name,
+            KeyConditionExpression:
+              request.updatedBefore === undefined
+                ? "#status = :status"
+                : "#status = :status AND updatedAt < :before",
+            ExpressionAttributeNames: { "#status": "status" },
+            ExpressionAttributeValues: {
+              ":status": request.status,
+              ...(request.updatedBefore === undefined ? {} : { ":before": request.updatedBefore }),
+            },
+            Limit: request.limit - records.length,
+            ExclusiveStartKey: startKey,
+          }),
+        );
+        for (const item of result.Items ?? []) records.push(itemToRecord(item));
+        startKey = result.LastEvaluatedKey;
+      } while (startKey !== undefined && records.length < request.limit);
+    } catch (error) {
+      return fail(error, "listByStatus");
+    }
+    return records;
+  };
+
+  return { claim, recordResult, recordInvalid, recordRedrive, get, listByStatus };
+};

@@ -1,0 +1,48 @@
+import type { EventRecord } from "../core/record.js";
+import type { EventStatus } from "../core/status.js";
+
+/** Attribute names of the record item; the CDK table and the byStatus index use the same. */
+export const RECORD_KEY = "eventId";
+export const STATUS_INDEX = {
+  name: "byStatus",
+  partitionKey: "status",
+  sortKey: "updatedAt",
+} as const;
+export const TTL_ATTRIBUTE = "expiresAt";
+
+const optionalNumber = (value: unknown): number | undefined =>
+  typeof value === "number" ? value : undefined;
+const optionalString = (value: unknown): string | undefined =>
+  typeof value === "string" ? value : undefined;
+
+/**
+ * Reads an item as a record. Items are only ever written by this store, so the shape is trusted;
+ * missing lists and counters (an item written by an older release) read as empty.
+ */
+export const itemToRecord = (item: Record<string, unknown>): EventRecord => {
+  const attempts = optionalNumber(item.attempts) ?? 0;
+  const current = item.currentAttempt as { worker?: string; claimedAt?: string } | undefined;
+  return {
+    eventId: String(item.eventId),
+    status: item.status as EventStatus,
+    generation: optionalNumber(item.generation) ?? 0,
+    attempts,
+    attemptBudget: optionalNumber(item.attemptBudget) ?? 0,
+    leaseOwner: optionalString(item.leaseOwner),
+    leaseExpiresAt: optionalNumber(item.leaseExpiresAt),
+    currentAttempt:
+      current?.worker !== undefined && current.claimedAt !== undefined
+        ? { attempt: attempts, worker: current.worker, claimedAt: current.claimedAt }
+        : undefined,
+    nextAttemptAt: optionalString(item.nextAttemptAt),
+    lastOutcome: item.lastOutcome as EventRecord["lastOutcome"],
+    lastDelaySeconds: optionalNumber(item.lastDelaySeconds),
+    deadLetterReason: item.deadLetterReason as EventRecord["deadLetterReason"],
+    history: (item.history as EventRecord["history"] | undefined) ?? [],
+    redrives: (item.redrives as EventRecord["redrives"] | undefined) ?? [],
+    targetSummary: optionalString(item.targetSummary),
+    createdAt: String(item.createdAt ?? ""),
+    updatedAt: String(item.updatedAt ?? ""),
+    expiresAt: optionalNumber(item.expiresAt),
+  };
+};
