@@ -1,0 +1,41 @@
+/**
+ * Ricochet's public entry point for producers: the client that submits events, the envelope
+ * schema it validates against, and the retry policy types an envelope may override.
+ */
+export {
+  type AcceptedEvent,
+  createRicochetClient,
+  MAX_BATCH_ENTRIES,
+  type RejectedEvent,
+  type RicochetClient,
+  type RicochetClientOptions,
+  type SubmitReport,
+} from "./client.js";
+export {
+  type Envelope,
+  type EnvelopeParseResult,
+  EnvelopeSchema,
+  EventIdSchema,
+  type HttpTarget,
+  type LambdaTarget,
+  MAX_MESSAGE_BYTES,
+  parseEnvelope,
+  type Target,
+  validateEnvelope,
+} from "./core/envelope.js";
+export {
+  type InputProblem,
+  InvalidEnvelopeError,
+  MessageTooLargeError,
+  QueueUnavailableError,
+  ResourceNotFoundError,
+  RicochetError,
+} from "./core/errors.js";
+export {
+  DEFAULT_POLICY,
+  ErrorCategory,
+  Jitter,
+  PolicyFieldsSchema,
+  type PolicyOverride,
+  type RetryPolicy,
+} from "./core/policy.js";
