@@ -1,0 +1,170 @@
+import { DEAD_LETTER_KIND, type DeadLetterMessage } from "./core/dead-letter.js";
+import { type Decision, decideAfterAttempt, effectiveDeadlineMs } from "./core/decide.js";
+import type { Envelope } from "./core/envelope.js";
+import { classify, type Outcome, OutcomeClass } from "./core/outcome.js";
+import type { RetryPolicy } from "./core/policy.js";
+import type { DeadLetterQueue, DeliveryTarget, EventStore, IngressQueue } from "./core/ports.js";
+import type { Clock, RandomSource } from "./core/random.js";
+import type { AttemptEntry, EventRecord } from "./core/record.js";
+import { EventStatus } from "./core/status.js";
+
+/** What one claimed attempt needs beyond the message itself. */
+export interface AttemptDeps {
+  readonly store: EventStore;
+  readonly ingress: IngressQueue;
+  readonly deadLetters: DeadLetterQueue;
+  readonly clock: Clock;
+  readonly random: RandomSource;
+  readonly workerId: string;
+  readonly hopSeconds: number;
+  readonly retentionSeconds: number;
+}
+
+export interface ClaimedAttempt {
+  readonly envelope: Envelope;
+  /** The message body exactly as received, re-sent unchanged on a retry. */
+  readonly body: string;
+  readonly policy: RetryPolicy;
+  readonly record: EventRecord;
+  readonly target: DeliveryTarget;
+}
+
+/** How an attempt ended, for metrics and for whether the message may be deleted. */
+export type AttemptEnd =
+  | {
+      readonly kind: "finished";
+      readonly decision: Decision;
+      readonly outcome: Outcome;
+      readonly latencyMs: number;
+    }
+  /** The lease was lost before the result could be recorded: someone else owns the event now. */
+  | { readonly kind: "lease_lost"; readonly decision: Decision };
+
+const iso = (ms: number): string => new Date(ms).toISOString();
+
+const deadlinePassed: Outcome = {
+  class: OutcomeClass.PERMANENT,
+  message: "deadline passed before the attempt could start",
+};
+
+/**
+ * Runs one claimed attempt to its end: call the target (unless the deadline has passed), decide
+ * what follows, make that durable, then record the result.
+ *
+ * The order is what keeps "nothing accepted is lost": whatever must outlive this attempt — the
+ * next message, or the dead-letter copy — is sent BEFORE the record says so, and the source
+ * message is deleted only after both. A crash in between leaves the source message to come back,
+ * and the generation check turns any extra copy into a harmless duplicate.
+ */
+export const runClaimedAttempt = async (
+  deps: AttemptDeps,
+  claimed: ClaimedAttempt,
+): Promise<AttemptEnd> => {
+  const { envelope, policy, record } = claimed;
+  const claimedAtMs = deps.clock();
+  const deadlineMs = effectiveDeadlineMs(envelope.deadline, policy, Date.parse(record.createdAt));
+
+  let sentAtMs: number | undefined;
+  let outcome: Outcome;
+  let retryAfter: string | undefined;
+  if (deadlineMs !== undefined && claimedAtMs > deadlineMs) {
+    outcome = deadlinePassed;
+  } else {
+    const result = await claimed.target.deliver({
+      envelope,
+      attempt: record.attempts,
+      onSent: () => {
+        sentAtMs = deps.clock();
+      },
+    });
+    outcome = classify(result, policy);
+    retryAfter = result.kind === "response" ? result.retryAfter : undefined;
+  }
+  const finishedAtMs = deps.clock();
+
+  const decision: Decision =
+    outcome === deadlinePassed
+      ? { kind: "dead_letter", reason: "deadline" }
+      : decideAfterAttempt({
+          policy,
+          outcome,
+          retryAfter,
+          attemptsMade: record.attempts,
+          attemptBudget: record.attemptBudget,
+          deadlineMs,
+          previousDelaySeconds: record.lastDelaySeconds,
+          nowMs: finishedAtMs,
+          random: deps.random,
+        });
+
+  const entry: AttemptEntry = {
+    attempt: record.attempts,
+    worker: deps.workerId,
+    claimedAt: record.currentAttempt?.claimedAt ?? iso(claimedAtMs),
+    sentAt: sentAtMs === undefined ? undefined : iso(sentAtMs),
+    finishedAt: iso(finishedAtMs),
+    outcome: outcome.class,
+    statusCode: outcome.statusCode,
+    errorCategory: outcome.errorCategory,
+    message: outcome.message,
+    delaySeconds: decision.kind === "retry" ? decision.delaySeconds : undefined,
+  };
+
+  const base = {
+    eventId: envelope.eventId,
+    worker: deps.workerId,
+    generation: record.generation,
+    newGeneration: record.generation,
+    claimed: record,
+    entry,
+    nowMs: finishedAtMs,
+    retentionSeconds: deps.retentionSeconds,
+  };
+
+  let written: Awaited<ReturnType<EventStore["recordResult"]>>;
+  switch (decision.kind) {
+    case "delivered":
+      written = await deps.store.recordResult({ ...base, status: EventStatus.DELIVERED });
+      break;
+    case "retry": {
+      const newGeneration = record.generation + 1;
+      const needsHops = decision.delaySeconds > deps.hopSeconds;
+      await deps.ingress.send(
+        claimed.body,
+        { generation: newGeneration, notBeforeMs: needsHops ? decision.notBeforeMs : undefined },
+        Math.min(decision.delaySeconds, deps.hopSeconds),
+      );
+      written = await deps.store.recordResult({
+        ...base,
+        newGeneration,
+        status: EventStatus.RETRY_SCHEDULED,
+        nextAttemptAt: iso(decision.notBeforeMs),
+      });
+      break;
+    }
+    case "rejected":
+    case "dead_letter": {
+      const reason = decision.kind === "rejected" ? "rejected" : decision.reason;
+      const message: DeadLetterMessage = {
+        kind: DEAD_LETTER_KIND,
+        version: 1,
+        reason,
+        eventId: envelope.eventId,
+        envelope,
+        attempts: record.attempts,
+        generation: record.generation,
+        lastOutcome: outcome,
+        deadLetteredAt: iso(finishedAtMs),
+      };
+      await deps.deadLetters.send(message);
+      written = await deps.store.recordResult({
+        ...base,
+        status: decision.kind === "rejected" ? EventStatus.REJECTED : EventStatus.DEAD_LETTERED,
+        deadLetterReason: reason,
+      });
+      break;
+    }
+  }
+  if (written.kind === "lease_lost") return { kind: "lease_lost", decision };
+  return { kind: "finished", decision, outcome, latencyMs: finishedAtMs - claimedAtMs };
+};

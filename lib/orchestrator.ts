@@ -1,0 +1,235 @@
+import { type AttemptDeps, runClaimedAttempt } from "./attempt.js";
+import { mapWithConcurrency } from "./concurrency.js";
+import { DEAD_LETTER_KIND } from "./core/dead-letter.js";
+import { DEFAULT_TIMEOUT_MS, type Envelope, parseEnvelope } from "./core/envelope.js";
+import { formatProblems, type InputProblem, InvalidPolicyError } from "./core/errors.js";
+import { truncate } from "./core/outcome.js";
+import { type RetryPolicy, resolvePolicy } from "./core/policy.js";
+import type { ReceivedMessage, TargetRouter } from "./core/ports.js";
+import { describeTarget } from "./core/redact.js";
+import { type Log, MetricName, type Metrics } from "./observability.js";
+
+/** Everything the orchestrator needs, injected so Lambda, local runs and the simulation share it. */
+export interface OrchestratorDeps extends AttemptDeps {
+  readonly targets: TargetRouter;
+  readonly defaultPolicy: RetryPolicy;
+  readonly log: Log;
+  readonly metrics: Metrics;
+  /** Records of one batch attempted at once. */
+  readonly recordConcurrency: number;
+  /** Added to the target's timeout to make the lease, and kept free before the function's end. */
+  readonly leaseMarginMs: number;
+}
+
+/** What to do with one message once the orchestrator is done with it. */
+export type MessageVerdict =
+  /** Delete it: its effect is durable (recorded, re-enqueued or dead-lettered) or it is a duplicate. */
+  | { readonly kind: "ack" }
+  /** Leave it: it comes back after its visibility timeout (already adjusted where that matters). */
+  | { readonly kind: "retry_later"; readonly reason: string };
+
+const ACK: MessageVerdict = { kind: "ack" };
+
+/** Seconds a message that arrived ahead of its record waits before it is looked at again. */
+const AHEAD_RETRY_SECONDS = 5;
+/** How much of an invalid body the dead-letter copy keeps: enough to diagnose, always under 1 MiB. */
+const MAX_RAW_BODY_CHARS = 64 * 1024;
+const MAX_REPORTED_PROBLEMS = 20;
+
+const timeoutOf = (envelope: Envelope): number =>
+  envelope.target.type === "http" ? (envelope.target.timeoutMs ?? DEFAULT_TIMEOUT_MS) : 60_000;
+
+/** The orchestrator: turns ingress messages into attempts. One instance per process. */
+export interface Orchestrator {
+  /** Handles one message. Never throws: every failure becomes `retry_later`. */
+  processMessage(message: ReceivedMessage, remainingMs: () => number): Promise<MessageVerdict>;
+  /**
+   * Handles a batch, returning the ids of the messages that must stay on the queue (SQS partial
+   * batch response). Records the function cannot finish before its deadline are not started.
+   */
+  processBatch(messages: readonly ReceivedMessage[], remainingMs: () => number): Promise<string[]>;
+}
+
+export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
+  const { log, metrics } = deps;
+
+  const deadLetterInvalid = async (
+    message: ReceivedMessage,
+    problems: readonly InputProblem[],
+    eventId: string | undefined,
+  ): Promise<MessageVerdict> => {
+    const summary = truncate(formatProblems(problems));
+    await deps.deadLetters.send({
+      kind: DEAD_LETTER_KIND,
+      version: 1,
+      reason: "invalid_envelope",
+      eventId,
+      rawBody: message.body.slice(0, MAX_RAW_BODY_CHARS),
+      problems: problems.slice(0, MAX_REPORTED_PROBLEMS),
+      attempts: 0,
+      generation: message.schedule.generation,
+      deadLetteredAt: new Date(deps.clock()).toISOString(),
+    });
+    if (eventId !== undefined) {
+      await deps.store.recordInvalid({
+        eventId,
+        message: summary,
+        nowMs: deps.clock(),
+        retentionSeconds: deps.retentionSeconds,
+      });
+    }
+    metrics.count(MetricName.INVALID_ENVELOPE);
+    metrics.count(MetricName.DEAD_LETTERED);
+    log.warn("invalid envelope dead-lettered", {
+      messageId: message.messageId,
+      eventId,
+      problems: summary,
+    });
+    return ACK;
+  };
+
+  /** A long delay is reached by re-sending the same message in hops of at most `hopSeconds`. */
+  const hop = async (message: ReceivedMessage, notBeforeMs: number): Promise<MessageVerdict> => {
+    const seconds = Math.ceil((notBeforeMs - deps.clock()) / 1000);
+    await deps.ingress.send(message.body, message.schedule, Math.min(seconds, deps.hopSeconds));
+    metrics.count(MetricName.HOP);
+    return ACK;
+  };
+
+  const handle = async (message: ReceivedMessage): Promise<MessageVerdict> => {
+    const parsed = parseEnvelope(message.body);
+    if (!parsed.ok) return deadLetterInvalid(message, parsed.problems, parsed.eventId);
+    const { envelope } = parsed;
+
+    let policy: RetryPolicy;
+    try {
+      policy = resolvePolicy(deps.defaultPolicy, envelope.policy);
+    } catch (error) {
+      if (!(error instanceof InvalidPolicyError)) throw error;
+      const problems = error.problems.map((p) => ({ ...p, path: `policy.${p.path}` }));
+      return deadLetterInvalid(message, problems, envelope.eventId);
+    }
+
+    const { notBeforeMs } = message.schedule;
+    // Hop only when at least a second is left: SQS delays are whole seconds.
+    if (notBeforeMs !== undefined && notBeforeMs - deps.clock() >= 1000)
+      return hop(message, notBeforeMs);
+
+    const claim = await deps.store.claim({
+      eventId: envelope.eventId,
+      generation: message.schedule.generation,
+      worker: deps.workerId,
+      nowMs: deps.clock(),
+      leaseMs: timeoutOf(envelope) + deps.leaseMarginMs,
+      attemptBudget: policy.maxAttempts,
+      targetSummary: describeTarget(envelope.target),
+    });
+    switch (claim.kind) {
+      case "finished":
+        metrics.count(MetricName.DUPLICATE_SUPPRESSED);
+        log.info("duplicate of a finished event acknowledged", {
+          eventId: envelope.eventId,
+          status: claim.record.status,
+        });
+        return ACK;
+      case "stale":
+        metrics.count(MetricName.STALE_DROPPED);
+        return ACK;
+      case "lease_held": {
+        metrics.count(MetricName.LEASE_CONFLICT);
+        const seconds = Math.max(1, Math.ceil((claim.leaseExpiresAt - deps.clock()) / 1000));
+        await deps.ingress.changeVisibility(message.receiptHandle, Math.min(seconds, 43_200));
+        return { kind: "retry_later", reason: "lease held by another worker" };
+      }
+      case "ahead":
+        await deps.ingress.changeVisibility(message.receiptHandle, AHEAD_RETRY_SECONDS);
+        return { kind: "retry_later", reason: "message ahead of its record" };
+      case "claimed":
+        break;
+    }
+
+    if (claim.takeover)
+      log.warn("lease expired; taking the event over", { eventId: envelope.eventId });
+    const end = await runClaimedAttempt(deps, {
+      envelope,
+      body: message.body,
+      policy,
+      record: claim.record,
+      target: deps.targets.forTarget(envelope.target.type),
+    });
+    if (end.kind === "lease_lost") {
+      metrics.count(MetricName.LEASE_LOST);
+      log.warn("lease lost before the result was recorded", { eventId: envelope.eventId });
+      return { kind: "retry_later", reason: "lease lost" };
+    }
+    metrics.timing(MetricName.ATTEMPT_LATENCY, end.latencyMs);
+    const counted = {
+      delivered: MetricName.DELIVERED,
+      retry: MetricName.RETRY_SCHEDULED,
+      rejected: MetricName.REJECTED,
+      dead_letter: MetricName.DEAD_LETTERED,
+    } as const;
+    metrics.count(counted[end.decision.kind]);
+    log.info("attempt finished", {
+      eventId: envelope.eventId,
+      attempt: claim.record.attempts,
+      outcome: end.outcome.class,
+      statusCode: end.outcome.statusCode,
+      errorCategory: end.outcome.errorCategory,
+      decision: end.decision.kind,
+      delaySeconds: end.decision.kind === "retry" ? end.decision.delaySeconds : undefined,
+    });
+    return ACK;
+  };
+
+  const processMessage = async (message: ReceivedMessage): Promise<MessageVerdict> => {
+    try {
+      return await handle(message);
+    } catch (error) {
+      metrics.count(MetricName.RECORD_FAILED);
+      log.error("message left on the queue after a failure", {
+        messageId: message.messageId,
+        error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+      });
+      return { kind: "retry_later", reason: "failure" };
+    }
+  };
+
+  /** Time a message needs before the function ends: its target's timeout and the margin. */
+  const timeNeededMs = (message: ReceivedMessage): number => {
+    const parsed = parseEnvelope(message.body);
+    return (parsed.ok ? timeoutOf(parsed.envelope) : 0) + deps.leaseMarginMs;
+  };
+
+  const drain = async (message: ReceivedMessage): Promise<void> => {
+    metrics.count(MetricName.DRAINED);
+    try {
+      // Visible again at once: draining must not delay the event, only hand it on.
+      await deps.ingress.changeVisibility(message.receiptHandle, 0);
+    } catch (error) {
+      log.warn("could not release a drained message; it returns after its visibility timeout", {
+        messageId: message.messageId,
+        error: String(error),
+      });
+    }
+  };
+
+  const processBatch = async (
+    messages: readonly ReceivedMessage[],
+    remainingMs: () => number,
+  ): Promise<string[]> => {
+    const failed: string[] = [];
+    await mapWithConcurrency(messages, deps.recordConcurrency, async (message) => {
+      if (remainingMs() < timeNeededMs(message)) {
+        await drain(message);
+        failed.push(message.messageId);
+        return;
+      }
+      const verdict = await processMessage(message);
+      if (verdict.kind === "retry_later") failed.push(message.messageId);
+    });
+    return failed;
+  };
+
+  return { processMessage: (message) => processMessage(message), processBatch };
+};
