@@ -82,3 +82,6 @@ export class MessageTooLargeError extends RicochetError {
     super(`message is ${bytes} bytes; the SQS limit is ${limit}`, { context: { bytes, limit } });
   }
 }
+
+/** A local emulator (fauxqs, DynamoDB Local) did not start or never answered. */
+export class EmulatorStartError extends RicochetError {}
