@@ -1,0 +1,161 @@
+import { Command, CommanderError, InvalidArgumentError } from "commander";
+import {
+  ConfigurationError,
+  InvalidEnvelopeError,
+  InvalidPolicyError,
+  RicochetError,
+} from "../core/errors.js";
+
+/*
+ * Helpers every `ricochet` command shares, so all of them fail, parse numbers and print JSON
+ * the same way. A command group lives in its own `lib/cli/<group>-command.ts` exporting
+ * `register…(program)`; bin/ricochet.ts only wires the groups together.
+ */
+
+/** Process exit codes of the CLI. */
+export const ExitCode = {
+  OK: 0,
+  /** The command ran and failed (an AWS call, a missing resource, a bug). */
+  FAILURE: 1,
+  /** The command was asked something invalid (flags, policy, envelope): nothing was done. */
+  USAGE: 2,
+} as const;
+export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
+
+/** Commander's codes for output that is not an error (help and version were asked for). */
+const NOT_AN_ERROR = new Set(["commander.helpDisplayed", "commander.version", "commander.help"]);
+
+/**
+ * The root `ricochet` command, configured so every usage error (bad flag, bad value, unknown
+ * command) is one line on stderr and exit code 2. Subcommands inherit these settings, so
+ * register them after calling this.
+ */
+export const createProgram = (version: string): Command =>
+  new Command("ricochet")
+    .description("Operate Ricochet, the serverless retry orchestrator.")
+    .version(version)
+    .showSuggestionAfterError(false)
+    // One prefix for every failure, whether commander or a command reports it.
+    .configureOutput({
+      outputError: (text, write) => write(text.replace(/^error: /, "ricochet: ")),
+    })
+    .exitOverride();
+
+/** The exit code an error thrown by a command maps to. */
+export const exitCodeFor = (error: unknown): ExitCode => {
+  if (error instanceof CommanderError) {
+    return NOT_AN_ERROR.has(error.code) || error.exitCode === 0 ? ExitCode.OK : ExitCode.USAGE;
+  }
+  if (
+    error instanceof InvalidPolicyError ||
+    error instanceof InvalidEnvelopeError ||
+    error instanceof ConfigurationError
+  ) {
+    return ExitCode.USAGE;
+  }
+  return ExitCode.FAILURE;
+};
+
+/** One line describing an error for an operator: our messages as they are, others with a label. */
+export const describeError = (error: unknown): string => {
+  if (error instanceof RicochetError) return error.message;
+  if (error instanceof Error) return `unexpected ${error.name}: ${error.message}`;
+  return `unexpected error: ${String(error)}`;
+};
+
+export interface RunStreams {
+  readonly stderr: { write(text: string): unknown };
+}
+
+/**
+ * Parses `argv` and runs the chosen command. Never throws: failures become one line on stderr
+ * (commander has already printed its own usage errors) and the returned exit code.
+ */
+export const runProgram = async (
+  program: Command,
+  argv: readonly string[],
+  streams: RunStreams = { stderr: process.stderr },
+): Promise<ExitCode> => {
+  try {
+    await program.parseAsync([...argv]);
+    return ExitCode.OK;
+  } catch (error) {
+    if (!(error instanceof CommanderError)) {
+      streams.stderr.write(`ricochet: ${describeError(error).replace(/\s*\n\s*/g, " ")}\n`);
+    }
+    return exitCodeFor(error);
+  }
+};
+
+const WHOLE = /^\d+$/;
+const DECIMAL = /^\d+(\.\d+)?$/;
+
+/**
+ * Commander argument parser for a number of at least 0 (decimals allowed). Rejects NaN, signs,
+ * exponents and hex, so a typo is an error and never a surprising value.
+ */
+export const parseNonNegativeNumber = (value: string): number => {
+  const text = value.trim();
+  if (!DECIMAL.test(text)) throw new InvalidArgumentError("must be a number of at least 0.");
+  return Number(text);
+};
+
+/** Commander argument parser for a whole number of at least 0. */
+export const parseWholeNumber = (value: string): number => {
+  const text = value.trim();
+  const number = Number(text);
+  if (!WHOLE.test(text) || !Number.isSafeInteger(number)) {
+    throw new InvalidArgumentError("must be a whole number of at least 0.");
+  }
+  return number;
+};
+
+/** Commander argument parser for a whole number of at least 1. */
+export const parsePositiveWholeNumber = (value: string): number => {
+  const number = parseWholeNumber(value);
+  if (number < 1) throw new InvalidArgumentError("must be a whole number of at least 1.");
+  return number;
+};
+
+/** Adds the `--json` flag every command that prints a result offers. */
+export const withJsonOption = (command: Command): Command =>
+  command.option("--json", "print one JSON object instead of text", false);
+
+export interface OutputStreams {
+  readonly stdout: { write(text: string): unknown };
+}
+
+/**
+ * Prints a command's result: exactly one JSON document (and a newline) with `--json`, so the
+ * output can be piped to `jq`; otherwise the human rendering.
+ */
+export const printResult = <T>(
+  result: T,
+  options: { readonly json: boolean; readonly human: (result: T) => string },
+  streams: OutputStreams = { stdout: process.stdout },
+): void => {
+  const text = options.json ? JSON.stringify(result) : options.human(result);
+  streams.stdout.write(text.endsWith("\n") ? text : `${text}\n`);
+};
+
+/**
+ * A duration for people, in its two largest adjacent units: `45s`, `15m 15s`, `2h 5m`, `1h`.
+ * The remainder below the second unit is dropped: it is for reading, not arithmetic.
+ */
+export const formatSeconds = (totalSeconds: number): string => {
+  const seconds = Math.round(totalSeconds);
+  const units: readonly (readonly [number, string])[] = [
+    [86_400, "d"],
+    [3_600, "h"],
+    [60, "m"],
+    [1, "s"],
+  ];
+  const first = units.findIndex(([size]) => seconds >= size);
+  if (first === -1) return "0s";
+  const [size, unit] = units[first] as readonly [number, string];
+  const amount = Math.floor(seconds / size);
+  const next = units[first + 1];
+  if (next === undefined) return `${amount}${unit}`;
+  const nextAmount = Math.floor((seconds - amount * size) / next[0]);
+  return nextAmount === 0 ? `${amount}${unit}` : `${amount}${unit} ${nextAmount}${next[1]}`;
+};

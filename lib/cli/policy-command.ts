@@ -1,0 +1,137 @@
+import Table from "cli-table3";
+import { type Command, InvalidArgumentError, Option } from "commander";
+import { explainPolicy, type PolicyExplanation } from "../core/explain.js";
+import { DEFAULT_POLICY, Jitter, resolvePolicy } from "../core/policy.js";
+import { seededRandom } from "../core/random.js";
+import {
+  formatSeconds,
+  parseNonNegativeNumber,
+  parsePositiveWholeNumber,
+  parseWholeNumber,
+  printResult,
+  withJsonOption,
+} from "./cli-support.js";
+
+/** Samples drawn by `policy explain` unless `--samples` says otherwise. */
+export const DEFAULT_EXPLAIN_SAMPLES = 10_000;
+/** Keeps `policy explain` interactive: 99 retries × this many samples still finish in seconds. */
+export const MAX_EXPLAIN_SAMPLES = 1_000_000;
+
+interface ExplainFlags {
+  readonly maxAttempts?: number;
+  readonly base?: number;
+  readonly multiplier?: number;
+  readonly maxDelay?: number;
+  readonly jitter?: Jitter;
+  readonly samples: number;
+  readonly seed: number;
+  readonly json: boolean;
+}
+
+const range = (min: number, max: number): string => (min === max ? `${min}` : `${min}–${max}`);
+
+const seconds = (value: number): string =>
+  value < 60 ? `${value}s` : `${value}s (${formatSeconds(value)})`;
+
+/** The table and one-line summary `policy explain` prints without `--json`. */
+export const renderExplanation = (explanation: PolicyExplanation, samples: number): string => {
+  const { policy } = explanation;
+  const table = new Table({
+    head: ["retry", "ceiling (s)", "range (s)", "p50 (s)", "p90 (s)", "p99 (s)"],
+    colAligns: ["right", "right", "right", "right", "right", "right"],
+    style: { head: [], border: [] },
+    chars: { mid: "", "left-mid": "", "mid-mid": "", "right-mid": "" },
+  });
+  for (const r of explanation.retries) {
+    table.push([
+      r.retry,
+      r.ceilingSeconds,
+      range(r.minSeconds, r.maxSeconds),
+      r.p50Seconds,
+      r.p90Seconds,
+      r.p99Seconds,
+    ]);
+  }
+  const header =
+    `maxAttempts ${policy.maxAttempts}, base ${policy.baseDelaySeconds}s, ` +
+    `multiplier ${policy.multiplier}, maxDelay ${policy.maxDelaySeconds}s, jitter ${policy.jitter}`;
+  const summary =
+    `${explanation.retries.length} retries wait at most ${seconds(explanation.totalMaxSeconds)} ` +
+    `in total; median ${seconds(explanation.totalP50Seconds)} over ${samples} samples.`;
+  return explanation.retries.length === 0
+    ? `${header}\nNo retries: maxAttempts is 1.`
+    : `${header}\n${table.toString()}\n${summary}`;
+};
+
+// Policy numbers are only checked to be numbers here; resolvePolicy judges the values (whole,
+// in range, base <= max) so the CLI reports them exactly as a deployment or an envelope would.
+const explainAction = (flags: ExplainFlags): void => {
+  // Every policy value goes through resolvePolicy, so a bad one reads as it does everywhere.
+  const policy = resolvePolicy(DEFAULT_POLICY, {
+    maxAttempts: flags.maxAttempts,
+    baseDelaySeconds: flags.base,
+    multiplier: flags.multiplier,
+    maxDelaySeconds: flags.maxDelay,
+    jitter: flags.jitter,
+  });
+  const explanation = explainPolicy(policy, {
+    samples: flags.samples,
+    random: seededRandom(flags.seed),
+  });
+  printResult(explanation, {
+    json: flags.json,
+    human: (result) => renderExplanation(result, flags.samples),
+  });
+};
+
+const parseSamples = (value: string): number => {
+  const samples = parsePositiveWholeNumber(value);
+  if (samples > MAX_EXPLAIN_SAMPLES) {
+    throw new InvalidArgumentError(`must be at most ${MAX_EXPLAIN_SAMPLES}.`);
+  }
+  return samples;
+};
+
+/** Registers `ricochet policy …`: commands that show what a retry policy does. */
+export const registerPolicyCommands = (program: Command): void => {
+  const policy = program.command("policy").description("Inspect retry policies.");
+  const explain = policy
+    .command("explain")
+    .description(
+      "Show each retry's ceiling, delay range and drawn percentiles, and the total retry window.",
+    )
+    .option(
+      "--max-attempts <n>",
+      `total attempts, the first included (default ${DEFAULT_POLICY.maxAttempts})`,
+      parseNonNegativeNumber,
+    )
+    .option(
+      "--base <seconds>",
+      `first retry's ceiling (default ${DEFAULT_POLICY.baseDelaySeconds})`,
+      parseNonNegativeNumber,
+    )
+    .option(
+      "--multiplier <m>",
+      `ceiling growth per retry (default ${DEFAULT_POLICY.multiplier})`,
+      parseNonNegativeNumber,
+    )
+    .option(
+      "--max-delay <seconds>",
+      `cap on every ceiling (default ${DEFAULT_POLICY.maxDelaySeconds})`,
+      parseNonNegativeNumber,
+    )
+    .addOption(
+      new Option(
+        "--jitter <kind>",
+        `how delays are drawn (default ${DEFAULT_POLICY.jitter})`,
+      ).choices(Object.values(Jitter)),
+    )
+    .option(
+      "--samples <k>",
+      "schedules drawn for the percentiles",
+      parseSamples,
+      DEFAULT_EXPLAIN_SAMPLES,
+    )
+    .option("--seed <x>", "seed of the random draws, for replayable output", parseWholeNumber, 1);
+  withJsonOption(explain).action(explainAction);
+};
