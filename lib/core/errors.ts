@@ -85,3 +85,13 @@ export class MessageTooLargeError extends RicochetError {
 
 /** A local emulator (fauxqs, DynamoDB Local) did not start or never answered. */
 export class EmulatorStartError extends RicochetError {}
+
+/** An operator's request (a redrive, a CLI argument set) is invalid; nothing was done. */
+export class InvalidRequestError extends RicochetError {
+  public readonly problems: readonly InputProblem[];
+
+  public constructor(what: string, problems: readonly InputProblem[]) {
+    super(`invalid ${what}: ${formatProblems(problems)}`);
+    this.problems = problems;
+  }
+}

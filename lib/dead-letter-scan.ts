@@ -1,0 +1,217 @@
+import { z } from "zod";
+import { DEAD_LETTER_KIND, type DeadLetterMessage } from "./core/dead-letter.js";
+import { DeadLetterReason } from "./core/decide.js";
+import type { DeadLetterQueue, ReceivedMessage } from "./core/ports.js";
+
+/*
+ * Reading the dead-letter queue without consuming it. SQS has no "peek": a scan receives with a
+ * short visibility timeout, which hides each message for a few seconds, and gives every message
+ * back (visibility 0) as soon as the scan is over. Used by `dlq list` and by redrive.
+ */
+
+/** How long a scanned message stays hidden if the scan dies before giving it back. */
+export const DEFAULT_SCAN_VISIBILITY_SECONDS = 10;
+/** A scan stops after this many messages whatever it found, so it always ends. */
+export const MAX_SCANNED_MESSAGES = 50_000;
+
+const DeadLetterBodySchema = z.looseObject({
+  kind: z.literal(DEAD_LETTER_KIND),
+  version: z.literal(1),
+  reason: z.enum(Object.values(DeadLetterReason) as [DeadLetterReason, ...DeadLetterReason[]]),
+  eventId: z.string().optional(),
+  envelope: z.unknown().optional(),
+  rawBody: z.string().optional(),
+  attempts: z.int().min(0),
+  generation: z.int().min(0),
+  deadLetteredAt: z.string(),
+});
+
+/** A dead-letter body read back, or why it could not be. */
+export type DeadLetterParseResult =
+  | { readonly ok: true; readonly message: DeadLetterMessage }
+  | { readonly ok: false; readonly error: string };
+
+/**
+ * Reads a dead-letter queue body. Bodies not written by Ricochet (the queue's native
+ * `maxReceiveCount` moves raw ingress bodies here; anyone with access can send anything) are
+ * reported, never thrown.
+ */
+export const parseDeadLetterBody = (body: string): DeadLetterParseResult => {
+  let value: unknown;
+  try {
+    value = JSON.parse(body);
+  } catch {
+    return { ok: false, error: "not a Ricochet dead-letter message: body is not JSON" };
+  }
+  const parsed = DeadLetterBodySchema.safeParse(value);
+  if (!parsed.success) {
+    return { ok: false, error: "not a Ricochet dead-letter message" };
+  }
+  return { ok: true, message: parsed.data as DeadLetterMessage };
+};
+
+/** One message found by a scan, parsed when possible. */
+export interface ScannedMessage {
+  readonly received: ReceivedMessage;
+  readonly parsed: DeadLetterParseResult;
+  /** When it was dead-lettered (epoch ms): the body's timestamp, else SQS's sent time. */
+  readonly deadLetteredAtMs: number;
+}
+
+/** Which messages a scan keeps. Every field narrows; absent fields keep everything. */
+export interface DeadLetterFilter {
+  readonly eventIds?: readonly string[] | undefined;
+  readonly reasons?: readonly DeadLetterReason[] | undefined;
+  /** Epoch ms; dead-lettered at or after. */
+  readonly sinceMs?: number | undefined;
+  /** Epoch ms; dead-lettered strictly before. */
+  readonly untilMs?: number | undefined;
+}
+
+/**
+ * Whether a scanned message passes the filter. An unreadable message has no event id or reason,
+ * so it only passes a filter that asks for neither (then it is shown, so it is not forgotten).
+ */
+export const matchesFilter = (message: ScannedMessage, filter: DeadLetterFilter): boolean => {
+  if (filter.sinceMs !== undefined && message.deadLetteredAtMs < filter.sinceMs) return false;
+  if (filter.untilMs !== undefined && message.deadLetteredAtMs >= filter.untilMs) return false;
+  if (!message.parsed.ok) return filter.eventIds === undefined && filter.reasons === undefined;
+  const { eventId, reason } = message.parsed.message;
+  if (
+    filter.eventIds !== undefined &&
+    (eventId === undefined || !filter.eventIds.includes(eventId))
+  )
+    return false;
+  if (filter.reasons !== undefined && !filter.reasons.includes(reason)) return false;
+  return true;
+};
+
+const toScanned = (received: ReceivedMessage): ScannedMessage => {
+  const parsed = parseDeadLetterBody(received.body);
+  const stamped = parsed.ok ? Date.parse(parsed.message.deadLetteredAt) : Number.NaN;
+  return {
+    received,
+    parsed,
+    deadLetteredAtMs: Number.isFinite(stamped) ? stamped : received.sentAtMs,
+  };
+};
+
+export interface ScanOptions {
+  readonly filter: DeadLetterFilter;
+  /** Stop once this many matching messages were found. */
+  readonly limit?: number | undefined;
+  readonly visibilitySeconds?: number | undefined;
+  /** Called after each receive, for progress displays. */
+  readonly onPage?: ((scanned: number, matched: number) => void) | undefined;
+}
+
+export interface ScanResult {
+  /** Matching messages, in the order found, each with its latest receipt handle. */
+  readonly matched: ScannedMessage[];
+  /** Every message received that did not match; still hidden, like the matches. */
+  readonly unmatched: ScannedMessage[];
+}
+
+/**
+ * Receives through the dead-letter queue and returns the matching messages. Every message
+ * received is still hidden (for `visibilitySeconds`) when this returns: the caller decides
+ * which to give back, with {@link releaseAll}. The scan ends when a receive comes back empty,
+ * when a page holds only messages already seen (their visibility ran out: the queue has been
+ * walked round), or when `limit` matches were found.
+ */
+export const scanDeadLetters = async (
+  queue: DeadLetterQueue,
+  options: ScanOptions,
+): Promise<ScanResult> => {
+  const visibilitySeconds = options.visibilitySeconds ?? DEFAULT_SCAN_VISIBILITY_SECONDS;
+  const limit = options.limit ?? Number.POSITIVE_INFINITY;
+  const byId = new Map<string, { scanned: ScannedMessage; matched: boolean }>();
+  let matchedCount = 0;
+  while (matchedCount < limit && byId.size < MAX_SCANNED_MESSAGES) {
+    const page = await queue.receive({
+      maxMessages: 10,
+      visibilityTimeoutSeconds: visibilitySeconds,
+      waitSeconds: 1,
+    });
+    if (page.length === 0) break;
+    let fresh = 0;
+    for (const received of page) {
+      const known = byId.get(received.messageId);
+      const scanned = toScanned(received);
+      if (known !== undefined) {
+        // Seen before: keep the newest receipt handle, the only one SQS promises to honour.
+        byId.set(received.messageId, { ...known, scanned });
+        continue;
+      }
+      fresh += 1;
+      const matched = matchedCount < limit && matchesFilter(scanned, options.filter);
+      if (matched) matchedCount += 1;
+      byId.set(received.messageId, { scanned, matched });
+    }
+    options.onPage?.(byId.size, matchedCount);
+    if (fresh === 0) break;
+  }
+  const entries = [...byId.values()];
+  return {
+    matched: entries.filter((e) => e.matched).map((e) => e.scanned),
+    unmatched: entries.filter((e) => !e.matched).map((e) => e.scanned),
+  };
+};
+
+/**
+ * Makes messages visible again at once. Best effort: a handle that expired meanwhile is
+ * visible already, so a failure here never loses a message.
+ */
+export const releaseAll = async (
+  queue: DeadLetterQueue,
+  messages: readonly ScannedMessage[],
+): Promise<void> => {
+  await Promise.allSettled(
+    messages.map((m) => queue.changeVisibility(m.received.receiptHandle, 0)),
+  );
+};
+
+/** A dead-letter message as an operator sees it in a listing. */
+export interface DeadLetterListing {
+  readonly messageId: string;
+  readonly eventId?: string | undefined;
+  readonly reason?: DeadLetterReason | undefined;
+  readonly attempts?: number | undefined;
+  readonly generation?: number | undefined;
+  readonly deadLetteredAt: string;
+  readonly receiveCount: number;
+  readonly lastOutcome?: string | undefined;
+  /** Why the body could not be read, for messages not written by Ricochet. */
+  readonly error?: string | undefined;
+}
+
+export const toListing = (message: ScannedMessage): DeadLetterListing => {
+  const base = {
+    messageId: message.received.messageId,
+    deadLetteredAt: new Date(message.deadLetteredAtMs).toISOString(),
+    receiveCount: message.received.receiveCount,
+  };
+  if (!message.parsed.ok) return { ...base, error: message.parsed.error };
+  const dl = message.parsed.message;
+  return {
+    ...base,
+    eventId: dl.eventId,
+    reason: dl.reason,
+    attempts: dl.attempts,
+    generation: dl.generation,
+    lastOutcome: dl.lastOutcome?.message,
+  };
+};
+
+/**
+ * Lists dead-letter messages without consuming them: scanned with a short visibility timeout
+ * and all given back as soon as the scan ends.
+ */
+export const listDeadLetters = async (
+  queue: DeadLetterQueue,
+  options: ScanOptions,
+): Promise<DeadLetterListing[]> => {
+  const { matched, unmatched } = await scanDeadLetters(queue, options);
+  await releaseAll(queue, [...matched, ...unmatched]);
+  return matched.map(toListing);
+};
