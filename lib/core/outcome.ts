@@ -41,11 +41,18 @@ export interface Outcome {
 /** Longest message kept on a record or in a dead-letter summary. */
 export const MAX_OUTCOME_MESSAGE_LENGTH = 256;
 
-/** Cuts text to `max` characters without splitting a surrogate pair. */
+/**
+ * Cuts text to at most `max` UTF-16 code units (what `length` and DynamoDB's limits count),
+ * ending in "…" when cut, without splitting a surrogate pair.
+ */
 export const truncate = (text: string, max: number = MAX_OUTCOME_MESSAGE_LENGTH): string => {
   if (text.length <= max) return text;
-  const chars = Array.from(text.slice(0, max + 1)).slice(0, max - 1);
-  return `${chars.join("")}…`;
+  if (max < 1) return "";
+  let cut = max - 1;
+  // A high surrogate at the cut would be left without its pair: cut before it instead.
+  const last = text.charCodeAt(cut - 1);
+  if (cut > 0 && last >= 0xd800 && last <= 0xdbff) cut -= 1;
+  return `${text.slice(0, cut)}…`;
 };
 
 const RETRYABLE_STATUS = new Set([408, 425, 429]);

@@ -1,9 +1,29 @@
 import type { z } from "zod";
 import type { InputProblem } from "./errors.js";
 
+type Issue = z.core.$ZodIssue;
+
+const joinPath = (path: readonly PropertyKey[]): string => path.map(String).join(".");
+
+/*
+ * zod reports a rejected record key as "Invalid key in record" with the real reason nested, and
+ * all unknown fields of an object in one issue at the object's path. Both are unpacked so every
+ * problem sits at the path of the thing that is wrong and says why.
+ */
+const issueProblems = (issue: Issue, prefix: readonly PropertyKey[]): InputProblem[] => {
+  const path = [...prefix, ...issue.path];
+  if (issue.code === "unrecognized_keys") {
+    return issue.keys.map((key) => ({
+      path: joinPath([...path, key]),
+      message: "is not a recognized field",
+    }));
+  }
+  if ((issue.code === "invalid_key" || issue.code === "invalid_element") && issue.issues.length) {
+    return issue.issues.flatMap((inner) => issueProblems(inner, path));
+  }
+  return [{ path: joinPath(path), message: issue.message }];
+};
+
 /** Turns a zod error into our path-located problems (`target.headers.X-Key`, `policy.jitter`). */
 export const toProblems = (error: z.ZodError): InputProblem[] =>
-  error.issues.map((issue) => ({
-    path: issue.path.map(String).join("."),
-    message: issue.message,
-  }));
+  error.issues.flatMap((issue) => issueProblems(issue, []));
