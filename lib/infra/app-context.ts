@@ -1,0 +1,82 @@
+import { Duration } from "aws-cdk-lib";
+import { z } from "zod";
+import { ConfigurationError, formatProblems } from "../core/errors.js";
+import { PolicyFieldsSchema } from "../core/policy.js";
+import { toProblems } from "../core/zod-problems.js";
+import type { RetryOrchestratorProps } from "./retry-orchestrator-props.js";
+import { DEFAULT_STACK_NAME } from "./ricochet-stack.js";
+
+/** The CDK context key (in `cdk.json` or `-c ricochet=...`) holding the deployment's settings. */
+export const CONTEXT_KEY = "ricochet";
+
+/*
+ * Context is JSON, so durations are given in seconds or days. Only shapes are checked here; the
+ * construct checks values and their conflicts, and reports them all at once.
+ */
+const ContextSchema = z.strictObject({
+  stackName: z.string().min(1).default(DEFAULT_STACK_NAME),
+  defaultPolicy: PolicyFieldsSchema.optional(),
+  batchSize: z.number().optional(),
+  maxBatchingWindowSeconds: z.number().optional(),
+  maxConcurrency: z.number().optional(),
+  functionTimeoutSeconds: z.number().optional(),
+  memorySize: z.number().optional(),
+  ingressRetentionDays: z.number().optional(),
+  deadLetterRetentionDays: z.number().optional(),
+  maxReceiveCount: z.number().optional(),
+  recordRetentionDays: z.number().optional(),
+  deadLetterAlarmThreshold: z.number().optional(),
+  oldestMessageAlarmAgeSeconds: z.number().optional(),
+  allowedTargetHosts: z.array(z.string()).optional(),
+  secretHeaders: z.array(z.string()).optional(),
+  hopSeconds: z.number().optional(),
+  recordConcurrency: z.number().optional(),
+  lambdaTargets: z.array(z.string()).optional(),
+  metricsNamespace: z.string().optional(),
+});
+
+/** What the app builds from its context. */
+export interface RicochetAppSettings {
+  readonly stackName: string;
+  readonly orchestrator: RetryOrchestratorProps;
+}
+
+const maybe = <T, R>(value: T | undefined, map: (value: T) => R): R | undefined =>
+  value === undefined ? undefined : map(value);
+
+/**
+ * Reads the app's settings from the `ricochet` context value (absent means all defaults).
+ * @throws ConfigurationError naming every malformed field.
+ */
+export const readAppSettings = (context: unknown): RicochetAppSettings => {
+  const parsed = ContextSchema.safeParse(context ?? {});
+  if (!parsed.success) {
+    throw new ConfigurationError(
+      `invalid "${CONTEXT_KEY}" context: ${formatProblems(toProblems(parsed.error))}`,
+    );
+  }
+  const c = parsed.data;
+  return {
+    stackName: c.stackName,
+    orchestrator: {
+      defaultPolicy: c.defaultPolicy,
+      batchSize: c.batchSize,
+      maxBatchingWindow: maybe(c.maxBatchingWindowSeconds, Duration.seconds),
+      maxConcurrency: c.maxConcurrency,
+      functionTimeout: maybe(c.functionTimeoutSeconds, Duration.seconds),
+      memorySize: c.memorySize,
+      ingressRetention: maybe(c.ingressRetentionDays, Duration.days),
+      deadLetterRetention: maybe(c.deadLetterRetentionDays, Duration.days),
+      maxReceiveCount: c.maxReceiveCount,
+      recordRetentionDays: c.recordRetentionDays,
+      deadLetterAlarmThreshold: c.deadLetterAlarmThreshold,
+      oldestMessageAlarmAge: maybe(c.oldestMessageAlarmAgeSeconds, Duration.seconds),
+      allowedTargetHosts: c.allowedTargetHosts,
+      secretHeaders: c.secretHeaders,
+      hopSeconds: c.hopSeconds,
+      recordConcurrency: c.recordConcurrency,
+      lambdaTargets: c.lambdaTargets,
+      metricsNamespace: c.metricsNamespace,
+    },
+  };
+};

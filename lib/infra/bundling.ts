@@ -1,0 +1,69 @@
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { type BundlingOptions, OutputFormat } from "aws-cdk-lib/aws-lambda-nodejs";
+import type { BuildOptions } from "esbuild";
+
+/**
+ * How Ricochet's Lambda functions are bundled: one description, read by the CDK construct (through
+ * {@link nodejsBundling}) and by `scripts/bundle-sizes.ts` (through {@link esbuildOptions}), so the
+ * sizes the script reports are the sizes that get deployed.
+ */
+
+/** The repository root, where `package-lock.json` and `functions/` live. */
+export const PROJECT_ROOT = fileURLToPath(new URL("../../", import.meta.url));
+
+/** The Lambda entry points, relative to {@link PROJECT_ROOT}. */
+export const FUNCTION_ENTRIES = {
+  orchestrator: "functions/orchestrator.ts",
+  redrive: "functions/redrive.ts",
+} as const;
+export type FunctionName = keyof typeof FUNCTION_ENTRIES;
+
+/** Absolute path of a function's entry file. */
+export const entryPath = (name: FunctionName): string => join(PROJECT_ROOT, FUNCTION_ENTRIES[name]);
+
+/**
+ * Modules left out of the bundle. The nodejs24.x runtime ships AWS SDK v3, so bundling it would
+ * only grow the package and the cold start; the Powertools packages are not in the runtime and
+ * are bundled.
+ */
+export const EXTERNAL_MODULES: readonly string[] = ["@aws-sdk/*"];
+
+/** esbuild's name for the Node.js version of `Runtime.NODEJS_24_X`. */
+export const BUNDLE_TARGET = "node24";
+
+/*
+ * ESM output cannot call `require`, yet some CommonJS dependencies do (for Node built-ins);
+ * defining it from `createRequire` keeps them working inside the ESM bundle.
+ */
+const REQUIRE_BANNER =
+  "import { createRequire as __ricochetCreateRequire } from 'node:module'; const require = __ricochetCreateRequire(import.meta.url);";
+
+/** ESM-first resolution, so dependencies that ship both formats contribute their ESM build. */
+const MAIN_FIELDS = ["module", "main"];
+
+/** Bundling options for `NodejsFunction`: local esbuild, never Docker. */
+export const nodejsBundling = (): BundlingOptions => ({
+  format: OutputFormat.ESM,
+  mainFields: [...MAIN_FIELDS],
+  banner: REQUIRE_BANNER,
+  target: BUNDLE_TARGET,
+  minify: true,
+  sourceMap: true,
+  externalModules: [...EXTERNAL_MODULES],
+  forceDockerBundling: false,
+});
+
+/** The same bundling as {@link nodejsBundling}, as options for esbuild's `build` API. */
+export const esbuildOptions = (name: FunctionName): BuildOptions => ({
+  entryPoints: [entryPath(name)],
+  bundle: true,
+  platform: "node",
+  format: "esm",
+  mainFields: [...MAIN_FIELDS],
+  banner: { js: REQUIRE_BANNER },
+  target: BUNDLE_TARGET,
+  minify: true,
+  sourcemap: true,
+  external: [...EXTERNAL_MODULES],
+});

@@ -1,0 +1,151 @@
+import { Duration } from "aws-cdk-lib";
+import {
+  Alarm,
+  ComparisonOperator,
+  Dashboard,
+  GraphWidget,
+  Metric,
+  Stats,
+  TreatMissingData,
+} from "aws-cdk-lib/aws-cloudwatch";
+import type { IFunction } from "aws-cdk-lib/aws-lambda";
+import type { IQueue } from "aws-cdk-lib/aws-sqs";
+import { Construct } from "constructs";
+
+/** The EMF metrics the orchestrator publishes (Powertools Metrics, dimension `service`). */
+export const ORCHESTRATOR_METRICS = {
+  DELIVERED: "delivered",
+  RETRY_SCHEDULED: "retry_scheduled",
+  REJECTED: "rejected",
+  DEAD_LETTERED: "dead_lettered",
+  DUPLICATE_SUPPRESSED: "duplicate_suppressed",
+  LEASE_CONFLICT: "lease_conflict",
+  DRAINED: "drained",
+  ATTEMPT_LATENCY: "attempt_latency",
+} as const;
+
+/** Value of POWERTOOLS_SERVICE_NAME, which Powertools adds to every metric as `service`. */
+export const SERVICE_NAME = "ricochet";
+
+/** What {@link OrchestratorMonitoring} watches. */
+export interface OrchestratorMonitoringProps {
+  readonly ingressQueue: IQueue;
+  readonly deadLetterQueue: IQueue;
+  readonly orchestratorFunction: IFunction;
+  readonly metricsNamespace: string;
+  readonly deadLetterAlarmThreshold: number;
+  readonly oldestMessageAge: Duration;
+}
+
+const PERIOD = Duration.minutes(1);
+
+/**
+ * Alarms and a dashboard for one orchestrator. The alarms have no actions: the owner of the
+ * deployment decides who is paged (`alarm.addAlarmAction(...)`).
+ */
+export class OrchestratorMonitoring extends Construct {
+  /** Fires when dead-lettered messages wait for an operator's decision. */
+  public readonly deadLetterAlarm: Alarm;
+  /** Fires when the ingress backlog is older than the configured age: delivery is stalling. */
+  public readonly oldestMessageAlarm: Alarm;
+  /** Fires when the orchestrator function itself fails (not when a target fails). */
+  public readonly orchestratorErrorsAlarm: Alarm;
+  public readonly dashboard: Dashboard;
+
+  public constructor(scope: Construct, id: string, props: OrchestratorMonitoringProps) {
+    super(scope, id);
+    const deadLetterDepth = props.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
+      period: PERIOD,
+      statistic: Stats.MAXIMUM,
+    });
+    const ingressDepth = props.ingressQueue.metricApproximateNumberOfMessagesVisible({
+      period: PERIOD,
+      statistic: Stats.MAXIMUM,
+    });
+    const oldestAge = props.ingressQueue.metricApproximateAgeOfOldestMessage({
+      period: PERIOD,
+      statistic: Stats.MAXIMUM,
+    });
+    const errors = props.orchestratorFunction.metricErrors({
+      period: PERIOD,
+      statistic: Stats.SUM,
+    });
+
+    this.deadLetterAlarm = new Alarm(this, "DeadLetterAlarm", {
+      alarmDescription: "Ricochet dead-lettered events are waiting for a redrive decision.",
+      metric: deadLetterDepth,
+      threshold: props.deadLetterAlarmThreshold,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      evaluationPeriods: 1,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
+    this.oldestMessageAlarm = new Alarm(this, "OldestMessageAlarm", {
+      alarmDescription: "Ricochet's ingress backlog is older than expected: delivery is stalling.",
+      metric: oldestAge,
+      threshold: props.oldestMessageAge.toSeconds(),
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      evaluationPeriods: 3,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
+    this.orchestratorErrorsAlarm = new Alarm(this, "OrchestratorErrorsAlarm", {
+      alarmDescription:
+        "The Ricochet orchestrator function failed (a crash, not a target failure).",
+      metric: errors,
+      threshold: 1,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      evaluationPeriods: 1,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
+
+    const emf = (metricName: string, statistic: string = Stats.SUM): Metric =>
+      new Metric({
+        namespace: props.metricsNamespace,
+        metricName,
+        dimensionsMap: { service: SERVICE_NAME },
+        statistic,
+        period: PERIOD,
+      });
+    const m = ORCHESTRATOR_METRICS;
+    this.dashboard = new Dashboard(this, "Dashboard", {
+      widgets: [
+        [
+          new GraphWidget({
+            title: "Outcomes",
+            width: 12,
+            left: [m.DELIVERED, m.RETRY_SCHEDULED, m.REJECTED, m.DEAD_LETTERED].map((name) =>
+              emf(name),
+            ),
+          }),
+          new GraphWidget({
+            title: "Contention and draining",
+            width: 12,
+            left: [m.DUPLICATE_SUPPRESSED, m.LEASE_CONFLICT, m.DRAINED].map((name) => emf(name)),
+          }),
+        ],
+        [
+          new GraphWidget({
+            title: "Attempt latency (ms)",
+            width: 8,
+            left: [Stats.p(50), Stats.p(99), Stats.MAXIMUM].map((stat) =>
+              emf(m.ATTEMPT_LATENCY, stat),
+            ),
+          }),
+          new GraphWidget({
+            title: "Queue depths",
+            width: 8,
+            left: [
+              ingressDepth.with({ label: "ingress visible" }),
+              deadLetterDepth.with({ label: "dead-letter visible" }),
+            ],
+          }),
+          new GraphWidget({
+            title: "Oldest ingress message (s) and orchestrator errors",
+            width: 8,
+            left: [oldestAge],
+            right: [errors],
+          }),
+        ],
+      ],
+    });
+  }
+}

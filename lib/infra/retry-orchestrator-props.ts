@@ -1,0 +1,320 @@
+import { Duration, RemovalPolicy, Token } from "aws-cdk-lib";
+import type { IKey } from "aws-cdk-lib/aws-kms";
+import type { ISecret } from "aws-cdk-lib/aws-secretsmanager";
+import type { IStringParameter } from "aws-cdk-lib/aws-ssm";
+import { z } from "zod";
+import { MAX_SQS_DELAY_SECONDS } from "../config.js";
+import {
+  ConfigurationError,
+  formatProblems,
+  type InputProblem,
+  InvalidPolicyError,
+} from "../core/errors.js";
+import { DEFAULT_POLICY, type PolicyOverride, resolvePolicy } from "../core/policy.js";
+import { toProblems } from "../core/zod-problems.js";
+
+/**
+ * How the queues (and, with a key, the table) are encrypted at rest. Both choices encrypt; the
+ * KMS choice is for accounts whose policy requires a customer-managed key.
+ */
+export class OrchestratorEncryption {
+  /** SQS-managed server-side encryption (SSE-SQS) for the queues; AWS-owned key for the table. */
+  public static sqsManaged(): OrchestratorEncryption {
+    return new OrchestratorEncryption(undefined);
+  }
+
+  /** One customer-managed KMS key for both queues and the table. */
+  public static kms(key: IKey): OrchestratorEncryption {
+    return new OrchestratorEncryption(key);
+  }
+
+  private constructor(
+    /** The customer-managed key, when there is one. */
+    public readonly key: IKey | undefined,
+  ) {}
+}
+
+/** Configuration of a {@link RetryOrchestrator}. Every field is optional. */
+export interface RetryOrchestratorProps {
+  /**
+   * The deployment's retry policy, applied over Ricochet's built-in default; an event's own
+   * `policy` overrides it in turn. Validated at synth time.
+   * @default - the built-in policy (8 attempts, 5 s base, ×2, 900 s cap, full jitter)
+   */
+  readonly defaultPolicy?: PolicyOverride;
+  /**
+   * Messages handed to one orchestrator invocation. Above 10, SQS requires a batching window.
+   * @default 10
+   */
+  readonly batchSize?: number;
+  /**
+   * How long the event source gathers messages before invoking with a partial batch.
+   * @default Duration.seconds(1)
+   */
+  readonly maxBatchingWindow?: Duration;
+  /**
+   * Most orchestrator invocations the event source runs at once (Lambda requires at least 2).
+   * @default 10
+   */
+  readonly maxConcurrency?: number;
+  /**
+   * Orchestrator timeout; the ingress queue's visibility timeout is six times this.
+   * @default Duration.seconds(60)
+   */
+  readonly functionTimeout?: Duration;
+  /**
+   * Orchestrator memory in MiB.
+   * @default 512
+   */
+  readonly memorySize?: number;
+  /**
+   * How long a message may wait in the ingress queue.
+   * @default Duration.days(4)
+   */
+  readonly ingressRetention?: Duration;
+  /**
+   * How long a dead-lettered message is kept; must exceed `ingressRetention` so a message moved
+   * by SQS's own redrive (which keeps the original enqueue time) is not dropped on arrival.
+   * @default Duration.days(14)
+   */
+  readonly deadLetterRetention?: Duration;
+  /**
+   * Receives after which SQS itself moves a message to the dead-letter queue: the safety net for
+   * messages that crash the function, not the retry budget (the orchestrator dead-letters
+   * exhausted events itself).
+   * @default 10
+   */
+  readonly maxReceiveCount?: number;
+  /**
+   * Days a finished attempt record is kept before DynamoDB's TTL removes it.
+   * @default 30
+   */
+  readonly recordRetentionDays?: number;
+  /**
+   * Visible dead-letter messages at which the dead-letter alarm fires.
+   * @default 1
+   */
+  readonly deadLetterAlarmThreshold?: number;
+  /**
+   * Age of the oldest ingress message at which the backlog alarm fires.
+   * @default Duration.minutes(15)
+   */
+  readonly oldestMessageAlarmAge?: Duration;
+  /**
+   * Hosts or CIDR ranges HTTP targets may reach despite the default refusals (private ranges,
+   * link-local, loopback).
+   * @default - none
+   */
+  readonly allowedTargetHosts?: readonly string[];
+  /**
+   * HMAC key used to sign outgoing HTTP requests; the orchestrator is granted read on it.
+   * @default - requests are not signed
+   */
+  readonly signingSecret?: ISecret | IStringParameter;
+  /**
+   * Extra header names treated as secrets: never logged, never recorded.
+   * @default - none beyond the built-in list
+   */
+  readonly secretHeaders?: readonly string[];
+  /**
+   * Longest single SQS delay used to hop towards a later retry time (1..900).
+   * @default 900
+   */
+  readonly hopSeconds?: number;
+  /**
+   * Records of one batch attempted concurrently inside one invocation.
+   * @default 10
+   */
+  readonly recordConcurrency?: number;
+  /**
+   * ARNs of the Lambda functions events may target. The orchestrator may invoke these and no
+   * others; with none listed, `lambda` targets fail with an access error and are rejected.
+   * @default - none
+   */
+  readonly lambdaTargets?: readonly string[];
+  /**
+   * Encryption at rest of the queues and the table.
+   * @default OrchestratorEncryption.sqsManaged()
+   */
+  readonly encryption?: OrchestratorEncryption;
+  /**
+   * What happens to the queues and the table when the construct is removed.
+   * @default RemovalPolicy.RETAIN
+   */
+  readonly removalPolicy?: RemovalPolicy;
+  /**
+   * CloudWatch namespace of the orchestrator's EMF metrics.
+   * @default "Ricochet"
+   */
+  readonly metricsNamespace?: string;
+}
+
+/** Props with every default applied and every value checked. */
+export interface ResolvedRetryOrchestratorProps
+  extends Required<Omit<RetryOrchestratorProps, "defaultPolicy" | "signingSecret">> {
+  readonly defaultPolicy: PolicyOverride | undefined;
+  readonly signingSecret: ISecret | IStringParameter | undefined;
+}
+
+/** The defaults, in one place for the docs and the tests. */
+export const RETRY_ORCHESTRATOR_DEFAULTS = {
+  batchSize: 10,
+  maxBatchingWindow: Duration.seconds(1),
+  maxConcurrency: 10,
+  functionTimeout: Duration.seconds(60),
+  memorySize: 512,
+  ingressRetention: Duration.days(4),
+  deadLetterRetention: Duration.days(14),
+  maxReceiveCount: 10,
+  recordRetentionDays: 30,
+  deadLetterAlarmThreshold: 1,
+  oldestMessageAlarmAge: Duration.minutes(15),
+  allowedTargetHosts: [] as readonly string[],
+  secretHeaders: [] as readonly string[],
+  hopSeconds: MAX_SQS_DELAY_SECONDS,
+  recordConcurrency: 10,
+  lambdaTargets: [] as readonly string[],
+  removalPolicy: RemovalPolicy.RETAIN,
+  metricsNamespace: "Ricochet",
+} as const;
+
+/** The ingress queue's visibility timeout is this multiple of the function timeout (AWS advice). */
+export const VISIBILITY_TIMEOUT_FACTOR = 6;
+
+const SQS_MIN_RETENTION_SECONDS = 60;
+const SQS_MAX_RETENTION_SECONDS = 14 * 24 * 3600;
+const LAMBDA_MAX_TIMEOUT_SECONDS = 900;
+/** Above this batch size, SQS event sources require a batching window of at least 1 s. */
+const UNWINDOWED_MAX_BATCH_SIZE = 10;
+/** A comma separates list entries in the environment variables, so no entry may hold one. */
+const listEntry = z
+  .string()
+  .min(1, "must not be empty")
+  .refine((value) => !value.includes(","), "must not contain a comma");
+const headerName = listEntry.regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, "is not a valid header name");
+const LAMBDA_ARN =
+  /^arn:aws[a-z-]*:lambda:[a-z0-9-]+:\d{12}:function:[A-Za-z0-9_-]+(:[A-Za-z0-9$_-]+)?$/;
+const lambdaArn = z
+  .string()
+  .refine((arn) => Token.isUnresolved(arn) || LAMBDA_ARN.test(arn), "is not a Lambda function ARN");
+
+const int = (min: number, max: number) =>
+  z
+    .number()
+    .int("must be a whole number")
+    .min(min, `must be at least ${min}`)
+    .max(max, `must be at most ${max}`);
+
+/** The numeric view of the props that the checks run on (durations in seconds). */
+const NumericPropsSchema = z
+  .object({
+    batchSize: int(1, 10_000),
+    maxBatchingWindow: int(0, 300),
+    maxConcurrency: int(2, 1000),
+    functionTimeout: int(1, LAMBDA_MAX_TIMEOUT_SECONDS),
+    memorySize: int(128, 10_240),
+    ingressRetention: int(SQS_MIN_RETENTION_SECONDS, SQS_MAX_RETENTION_SECONDS),
+    deadLetterRetention: int(SQS_MIN_RETENTION_SECONDS, SQS_MAX_RETENTION_SECONDS),
+    maxReceiveCount: int(1, 1000),
+    recordRetentionDays: int(1, 3650),
+    deadLetterAlarmThreshold: int(1, 1_000_000),
+    oldestMessageAlarmAge: int(60, SQS_MAX_RETENTION_SECONDS),
+    hopSeconds: int(1, MAX_SQS_DELAY_SECONDS),
+    recordConcurrency: int(1, 100),
+    allowedTargetHosts: z.array(listEntry),
+    secretHeaders: z.array(headerName),
+    lambdaTargets: z.array(lambdaArn),
+    metricsNamespace: z.string().regex(/^[^:]{1,255}$/, "must be 1 to 255 characters, no colon"),
+  })
+  .superRefine((p, ctx) => {
+    if (p.batchSize > UNWINDOWED_MAX_BATCH_SIZE && p.maxBatchingWindow < 1) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["batchSize"],
+        message: `above ${UNWINDOWED_MAX_BATCH_SIZE} requires a maxBatchingWindow of at least 1 second`,
+      });
+    }
+    if (p.deadLetterRetention <= p.ingressRetention) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["deadLetterRetention"],
+        message: `must be longer than ingressRetention (${p.ingressRetention} s)`,
+      });
+    }
+  });
+
+/**
+ * Seconds of a duration, or NaN (reported as a problem) when it cannot be read: a token, or a
+ * fraction of a second, which no SQS or Lambda setting accepts.
+ */
+const seconds = (duration: Duration): number => {
+  try {
+    return duration.toSeconds();
+  } catch {
+    return Number.NaN;
+  }
+};
+
+const policyProblems = (policy: PolicyOverride | undefined): InputProblem[] => {
+  try {
+    resolvePolicy(DEFAULT_POLICY, policy);
+    return [];
+  } catch (error) {
+    if (!(error instanceof InvalidPolicyError)) throw error;
+    return error.problems.map((problem) => ({
+      path: problem.path === "" ? "defaultPolicy" : `defaultPolicy.${problem.path}`,
+      message: problem.message,
+    }));
+  }
+};
+
+/**
+ * Applies the defaults and checks every prop, including the ones that only conflict together.
+ * @throws ConfigurationError listing every problem at once.
+ */
+export const resolveRetryOrchestratorProps = (
+  props: RetryOrchestratorProps = {},
+): ResolvedRetryOrchestratorProps => {
+  const d = RETRY_ORCHESTRATOR_DEFAULTS;
+  const resolved: ResolvedRetryOrchestratorProps = {
+    defaultPolicy: props.defaultPolicy,
+    batchSize: props.batchSize ?? d.batchSize,
+    maxBatchingWindow: props.maxBatchingWindow ?? d.maxBatchingWindow,
+    maxConcurrency: props.maxConcurrency ?? d.maxConcurrency,
+    functionTimeout: props.functionTimeout ?? d.functionTimeout,
+    memorySize: props.memorySize ?? d.memorySize,
+    ingressRetention: props.ingressRetention ?? d.ingressRetention,
+    deadLetterRetention: props.deadLetterRetention ?? d.deadLetterRetention,
+    maxReceiveCount: props.maxReceiveCount ?? d.maxReceiveCount,
+    recordRetentionDays: props.recordRetentionDays ?? d.recordRetentionDays,
+    deadLetterAlarmThreshold: props.deadLetterAlarmThreshold ?? d.deadLetterAlarmThreshold,
+    oldestMessageAlarmAge: props.oldestMessageAlarmAge ?? d.oldestMessageAlarmAge,
+    allowedTargetHosts: props.allowedTargetHosts ?? d.allowedTargetHosts,
+    signingSecret: props.signingSecret,
+    secretHeaders: props.secretHeaders ?? d.secretHeaders,
+    hopSeconds: props.hopSeconds ?? d.hopSeconds,
+    recordConcurrency: props.recordConcurrency ?? d.recordConcurrency,
+    lambdaTargets: props.lambdaTargets ?? d.lambdaTargets,
+    encryption: props.encryption ?? OrchestratorEncryption.sqsManaged(),
+    removalPolicy: props.removalPolicy ?? d.removalPolicy,
+    metricsNamespace: props.metricsNamespace ?? d.metricsNamespace,
+  };
+  const checked = NumericPropsSchema.safeParse({
+    ...resolved,
+    maxBatchingWindow: seconds(resolved.maxBatchingWindow),
+    functionTimeout: seconds(resolved.functionTimeout),
+    ingressRetention: seconds(resolved.ingressRetention),
+    deadLetterRetention: seconds(resolved.deadLetterRetention),
+    oldestMessageAlarmAge: seconds(resolved.oldestMessageAlarmAge),
+  });
+  const problems = [
+    ...(checked.success ? [] : toProblems(checked.error)),
+    ...policyProblems(resolved.defaultPolicy),
+  ];
+  if (problems.length > 0) {
+    throw new ConfigurationError(`invalid RetryOrchestrator props: ${formatProblems(problems)}`, {
+      context: { problems },
+    });
+  }
+  return resolved;
+};

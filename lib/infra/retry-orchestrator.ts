@@ -1,0 +1,255 @@
+import { Duration } from "aws-cdk-lib";
+import type { Alarm, Dashboard } from "aws-cdk-lib/aws-cloudwatch";
+import {
+  AttributeType,
+  BillingMode,
+  ProjectionType,
+  Table,
+  TableEncryption,
+} from "aws-cdk-lib/aws-dynamodb";
+import { Grant, type IGrantable, PolicyStatement } from "aws-cdk-lib/aws-iam";
+import { Architecture, LoggingFormat, Runtime, Tracing } from "aws-cdk-lib/aws-lambda";
+import { SqsEventSource } from "aws-cdk-lib/aws-lambda-event-sources";
+import { NodejsFunction } from "aws-cdk-lib/aws-lambda-nodejs";
+import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
+import type { ISecret } from "aws-cdk-lib/aws-secretsmanager";
+import { Queue, QueueEncryption } from "aws-cdk-lib/aws-sqs";
+import type { IStringParameter } from "aws-cdk-lib/aws-ssm";
+import { Construct } from "constructs";
+import { ENV } from "../config.js";
+import { entryPath, type FunctionName, nodejsBundling, PROJECT_ROOT } from "./bundling.js";
+import { acknowledgeOrchestratorFindings } from "./nag-acknowledgements.js";
+import { OrchestratorMonitoring, SERVICE_NAME } from "./orchestrator-monitoring.js";
+import {
+  type ResolvedRetryOrchestratorProps,
+  type RetryOrchestratorProps,
+  resolveRetryOrchestratorProps,
+  VISIBILITY_TIMEOUT_FACTOR,
+} from "./retry-orchestrator-props.js";
+
+/** Attribute names of the attempt-record table, shared with the DynamoDB adapter's schema. */
+export const TABLE_KEYS = {
+  PARTITION_KEY: "eventId",
+  TTL_ATTRIBUTE: "expiresAt",
+  STATUS_INDEX: "byStatus",
+  STATUS_INDEX_PARTITION_KEY: "status",
+  STATUS_INDEX_SORT_KEY: "updatedAt",
+} as const;
+
+/** The redrive runs on an operator's request and paces itself, so it gets Lambda's full 15 min. */
+const REDRIVE_TIMEOUT = Duration.minutes(15);
+const REDRIVE_MEMORY_MIB = 256;
+
+/** A grant that changes no policy, to combine with when an optional resource is absent. */
+const noGrant = (grantee: IGrantable): Grant => Grant.drop(grantee, "no KMS key to grant");
+
+const isSecret = (secret: ISecret | IStringParameter): secret is ISecret => "secretArn" in secret;
+
+/**
+ * Ricochet's retry orchestrator: an ingress queue feeding the orchestrator function, a dead-letter
+ * queue with an audited redrive function, the attempt-record table, alarms and a dashboard.
+ *
+ * @example
+ * const orchestrator = new RetryOrchestrator(this, "Retries", {
+ *   defaultPolicy: { maxAttempts: 5 },
+ *   allowedTargetHosts: ["hooks.internal.example.com"],
+ * });
+ * orchestrator.grantSubmit(producerFunction);
+ */
+export class RetryOrchestrator extends Construct {
+  /** Producers send envelopes here (see {@link grantSubmit}). */
+  public readonly ingressQueue: Queue;
+  /** Exhausted, rejected and crashing messages end here, awaiting a redrive. */
+  public readonly deadLetterQueue: Queue;
+  /** Attempt records, keyed by `eventId`, with the `byStatus` index. */
+  public readonly table: Table;
+  public readonly orchestratorFunction: NodejsFunction;
+  public readonly redriveFunction: NodejsFunction;
+  public readonly dashboard: Dashboard;
+  public readonly deadLetterAlarm: Alarm;
+  public readonly oldestMessageAlarm: Alarm;
+  public readonly orchestratorErrorsAlarm: Alarm;
+  /** The props after defaults, as deployed. */
+  public readonly settings: ResolvedRetryOrchestratorProps;
+
+  /**
+   * @throws ConfigurationError listing every invalid or conflicting prop at once.
+   */
+  public constructor(scope: Construct, id: string, props: RetryOrchestratorProps = {}) {
+    super(scope, id);
+    const settings = resolveRetryOrchestratorProps(props);
+    this.settings = settings;
+    const key = settings.encryption.key;
+    const queueEncryption = key
+      ? { encryption: QueueEncryption.KMS, encryptionMasterKey: key }
+      : { encryption: QueueEncryption.SQS_MANAGED };
+
+    this.deadLetterQueue = new Queue(this, "DeadLetterQueue", {
+      ...queueEncryption,
+      enforceSSL: true,
+      retentionPeriod: settings.deadLetterRetention,
+      removalPolicy: settings.removalPolicy,
+    });
+    this.ingressQueue = new Queue(this, "IngressQueue", {
+      ...queueEncryption,
+      enforceSSL: true,
+      retentionPeriod: settings.ingressRetention,
+      // A message stays invisible across the function's own retries of a throttled batch.
+      visibilityTimeout: Duration.seconds(
+        settings.functionTimeout.toSeconds() * VISIBILITY_TIMEOUT_FACTOR,
+      ),
+      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: settings.maxReceiveCount },
+      removalPolicy: settings.removalPolicy,
+    });
+
+    this.table = new Table(this, "Table", {
+      partitionKey: { name: TABLE_KEYS.PARTITION_KEY, type: AttributeType.STRING },
+      billingMode: BillingMode.PAY_PER_REQUEST,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      timeToLiveAttribute: TABLE_KEYS.TTL_ATTRIBUTE,
+      ...(key
+        ? { encryption: TableEncryption.CUSTOMER_MANAGED, encryptionKey: key }
+        : { encryption: TableEncryption.DEFAULT }),
+      removalPolicy: settings.removalPolicy,
+    });
+    this.table.addGlobalSecondaryIndex({
+      indexName: TABLE_KEYS.STATUS_INDEX,
+      partitionKey: { name: TABLE_KEYS.STATUS_INDEX_PARTITION_KEY, type: AttributeType.STRING },
+      sortKey: { name: TABLE_KEYS.STATUS_INDEX_SORT_KEY, type: AttributeType.STRING },
+      projectionType: ProjectionType.ALL,
+    });
+
+    const environment = this.environment(settings);
+    this.orchestratorFunction = this.lambda("Orchestrator", "orchestrator", environment, {
+      timeout: settings.functionTimeout,
+      memorySize: settings.memorySize,
+      description: "Ricochet: delivers events from the ingress queue and schedules retries.",
+    });
+    this.redriveFunction = this.lambda("Redrive", "redrive", environment, {
+      timeout: REDRIVE_TIMEOUT,
+      memorySize: REDRIVE_MEMORY_MIB,
+      description: "Ricochet: moves selected dead-lettered events back to the ingress queue.",
+    });
+
+    this.orchestratorFunction.addEventSource(
+      new SqsEventSource(this.ingressQueue, {
+        batchSize: settings.batchSize,
+        maxBatchingWindow: settings.maxBatchingWindow,
+        maxConcurrency: settings.maxConcurrency,
+        reportBatchItemFailures: true,
+      }),
+    );
+    this.grantOrchestrator(settings);
+    this.deadLetterQueue.grantConsumeMessages(this.redriveFunction);
+    this.ingressQueue.grantSendMessages(this.redriveFunction);
+    this.table.grantReadWriteData(this.redriveFunction);
+
+    const monitoring = new OrchestratorMonitoring(this, "Monitoring", {
+      ingressQueue: this.ingressQueue,
+      deadLetterQueue: this.deadLetterQueue,
+      orchestratorFunction: this.orchestratorFunction,
+      metricsNamespace: settings.metricsNamespace,
+      deadLetterAlarmThreshold: settings.deadLetterAlarmThreshold,
+      oldestMessageAge: settings.oldestMessageAlarmAge,
+    });
+    this.dashboard = monitoring.dashboard;
+    this.deadLetterAlarm = monitoring.deadLetterAlarm;
+    this.oldestMessageAlarm = monitoring.oldestMessageAlarm;
+    this.orchestratorErrorsAlarm = monitoring.orchestratorErrorsAlarm;
+
+    acknowledgeOrchestratorFindings({
+      functions: [this.orchestratorFunction, this.redriveFunction],
+      table: this.table,
+      key,
+    });
+  }
+
+  /** Lets `grantee` submit envelopes: SendMessage on the ingress queue (and its KMS key, if any). */
+  public grantSubmit(grantee: IGrantable): Grant {
+    return this.ingressQueue.grantSendMessages(grantee);
+  }
+
+  /**
+   * Lets `grantee` run redrives and list what is dead-lettered: invoke the redrive function, read
+   * the dead-letter queue (its KMS key too, if any) and read the record table.
+   */
+  public grantRedrive(grantee: IGrantable): Grant {
+    return this.redriveFunction
+      .grantInvoke(grantee)
+      .combine(
+        this.deadLetterQueue.grant(
+          grantee,
+          "sqs:ReceiveMessage",
+          "sqs:ChangeMessageVisibility",
+          "sqs:GetQueueAttributes",
+          "sqs:GetQueueUrl",
+        ),
+      )
+      .combine(this.deadLetterQueue.encryptionMasterKey?.grantDecrypt(grantee) ?? noGrant(grantee))
+      .combine(this.table.grantReadData(grantee));
+  }
+
+  private environment(settings: ResolvedRetryOrchestratorProps): Record<string, string> {
+    const secret = settings.signingSecret;
+    return {
+      [ENV.TABLE_NAME]: this.table.tableName,
+      [ENV.INGRESS_QUEUE_URL]: this.ingressQueue.queueUrl,
+      [ENV.DEAD_LETTER_QUEUE_URL]: this.deadLetterQueue.queueUrl,
+      [ENV.DEFAULT_POLICY]: JSON.stringify(settings.defaultPolicy ?? {}),
+      [ENV.ALLOWED_TARGET_HOSTS]: settings.allowedTargetHosts.join(","),
+      [ENV.HOP_SECONDS]: String(settings.hopSeconds),
+      [ENV.RECORD_RETENTION_DAYS]: String(settings.recordRetentionDays),
+      [ENV.SIGNING_SECRET]:
+        secret === undefined ? "" : isSecret(secret) ? secret.secretArn : secret.parameterName,
+      [ENV.SECRET_HEADERS]: settings.secretHeaders.join(","),
+      [ENV.RECORD_CONCURRENCY]: String(settings.recordConcurrency),
+      POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
+      POWERTOOLS_METRICS_NAMESPACE: settings.metricsNamespace,
+      // The bundles ship source maps; without this flag Node ignores them in stack traces.
+      NODE_OPTIONS: "--enable-source-maps",
+    };
+  }
+
+  private lambda(
+    id: string,
+    name: FunctionName,
+    environment: Record<string, string>,
+    sizing: { timeout: Duration; memorySize: number; description: string },
+  ): NodejsFunction {
+    const logGroup = new LogGroup(this, `${id}Logs`, {
+      retention: RetentionDays.ONE_MONTH,
+      removalPolicy: this.settings.removalPolicy,
+    });
+    return new NodejsFunction(this, id, {
+      entry: entryPath(name),
+      projectRoot: PROJECT_ROOT,
+      depsLockFilePath: `${PROJECT_ROOT}package-lock.json`,
+      handler: "handler",
+      runtime: Runtime.NODEJS_24_X,
+      architecture: Architecture.ARM_64,
+      tracing: Tracing.ACTIVE,
+      loggingFormat: LoggingFormat.JSON,
+      logGroup,
+      environment,
+      bundling: nodejsBundling(),
+      ...sizing,
+    });
+  }
+
+  private grantOrchestrator(settings: ResolvedRetryOrchestratorProps): void {
+    const fn = this.orchestratorFunction;
+    // Consuming the ingress queue is granted by the event source; re-enqueueing is granted here.
+    this.ingressQueue.grantSendMessages(fn);
+    this.deadLetterQueue.grantSendMessages(fn);
+    this.table.grantReadWriteData(fn);
+    settings.signingSecret?.grantRead(fn);
+    if (settings.lambdaTargets.length > 0) {
+      fn.addToRolePolicy(
+        new PolicyStatement({
+          actions: ["lambda:InvokeFunction"],
+          resources: [...settings.lambdaTargets],
+        }),
+      );
+    }
+  }
+}
