@@ -76,8 +76,9 @@ export class RetryOrchestrator extends Construct {
    * @throws ConfigurationError listing every invalid or conflicting prop at once.
    */
   public constructor(scope: Construct, id: string, props: RetryOrchestratorProps = {}) {
-    super(scope, id);
+    // Validated before super() so that invalid props leave no half-built construct in the tree.
     const settings = resolveRetryOrchestratorProps(props);
+    super(scope, id);
     this.settings = settings;
     const key = settings.encryption.key;
     const queueEncryption = key

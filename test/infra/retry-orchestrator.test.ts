@@ -1,0 +1,412 @@
+import { App, type CfnElement, Duration, Stack } from "aws-cdk-lib";
+import { Match, Template } from "aws-cdk-lib/assertions";
+import { AccountRootPrincipal, type IRole, Role } from "aws-cdk-lib/aws-iam";
+import { Key } from "aws-cdk-lib/aws-kms";
+import { Secret } from "aws-cdk-lib/aws-secretsmanager";
+import fc from "fast-check";
+import { beforeAll, describe, expect, it } from "vitest";
+import { ENV } from "../../lib/config.js";
+import { ConfigurationError } from "../../lib/core/errors.js";
+import { RetryOrchestrator } from "../../lib/infra/retry-orchestrator.js";
+import {
+  OrchestratorEncryption,
+  type RetryOrchestratorProps,
+  resolveRetryOrchestratorProps,
+  VISIBILITY_TIMEOUT_FACTOR,
+} from "../../lib/infra/retry-orchestrator-props.js";
+import { RicochetStack, STACK_OUTPUTS } from "../../lib/infra/ricochet-stack.js";
+
+type Resources = Record<string, { Properties: Record<string, unknown> }>;
+
+const SIGNING_SECRET_ARN =
+  "arn:aws:secretsmanager:eu-west-1:123456789012:secret:ricochet-signing-AbCdEf";
+const TARGET_ARN = "arn:aws:lambda:eu-west-1:123456789012:function:downstream";
+
+/** The one resource of a type, failing loudly when there is not exactly one. */
+const only = (resources: Resources): { id: string; props: Record<string, unknown> } => {
+  const entries = Object.entries(resources);
+  expect(entries).toHaveLength(1);
+  const [id, resource] = entries[0] ?? ["", { Properties: {} }];
+  return { id, props: resource.Properties };
+};
+
+let template: Template;
+let customTemplate: Template;
+let stack: RicochetStack;
+let producer: Role;
+let operator: Role;
+let customProducer: Role;
+let customOrchestrator: RetryOrchestrator;
+
+beforeAll(() => {
+  // Bundling happens while constructing; both stacks are built once and synthesized once.
+  const app = new App();
+  stack = new RicochetStack(app, "Ricochet");
+  producer = new Role(stack, "Producer", { assumedBy: new AccountRootPrincipal() });
+  operator = new Role(stack, "Operator", { assumedBy: new AccountRootPrincipal() });
+  stack.orchestrator.grantSubmit(producer);
+  stack.orchestrator.grantRedrive(operator);
+
+  const custom = new Stack(app, "Custom");
+  const key = new Key(custom, "Key", { enableKeyRotation: true });
+  customOrchestrator = new RetryOrchestrator(custom, "Retries", {
+    encryption: OrchestratorEncryption.kms(key),
+    lambdaTargets: [TARGET_ARN],
+    signingSecret: Secret.fromSecretCompleteArn(custom, "Signing", SIGNING_SECRET_ARN),
+    functionTimeout: Duration.seconds(120),
+    defaultPolicy: { maxAttempts: 3, jitter: "equal" },
+    allowedTargetHosts: ["10.0.0.0/8", "hooks.internal"],
+    secretHeaders: ["X-Api-Key"],
+    metricsNamespace: "Custom",
+  });
+  customProducer = new Role(custom, "Producer", { assumedBy: new AccountRootPrincipal() });
+  customOrchestrator.grantSubmit(customProducer);
+
+  template = Template.fromStack(stack);
+  customTemplate = Template.fromStack(custom);
+});
+
+const queues = (t: Template) => {
+  const all = t.findResources("AWS::SQS::Queue") as Resources;
+  const [ingressId, ingress] =
+    Object.entries(all).find(([, q]) => q.Properties.RedrivePolicy !== undefined) ?? [];
+  const [deadLetterId, deadLetter] =
+    Object.entries(all).find(([, q]) => q.Properties.RedrivePolicy === undefined) ?? [];
+  if (!ingress || !deadLetter || !ingressId || !deadLetterId) throw new Error("queues missing");
+  return {
+    ingressId,
+    ingress: ingress.Properties,
+    deadLetterId,
+    deadLetter: deadLetter.Properties,
+  };
+};
+
+const orchestratorFunction = (t: Template) =>
+  only(
+    t.findResources("AWS::Lambda::Function", {
+      Properties: { Description: Match.stringLikeRegexp("delivers events") },
+    }) as Resources,
+  );
+
+describe("RetryOrchestrator resources", () => {
+  it("creates exactly two queues, both encrypted and TLS-only", () => {
+    template.resourceCountIs("AWS::SQS::Queue", 2);
+    const { ingress, deadLetter } = queues(template);
+    expect(ingress.SqsManagedSseEnabled).toBe(true);
+    expect(deadLetter.SqsManagedSseEnabled).toBe(true);
+    template.resourceCountIs("AWS::SQS::QueuePolicy", 2);
+    template.allResourcesProperties("AWS::SQS::QueuePolicy", {
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Effect: "Deny",
+            Condition: { Bool: { "aws:SecureTransport": "false" } },
+          }),
+        ]),
+      },
+    });
+  });
+
+  it("sends messages that crash the function to the dead-letter queue after maxReceiveCount", () => {
+    const { ingress, deadLetterId } = queues(template);
+    expect(ingress.RedrivePolicy).toEqual({
+      deadLetterTargetArn: { "Fn::GetAtt": [deadLetterId, "Arn"] },
+      maxReceiveCount: 10,
+    });
+  });
+
+  it("keeps dead-lettered messages longer than ingress messages", () => {
+    const { ingress, deadLetter } = queues(template);
+    expect(deadLetter.MessageRetentionPeriod).toBeGreaterThan(
+      ingress.MessageRetentionPeriod as number,
+    );
+  });
+
+  it.each([
+    ["default", () => template],
+    ["custom timeout", () => customTemplate],
+  ])("sets the ingress visibility timeout to at least 6 x the function timeout (%s)", (_, t) => {
+    const { ingress } = queues(t());
+    const timeout = orchestratorFunction(t()).props.Timeout as number;
+    expect(ingress.VisibilityTimeout).toBeGreaterThanOrEqual(VISIBILITY_TIMEOUT_FACTOR * timeout);
+  });
+
+  it("keys the record table by eventId, on demand, with PITR, TTL and the byStatus index", () => {
+    template.resourceCountIs("AWS::DynamoDB::Table", 1);
+    template.hasResourceProperties("AWS::DynamoDB::Table", {
+      KeySchema: [{ AttributeName: "eventId", KeyType: "HASH" }],
+      BillingMode: "PAY_PER_REQUEST",
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+      TimeToLiveSpecification: { AttributeName: "expiresAt", Enabled: true },
+      GlobalSecondaryIndexes: [
+        {
+          IndexName: "byStatus",
+          KeySchema: [
+            { AttributeName: "status", KeyType: "HASH" },
+            { AttributeName: "updatedAt", KeyType: "RANGE" },
+          ],
+          Projection: { ProjectionType: "ALL" },
+        },
+      ],
+    });
+  });
+
+  it("feeds the orchestrator with partial batch failure reporting and the configured scaling", () => {
+    template.resourceCountIs("AWS::Lambda::EventSourceMapping", 1);
+    template.hasResourceProperties("AWS::Lambda::EventSourceMapping", {
+      FunctionName: { Ref: orchestratorFunction(template).id },
+      FunctionResponseTypes: ["ReportBatchItemFailures"],
+      BatchSize: 10,
+      MaximumBatchingWindowInSeconds: 1,
+      ScalingConfig: { MaximumConcurrency: 10 },
+    });
+  });
+
+  it("runs both functions on nodejs24.x, arm64, with active tracing and every ENV variable", () => {
+    const functions = template.findResources("AWS::Lambda::Function") as Resources;
+    expect(Object.keys(functions)).toHaveLength(2);
+    for (const { Properties } of Object.values(functions)) {
+      expect(Properties).toMatchObject({
+        Runtime: "nodejs24.x",
+        Architectures: ["arm64"],
+        TracingConfig: { Mode: "Active" },
+        Handler: "index.handler",
+      });
+      const variables = (Properties.Environment as { Variables: Record<string, unknown> })
+        .Variables;
+      for (const name of [...Object.values(ENV), "POWERTOOLS_SERVICE_NAME"]) {
+        expect(variables, name).toHaveProperty([name]);
+      }
+      expect(variables.POWERTOOLS_METRICS_NAMESPACE).toBe("Ricochet");
+    }
+  });
+
+  it("passes the custom configuration to the functions' environment", () => {
+    const variables = (
+      orchestratorFunction(customTemplate).props.Environment as {
+        Variables: Record<string, unknown>;
+      }
+    ).Variables;
+    expect(variables).toMatchObject({
+      [ENV.DEFAULT_POLICY]: JSON.stringify({ maxAttempts: 3, jitter: "equal" }),
+      [ENV.ALLOWED_TARGET_HOSTS]: "10.0.0.0/8,hooks.internal",
+      [ENV.SECRET_HEADERS]: "X-Api-Key",
+      [ENV.SIGNING_SECRET]: SIGNING_SECRET_ARN,
+      POWERTOOLS_METRICS_NAMESPACE: "Custom",
+    });
+  });
+
+  it("alarms on dead-letter depth and on the age of the oldest ingress message", () => {
+    const { ingressId, deadLetterId } = queues(template);
+    const queueDimension = (id: string) => [
+      { Name: "QueueName", Value: { "Fn::GetAtt": [id, "QueueName"] } },
+    ];
+    template.hasResourceProperties("AWS::CloudWatch::Alarm", {
+      MetricName: "ApproximateNumberOfMessagesVisible",
+      Dimensions: queueDimension(deadLetterId),
+      Threshold: 1,
+      ComparisonOperator: "GreaterThanOrEqualToThreshold",
+    });
+    template.hasResourceProperties("AWS::CloudWatch::Alarm", {
+      MetricName: "ApproximateAgeOfOldestMessage",
+      Dimensions: queueDimension(ingressId),
+      Threshold: 900,
+      ComparisonOperator: "GreaterThanOrEqualToThreshold",
+    });
+    template.hasResourceProperties("AWS::CloudWatch::Alarm", {
+      MetricName: "Errors",
+      Namespace: "AWS/Lambda",
+    });
+  });
+
+  it("charts the orchestrator's EMF metrics on the dashboard", () => {
+    const dashboard = only(template.findResources("AWS::CloudWatch::Dashboard") as Resources);
+    const body = JSON.stringify(dashboard.props.DashboardBody);
+    for (const metric of [
+      "delivered",
+      "retry_scheduled",
+      "rejected",
+      "dead_lettered",
+      "duplicate_suppressed",
+      "lease_conflict",
+      "drained",
+      "attempt_latency",
+    ]) {
+      expect(body).toContain(`\\"${metric}\\"`);
+    }
+  });
+
+  it.each(Object.values(STACK_OUTPUTS))("outputs %s for the CLI", (key) => {
+    expect(Object.keys(template.findOutputs(key))).toEqual([key]);
+  });
+});
+
+describe("RetryOrchestrator permissions", () => {
+  /** The policy document attached to a role, found by the role's construct. */
+  const policyOf = (t: Template, role: IRole | undefined) => {
+    const cfnRole = role?.node.defaultChild as CfnElement;
+    return only(
+      t.findResources("AWS::IAM::Policy", {
+        Properties: { Roles: [{ Ref: Stack.of(cfnRole).getLogicalId(cfnRole) }] },
+      }) as Resources,
+    ).props.PolicyDocument;
+  };
+
+  it("grantSubmit allows SendMessage on the ingress queue only", () => {
+    const { ingressId } = queues(template);
+    const { Statement } = policyOf(template, producer) as {
+      Statement: { Effect: string; Action: string[]; Resource: unknown }[];
+    };
+    expect(Statement).toHaveLength(1);
+    expect(Statement[0]?.Effect).toBe("Allow");
+    expect([...(Statement[0]?.Action ?? [])].sort()).toEqual([
+      "sqs:GetQueueAttributes",
+      "sqs:GetQueueUrl",
+      "sqs:SendMessage",
+    ]);
+    expect(Statement[0]?.Resource).toEqual({ "Fn::GetAtt": [ingressId, "Arn"] });
+  });
+
+  it("grantSubmit also allows the KMS key when the queues use one", () => {
+    expect(JSON.stringify(policyOf(customTemplate, customProducer))).toMatch(/kms:GenerateDataKey/);
+  });
+
+  it("grantRedrive allows invoking redrive, reading the dead-letter queue and the table", () => {
+    const { deadLetterId } = queues(template);
+    const document = policyOf(template, operator) as { Statement: unknown[] };
+    const redriveId = Object.keys(
+      template.findResources("AWS::Lambda::Function", {
+        Properties: { Description: Match.stringLikeRegexp("dead-lettered") },
+      }),
+    )[0];
+    expect(document.Statement).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          Action: "lambda:InvokeFunction",
+          Resource: expect.arrayContaining([{ "Fn::GetAtt": [redriveId, "Arn"] }]),
+        }),
+        expect.objectContaining({
+          Action: expect.arrayContaining(["sqs:ReceiveMessage", "sqs:ChangeMessageVisibility"]),
+          Resource: { "Fn::GetAtt": [deadLetterId, "Arn"] },
+        }),
+        expect.objectContaining({
+          Action: expect.arrayContaining(["dynamodb:GetItem", "dynamodb:Query"]),
+        }),
+      ]),
+    );
+    expect(JSON.stringify(document)).not.toMatch(/sqs:DeleteMessage|dynamodb:PutItem/);
+  });
+
+  it("lets the orchestrator invoke only the listed Lambda targets", () => {
+    const document = JSON.stringify(
+      policyOf(customTemplate, customOrchestrator.orchestratorFunction.role),
+    );
+    expect(document).toContain(
+      `{"Action":"lambda:InvokeFunction","Effect":"Allow","Resource":"${TARGET_ARN}"}`,
+    );
+    expect(
+      JSON.stringify(policyOf(template, stack.orchestrator.orchestratorFunction.role)),
+    ).not.toContain("lambda:InvokeFunction");
+  });
+
+  it("lets the orchestrator read the signing secret", () => {
+    const document = JSON.stringify(
+      policyOf(customTemplate, customOrchestrator.orchestratorFunction.role),
+    );
+    expect(document).toContain("secretsmanager:GetSecretValue");
+    expect(document).toContain(SIGNING_SECRET_ARN);
+  });
+});
+
+describe("RetryOrchestrator props validation", () => {
+  const problemsOf = (props: RetryOrchestratorProps): string => {
+    try {
+      resolveRetryOrchestratorProps(props);
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigurationError);
+      return (error as Error).message;
+    }
+    return "";
+  };
+
+  it("reports every conflict in one error", () => {
+    const message = problemsOf({
+      batchSize: 50,
+      maxBatchingWindow: Duration.seconds(0),
+      maxConcurrency: 1,
+      functionTimeout: Duration.minutes(20),
+      ingressRetention: Duration.days(14),
+      deadLetterRetention: Duration.days(7),
+      hopSeconds: 901,
+      recordConcurrency: 0,
+      defaultPolicy: { baseDelaySeconds: 600, maxDelaySeconds: 60 },
+    });
+    for (const path of [
+      "batchSize",
+      "maxConcurrency",
+      "functionTimeout",
+      "deadLetterRetention",
+      "hopSeconds",
+      "recordConcurrency",
+      "defaultPolicy.baseDelaySeconds",
+    ]) {
+      expect(message).toContain(`${path}:`);
+    }
+  });
+
+  it("throws from the construct before creating anything", () => {
+    const invalid = new Stack(new App(), "Invalid");
+    expect(() => new RetryOrchestrator(invalid, "Retries", { maxConcurrency: 1 })).toThrow(
+      /maxConcurrency: must be at least 2/,
+    );
+    expect(invalid.node.children).toHaveLength(0);
+  });
+
+  it.each<[string, RetryOrchestratorProps, string]>([
+    [
+      "a batch above 10 without a window",
+      { batchSize: 11, maxBatchingWindow: Duration.seconds(0) },
+      "batchSize",
+    ],
+    [
+      "dead-letter retention equal to ingress",
+      { ingressRetention: Duration.days(4), deadLetterRetention: Duration.days(4) },
+      "deadLetterRetention",
+    ],
+    ["max concurrency 1", { maxConcurrency: 1 }, "maxConcurrency"],
+    ["a timeout above 900 s", { functionTimeout: Duration.seconds(901) }, "functionTimeout"],
+    ["a fractional timeout", { functionTimeout: Duration.millis(1500) }, "functionTimeout"],
+    ["hop of 0 s", { hopSeconds: 0 }, "hopSeconds"],
+    ["record concurrency 101", { recordConcurrency: 101 }, "recordConcurrency"],
+    ["an unknown policy field", { defaultPolicy: { maxAttempts: 0 } }, "defaultPolicy.maxAttempts"],
+    [
+      "a host with a comma",
+      { allowedTargetHosts: ["a.example,b.example"] },
+      "allowedTargetHosts.0",
+    ],
+    ["an invalid header name", { secretHeaders: ["X Key"] }, "secretHeaders.0"],
+    [
+      "a non-Lambda target ARN",
+      { lambdaTargets: ["arn:aws:sqs:eu-west-1:123456789012:q"] },
+      "lambdaTargets.0",
+    ],
+  ])("rejects %s", (_, props, path) => {
+    expect(problemsOf(props)).toContain(`${path}:`);
+  });
+
+  it("accepts a batch above 10 with a batching window", () => {
+    expect(problemsOf({ batchSize: 100, maxBatchingWindow: Duration.seconds(5) })).toBe("");
+  });
+
+  it("accepts exactly the retention pairs where the dead-letter queue keeps messages longer", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 14 }), fc.integer({ min: 1, max: 14 }), (a, b) => {
+        const message = problemsOf({
+          ingressRetention: Duration.days(a),
+          deadLetterRetention: Duration.days(b),
+        });
+        expect(message.includes("deadLetterRetention")).toBe(b <= a);
+      }),
+    );
+  });
+});
