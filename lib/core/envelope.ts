@@ -24,7 +24,8 @@ export const EVENT_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:@/+=-]*$/;
 
 export const EventIdSchema = z
   .string()
-  .min(1, "must not be empty")
+  // An empty id would also fail the pattern; one problem says it better than two.
+  .min(1, { error: "must not be empty", abort: true })
   .max(MAX_EVENT_ID_LENGTH, `must be at most ${MAX_EVENT_ID_LENGTH} characters`)
   .regex(EVENT_ID_PATTERN, "must be printable ASCII: letters, digits and . _ : @ / + = -")
   .describe("Stable identity of the event; sent as Idempotency-Key on every attempt.");

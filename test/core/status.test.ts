@@ -1,0 +1,79 @@
+import { describe, expect, it } from "vitest";
+import { IllegalTransitionError } from "../../lib/core/errors.js";
+import {
+  ALL_STATUSES,
+  assertTransition,
+  canTransition,
+  EventStatus,
+  isTerminal,
+  statusesLeadingTo,
+} from "../../lib/core/status.js";
+
+const S = EventStatus;
+type From = EventStatus | undefined;
+
+/** Every move the state machine allows; anything else is illegal. */
+const ALLOWED: readonly [From, EventStatus][] = [
+  [undefined, S.PENDING],
+  [undefined, S.IN_FLIGHT],
+  [undefined, S.REJECTED],
+  [S.PENDING, S.IN_FLIGHT],
+  [S.RETRY_SCHEDULED, S.IN_FLIGHT],
+  [S.IN_FLIGHT, S.IN_FLIGHT],
+  [S.IN_FLIGHT, S.DELIVERED],
+  [S.IN_FLIGHT, S.RETRY_SCHEDULED],
+  [S.IN_FLIGHT, S.REJECTED],
+  [S.IN_FLIGHT, S.DEAD_LETTERED],
+  [S.REJECTED, S.PENDING],
+  [S.DEAD_LETTERED, S.PENDING],
+];
+
+const key = ([from, to]: readonly [From, EventStatus]) => `${from ?? "(new)"}->${to}`;
+const allowedKeys = new Set(ALLOWED.map(key));
+const ILLEGAL = ([undefined, ...ALL_STATUSES] as From[])
+  .flatMap((from) => ALL_STATUSES.map((to): [From, EventStatus] => [from, to]))
+  .filter((pair) => !allowedKeys.has(key(pair)));
+
+describe("event status transitions", () => {
+  it.each(ALLOWED)("allows %s -> %s", (from, to) => {
+    expect(canTransition(from, to)).toBe(true);
+    expect(() => assertTransition(from, to)).not.toThrow();
+  });
+
+  it("forbids the moves that matter most", () => {
+    for (const pair of [
+      [S.DELIVERED, S.PENDING],
+      [S.DELIVERED, S.IN_FLIGHT],
+      [S.PENDING, S.DELIVERED],
+      [S.RETRY_SCHEDULED, S.DEAD_LETTERED],
+      [S.DEAD_LETTERED, S.IN_FLIGHT],
+      [undefined, S.DELIVERED],
+    ] as [From, EventStatus][]) {
+      expect(ILLEGAL.map(key)).toContain(key(pair));
+    }
+  });
+
+  it.each(ILLEGAL)("forbids %s -> %s with an IllegalTransitionError naming both", (from, to) => {
+    expect(canTransition(from, to)).toBe(false);
+    expect(() => assertTransition(from, to)).toThrow(IllegalTransitionError);
+    expect(() => assertTransition(from, to)).toThrow(`${from ?? "(new)"} -> ${to}`);
+  });
+
+  it.each([
+    [S.DELIVERED, true],
+    [S.REJECTED, true],
+    [S.DEAD_LETTERED, true],
+    [S.PENDING, false],
+    [S.IN_FLIGHT, false],
+    [S.RETRY_SCHEDULED, false],
+  ])("%s is terminal: %s", (status, terminal) => {
+    expect(isTerminal(status)).toBe(terminal);
+  });
+
+  it.each(ALL_STATUSES)("lists exactly the existing statuses leading to %s", (to) => {
+    const expected = ALLOWED.filter(([from, t]) => from !== undefined && t === to).map(
+      ([from]) => from,
+    );
+    expect(statusesLeadingTo(to).sort()).toEqual(expected.sort());
+  });
+});
