@@ -1,0 +1,213 @@
+import { performance } from "node:perf_hooks";
+import { StringDecoder } from "node:string_decoder";
+import { InvokeCommand, type InvokeCommandOutput, type LambdaClient } from "@aws-sdk/client-lambda";
+import type { AttemptResult } from "../../core/outcome.js";
+import { ErrorCategory } from "../../core/policy.js";
+import type { DeliveryRequest, DeliveryTarget } from "../../core/ports.js";
+
+/** Options of {@link createLambdaTarget}. */
+export interface LambdaTargetOptions {
+  /**
+   * The client to invoke with. Give it `maxAttempts: 1`: Ricochet's policy owns retries, and an
+   * SDK retry after a 5xx or a reset could run the function again within one attempt.
+   */
+  readonly lambda: LambdaClient;
+  /** Abandons a call still running after this long (default {@link DEFAULT_LAMBDA_TIMEOUT_MS}). */
+  readonly timeoutMs?: number;
+  /** Bytes of the function's response kept as an excerpt (default 512). */
+  readonly maxBodyExcerptBytes?: number;
+  /** Monotonic milliseconds, for durations. */
+  readonly now?: () => number;
+}
+
+/** How long a synchronous invocation may take before the attempt counts as timed out. */
+export const DEFAULT_LAMBDA_TIMEOUT_MS = 60_000;
+
+/**
+ * What the function finds in `context.clientContext.Custom` (Node) or
+ * `context.client_context.custom` (Python): the event id to deduplicate on and the attempt number.
+ * The event itself is exactly the envelope's payload.
+ */
+export interface RicochetClientContext {
+  readonly custom: { readonly idempotencyKey: string; readonly attempt: string };
+}
+
+/*
+ * The one place Lambda's errors become Ricochet's categories. The rules: a function that ran and
+ * failed is `function_error`; a function Lambda never started is retryable (`throttled`, or
+ * `function_error` when its environment could not be set up) or permanent (`invalid_target`,
+ * `target_refused`) when no retry can help; a call whose fate is unknown is sent (uncertain).
+ */
+
+const THROTTLED = new Set([
+  "TooManyRequestsException",
+  "ThrottlingException",
+  "EC2ThrottledException",
+  "ServiceQuotaExceededException",
+]);
+
+const INVALID_TARGET = new Set([
+  "ResourceNotFoundException",
+  "InvalidParameterValueException",
+  "InvalidRequestContentException",
+  "RequestTooLargeException",
+  "SerializedRequestEntityTooLargeException",
+  "UnsupportedMediaTypeException",
+  "ModeNotSupportedException",
+  "NoPublishedVersionException",
+]);
+
+const REFUSED = new Set(["AccessDeniedException", "RecursiveInvocationException"]);
+
+/** The function exists but Lambda could not start it (network, storage, keys, runtime, state). */
+const ENVIRONMENT_FAILURE =
+  /^(EC2|EFS|ENI|KMS|SnapStart|S3Files|CodeArtifact)|^(InvalidRuntime|InvalidSecurityGroupID|InvalidSubnetID|InvalidZipFile|ResourceConflict|ResourceNotReady|SubnetIPAddressLimitReached)Exception$/;
+
+interface SdkErrorShape {
+  readonly name?: unknown;
+  readonly code?: unknown;
+  readonly message?: unknown;
+  readonly $fault?: unknown;
+}
+
+const asShape = (error: unknown): SdkErrorShape =>
+  typeof error === "object" && error !== null ? (error as SdkErrorShape) : {};
+
+const categoriseError = (
+  error: unknown,
+): { category: ErrorCategory; requestSent: boolean; label: string } => {
+  const shape = asShape(error);
+  const name = typeof shape.name === "string" ? shape.name : "Error";
+  const code = typeof shape.code === "string" ? shape.code : undefined;
+  const label = code ?? name;
+  const result = (category: ErrorCategory, requestSent: boolean) => ({
+    category,
+    requestSent,
+    label,
+  });
+  if (THROTTLED.has(name)) return result(ErrorCategory.THROTTLED, false);
+  if (INVALID_TARGET.has(name)) return result(ErrorCategory.INVALID_TARGET, false);
+  if (REFUSED.has(name)) return result(ErrorCategory.TARGET_REFUSED, false);
+  if (ENVIRONMENT_FAILURE.test(name)) return result(ErrorCategory.FUNCTION_ERROR, false);
+  switch (code) {
+    case "ECONNREFUSED":
+    case "EHOSTUNREACH":
+    case "ENETUNREACH":
+      return result(ErrorCategory.CONNECTION_REFUSED, false);
+    case "ENOTFOUND":
+    case "EAI_AGAIN":
+      return result(ErrorCategory.DNS_FAILURE, false);
+    // The SDK writes the request as one piece; a reset cannot tell us how much Lambda had.
+    case "ECONNRESET":
+    case "EPIPE":
+      return result(ErrorCategory.CONNECTION_RESET, true);
+    case "ETIMEDOUT":
+      return result(ErrorCategory.TIMEOUT, true);
+  }
+  if (name === "TimeoutError" || name === "AbortError") return result(ErrorCategory.TIMEOUT, true);
+  // ServiceException and other server faults: the function may have run.
+  return result(ErrorCategory.UNKNOWN, shape.$fault !== "client");
+};
+
+const decodeExcerpt = (payload: Uint8Array | undefined, maxBytes: number): string =>
+  payload === undefined
+    ? ""
+    : new StringDecoder("utf8").write(
+        Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength).subarray(0, maxBytes),
+      );
+
+/** `errorType: errorMessage` from a Lambda error payload, or the raw excerpt if it is not one. */
+const describeFunctionError = (excerpt: string, payload: Uint8Array | undefined): string => {
+  try {
+    const parsed: unknown = JSON.parse(Buffer.from(payload ?? new Uint8Array()).toString("utf8"));
+    if (typeof parsed === "object" && parsed !== null) {
+      const { errorType, errorMessage } = parsed as { errorType?: unknown; errorMessage?: unknown };
+      if (typeof errorMessage === "string") {
+        return typeof errorType === "string" ? `${errorType}: ${errorMessage}` : errorMessage;
+      }
+    }
+  } catch {
+    // Not JSON (a runtime crash can return anything): fall back to the excerpt.
+  }
+  return excerpt;
+};
+
+/**
+ * A Lambda delivery target: a synchronous (`RequestResponse`) invocation whose event is exactly
+ * the envelope's payload. The event id and attempt travel in the invocation's client context
+ * ({@link RicochetClientContext}) so the function can deduplicate without its event changing
+ * shape. A function error (`X-Amz-Function-Error`) is a `function_error` result with the request
+ * sent; Lambda's own errors are mapped here and nowhere else. Never throws.
+ */
+export const createLambdaTarget = (options: LambdaTargetOptions): DeliveryTarget => {
+  const now = options.now ?? (() => performance.now());
+  const timeoutMs = options.timeoutMs ?? DEFAULT_LAMBDA_TIMEOUT_MS;
+  const maxExcerpt = options.maxBodyExcerptBytes ?? 512;
+
+  const deliver = async ({
+    envelope,
+    attempt,
+    onSent,
+  }: DeliveryRequest): Promise<AttemptResult> => {
+    const started = now();
+    const elapsed = (): number => Math.max(0, Math.round(now() - started));
+    const target = envelope.target;
+    if (target.type !== "lambda") {
+      return {
+        kind: "error",
+        category: ErrorCategory.INVALID_TARGET,
+        requestSent: false,
+        message: `not a lambda target: ${target.type}`,
+        durationMs: elapsed(),
+      };
+    }
+    const context: RicochetClientContext = {
+      custom: { idempotencyKey: envelope.eventId, attempt: String(attempt) },
+    };
+    const command = new InvokeCommand({
+      FunctionName: target.functionName,
+      InvocationType: "RequestResponse",
+      Payload: Buffer.from(JSON.stringify(envelope.payload ?? null), "utf8"),
+      ClientContext: Buffer.from(JSON.stringify(context), "utf8").toString("base64"),
+    });
+    let output: InvokeCommandOutput;
+    try {
+      // The SDK gives no hook for "request written"; the call leaving is the nearest mark.
+      const sending = options.lambda.send(command, { abortSignal: AbortSignal.timeout(timeoutMs) });
+      try {
+        onSent?.();
+      } catch {
+        // The caller's bookkeeping must not turn a sent request into a failed one.
+      }
+      output = await sending;
+    } catch (error) {
+      const { category, requestSent, label } = categoriseError(error);
+      const message = asShape(error).message;
+      return {
+        kind: "error",
+        category,
+        requestSent,
+        message: `${label}: ${typeof message === "string" ? message : "invocation failed"}`,
+        durationMs: elapsed(),
+      };
+    }
+    const excerpt = decodeExcerpt(output.Payload, maxExcerpt);
+    if (output.FunctionError !== undefined) {
+      return {
+        kind: "error",
+        category: ErrorCategory.FUNCTION_ERROR,
+        requestSent: true,
+        message: `function error (${output.FunctionError}): ${describeFunctionError(excerpt, output.Payload)}`,
+        durationMs: elapsed(),
+      };
+    }
+    return {
+      kind: "response",
+      statusCode: output.StatusCode ?? 200,
+      bodyExcerpt: excerpt === "" ? undefined : excerpt,
+      durationMs: elapsed(),
+    };
+  };
+
+  return { deliver };
+};

@@ -1,0 +1,171 @@
+import { LambdaClient } from "@aws-sdk/client-lambda";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import {
+  createLambdaTarget,
+  type LambdaTargetOptions,
+  type RicochetClientContext,
+} from "../../../lib/adapters/targets/lambda-target.js";
+import type { Envelope } from "../../../lib/core/envelope.js";
+import type { AttemptResult } from "../../../lib/core/outcome.js";
+import { ErrorCategory } from "../../../lib/core/policy.js";
+import { aLambdaTarget, anEnvelope } from "../../factories.js";
+import {
+  closedPort,
+  type Handler,
+  type LocalReceiver,
+  startReceiver,
+  startTcpServer,
+} from "./local-servers.js";
+
+/*
+ * No Lambda emulator runs here, so a local HTTP server plays the Lambda Invoke API
+ * (POST /2015-03-31/functions/{name}/invocations) and the real SDK client talks to it.
+ */
+
+const open: { close(): Promise<void> }[] = [];
+const clients: LambdaClient[] = [];
+afterEach(async () => {
+  for (const client of clients.splice(0)) client.destroy();
+  await Promise.all(open.splice(0).map((server) => server.close()));
+});
+
+const clientFor = (port: number): LambdaClient => {
+  const client = new LambdaClient({
+    endpoint: `http://127.0.0.1:${port}`,
+    region: "us-east-1",
+    credentials: { accessKeyId: "test", secretAccessKey: "test" },
+    maxAttempts: 1,
+  });
+  clients.push(client);
+  return client;
+};
+
+const fakeLambda = async (handler: Handler): Promise<LocalReceiver> => {
+  const server = await startReceiver(handler);
+  open.push(server);
+  return server;
+};
+
+const invoke = (
+  port: number,
+  envelope: Envelope = anEnvelope({ target: aLambdaTarget() }),
+  options: Omit<LambdaTargetOptions, "lambda"> = {},
+  onSent?: () => void,
+): Promise<AttemptResult> =>
+  createLambdaTarget({ lambda: clientFor(port), ...options }).deliver({
+    envelope,
+    attempt: 2,
+    onSent,
+  });
+
+/** Answers like Lambda does for a service error: a status and a JSON body naming the type. */
+const awsError =
+  (status: number, type: string): Handler =>
+  (_req, res) =>
+    res
+      .writeHead(status, { "Content-Type": "application/json" })
+      .end(JSON.stringify({ __type: type, message: `${type} happened`, Type: "User" }));
+
+describe("createLambdaTarget", () => {
+  it("invokes synchronously with the payload as the event and the event id in the client context", async () => {
+    const server = await fakeLambda((_req, res) =>
+      res.writeHead(200, { "X-Amz-Executed-Version": "$LATEST" }).end('{"ok":true}'),
+    );
+    const envelope = anEnvelope({
+      target: aLambdaTarget({ functionName: "order-receiver:live" }),
+      payload: { orderId: "o-9", lines: [1, 2] },
+    });
+    const onSent = vi.fn();
+
+    const result = await invoke(server.port, envelope, {}, onSent);
+
+    expect(result).toMatchObject({ kind: "response", statusCode: 200, bodyExcerpt: '{"ok":true}' });
+    expect(onSent).toHaveBeenCalledOnce();
+    const [seen] = server.seen;
+    expect(seen?.url).toBe("/2015-03-31/functions/order-receiver%3Alive/invocations");
+    expect(JSON.parse(seen?.body ?? "")).toEqual({ orderId: "o-9", lines: [1, 2] });
+    expect(seen?.headers["x-amz-invocation-type"]).toBe("RequestResponse");
+    const context = JSON.parse(
+      Buffer.from(String(seen?.headers["x-amz-client-context"]), "base64").toString("utf8"),
+    ) as RicochetClientContext;
+    expect(context).toEqual({ custom: { idempotencyKey: envelope.eventId, attempt: "2" } });
+  });
+
+  it("bounds the response excerpt", async () => {
+    const server = await fakeLambda((_req, res) =>
+      res.writeHead(200).end(JSON.stringify("r".repeat(5000))),
+    );
+    const result = await invoke(server.port, undefined, { maxBodyExcerptBytes: 10 });
+    expect(result).toMatchObject({ kind: "response", bodyExcerpt: `"${"r".repeat(9)}` });
+  });
+
+  it("reports a function error as function_error, sent, with the error type and message", async () => {
+    const server = await fakeLambda((_req, res) =>
+      res
+        .writeHead(200, { "X-Amz-Function-Error": "Unhandled" })
+        .end(
+          JSON.stringify({ errorType: "TypeError", errorMessage: "order is undefined", trace: [] }),
+        ),
+    );
+    const result = await invoke(server.port);
+    expect(result).toMatchObject({
+      kind: "error",
+      category: ErrorCategory.FUNCTION_ERROR,
+      requestSent: true,
+      message: "function error (Unhandled): TypeError: order is undefined",
+    });
+  });
+
+  it.each([
+    [429, "TooManyRequestsException", ErrorCategory.THROTTLED, false],
+    [502, "EC2ThrottledException", ErrorCategory.THROTTLED, false],
+    [404, "ResourceNotFoundException", ErrorCategory.INVALID_TARGET, false],
+    [400, "InvalidParameterValueException", ErrorCategory.INVALID_TARGET, false],
+    [413, "RequestTooLargeException", ErrorCategory.INVALID_TARGET, false],
+    [403, "AccessDeniedException", ErrorCategory.TARGET_REFUSED, false],
+    [409, "ResourceConflictException", ErrorCategory.FUNCTION_ERROR, false],
+    [502, "ENILimitReachedException", ErrorCategory.FUNCTION_ERROR, false],
+    [502, "KMSAccessDeniedException", ErrorCategory.FUNCTION_ERROR, false],
+    [500, "ServiceException", ErrorCategory.UNKNOWN, true],
+    [503, "SomeFutureServerException", ErrorCategory.UNKNOWN, true],
+    [400, "SomeFutureClientException", ErrorCategory.UNKNOWN, false],
+  ])("maps HTTP %i %s to %s (sent: %s)", async (status, type, category, requestSent) => {
+    const server = await fakeLambda(awsError(status, type));
+    const result = await invoke(server.port);
+    expect(result).toMatchObject({ kind: "error", category, requestSent });
+    expect(result.kind === "error" && result.message).toMatch(new RegExp(`^${type}: `));
+  });
+
+  it("reports a closed port as connection_refused, not sent", async () => {
+    const result = await invoke(await closedPort());
+    expect(result).toMatchObject({
+      kind: "error",
+      category: ErrorCategory.CONNECTION_REFUSED,
+      requestSent: false,
+    });
+  });
+
+  it("reports a call outliving its timeout as timeout, sent", async () => {
+    const server = await startTcpServer((socket) => socket.resume());
+    open.push(server);
+    const result = await invoke(server.port, undefined, { timeoutMs: 300 });
+    expect(result).toMatchObject({
+      kind: "error",
+      category: ErrorCategory.TIMEOUT,
+      requestSent: true,
+    });
+  });
+
+  it("reports a reset connection as connection_reset, sent", async () => {
+    const server = await startTcpServer((socket) =>
+      socket.once("data", () => socket.resetAndDestroy()),
+    );
+    open.push(server);
+    const result = await invoke(server.port);
+    expect(result).toMatchObject({
+      kind: "error",
+      category: ErrorCategory.CONNECTION_RESET,
+      requestSent: true,
+    });
+  });
+});
