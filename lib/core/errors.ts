@@ -95,3 +95,6 @@ export class InvalidRequestError extends RicochetError {
     this.problems = problems;
   }
 }
+
+/** A secret Ricochet needs (the signing key) could not be read from its store. */
+export class SecretUnavailableError extends RicochetError {}
