@@ -1,0 +1,77 @@
+import { randomUUID } from "node:crypto";
+import type { AwsClients } from "./adapters/aws-clients.js";
+import { createDynamoEventStore } from "./adapters/dynamo-event-store.js";
+import { createSqsDeadLetterQueue } from "./adapters/sqs-dead-letter-queue.js";
+import { createSqsIngressQueue } from "./adapters/sqs-ingress-queue.js";
+import { createHttpTarget } from "./adapters/targets/http-target.js";
+import { createLambdaTarget } from "./adapters/targets/lambda-target.js";
+import { createTargetRouter } from "./adapters/targets/target-router.js";
+import type { RicochetConfig } from "./config.js";
+import type { DeadLetterQueue, EventStore, IngressQueue, TargetRouter } from "./core/ports.js";
+import { type Clock, type RandomSource, systemClock, systemRandom } from "./core/random.js";
+import type { DeliverySigner } from "./core/signing.js";
+import type { Log, Metrics } from "./observability.js";
+import { createOrchestrator, type Orchestrator, type OrchestratorDeps } from "./orchestrator.js";
+
+/** Lease time kept beyond the target's timeout: covers the result write and modest clock skew. */
+export const DEFAULT_LEASE_MARGIN_MS = 5_000;
+
+/** The adapters one process uses, built from configuration and SDK clients. */
+export interface RicochetPorts {
+  readonly store: EventStore;
+  readonly ingress: IngressQueue;
+  readonly deadLetters: DeadLetterQueue;
+  readonly targets: TargetRouter;
+}
+
+export const createPorts = (
+  config: RicochetConfig,
+  clients: AwsClients,
+  options: { readonly signer?: DeliverySigner | undefined } = {},
+): RicochetPorts => ({
+  store: createDynamoEventStore({ doc: clients.documents, tableName: config.tableName }),
+  ingress: createSqsIngressQueue({
+    sqs: clients.sqs,
+    queueUrl: config.ingressQueueUrl,
+    maxDelaySeconds: config.hopSeconds,
+  }),
+  deadLetters: createSqsDeadLetterQueue({ sqs: clients.sqs, queueUrl: config.deadLetterQueueUrl }),
+  targets: createTargetRouter({
+    http: createHttpTarget({
+      allowedHosts: config.allowedTargetHosts,
+      secretHeaderNames: config.secretHeaders,
+      ...(options.signer === undefined ? {} : { signer: options.signer }),
+    }),
+    lambda: createLambdaTarget({ lambda: clients.lambda }),
+  }),
+});
+
+export interface OrchestratorRuntimeOptions {
+  readonly config: RicochetConfig;
+  readonly ports: RicochetPorts;
+  readonly log: Log;
+  readonly metrics: Metrics;
+  readonly clock?: Clock;
+  readonly random?: RandomSource;
+  readonly workerId?: string;
+  readonly leaseMarginMs?: number;
+}
+
+/** The orchestrator wired for a real process (Lambda, `npm start`, benchmarks). */
+export const createOrchestratorRuntime = (options: OrchestratorRuntimeOptions): Orchestrator => {
+  const { config, ports } = options;
+  const deps: OrchestratorDeps = {
+    ...ports,
+    clock: options.clock ?? systemClock,
+    random: options.random ?? systemRandom,
+    workerId: options.workerId ?? `worker-${randomUUID()}`,
+    hopSeconds: config.hopSeconds,
+    retentionSeconds: config.recordRetentionDays * 86_400,
+    defaultPolicy: config.defaultPolicy,
+    log: options.log,
+    metrics: options.metrics,
+    recordConcurrency: config.recordConcurrency,
+    leaseMarginMs: options.leaseMarginMs ?? DEFAULT_LEASE_MARGIN_MS,
+  };
+  return createOrchestrator(deps);
+};
