@@ -1,0 +1,156 @@
+import { CloudFormationClient } from "@aws-sdk/client-cloudformation";
+import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { LambdaClient } from "@aws-sdk/client-lambda";
+import { SQSClient } from "@aws-sdk/client-sqs";
+import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import type {
+  AwsCredentialIdentity,
+  AwsCredentialIdentityProvider,
+  FinalizeHandler,
+  HandlerExecutionContext,
+} from "@smithy/types";
+import { LOCAL_CREDENTIALS } from "../local/local-identity.js";
+
+/** Explicit endpoints, one per service; a missing one falls back to the standard configuration. */
+export interface AwsEndpoints {
+  readonly sqs?: string | undefined;
+  readonly dynamodb?: string | undefined;
+  readonly lambda?: string | undefined;
+  readonly cloudformation?: string | undefined;
+}
+
+/**
+ * Extra SDK middleware applied to every client, e.g. a request counter for benchmarks or a fault
+ * injector for chaos tests. It sits in the `finalizeRequest` step inside the SDK's retry loop, so
+ * it sees every HTTP attempt, retries included; `context.clientName` and `context.commandName`
+ * say which call it is. It is generic so that one middleware fits every client's types, and the
+ * document client (which shares the DynamoDB client's stack) runs it too.
+ */
+export interface AwsClientMiddleware {
+  readonly name: string;
+  readonly middleware: <Input extends object, Output extends object>(
+    next: FinalizeHandler<Input, Output>,
+    context: HandlerExecutionContext,
+  ) => FinalizeHandler<Input, Output>;
+}
+
+export interface AwsClientsOptions {
+  readonly endpoints?: AwsEndpoints | undefined;
+  /** Defaults to the standard chain (AWS_REGION, profile…). */
+  readonly region?: string | undefined;
+  /** Defaults to the standard chain (env, profile, container, instance). */
+  readonly credentials?: AwsCredentialIdentity | AwsCredentialIdentityProvider | undefined;
+  readonly middleware?: readonly AwsClientMiddleware[] | undefined;
+  /** Where AWS_ENDPOINT_URL* are read from; `process.env` by default. */
+  readonly env?: NodeJS.ProcessEnv | undefined;
+}
+
+/** The SDK clients Ricochet uses, built once and shared. */
+export interface AwsClients {
+  readonly sqs: SQSClient;
+  readonly dynamodb: DynamoDBClient;
+  /** Marshals plain objects; `undefined` attributes are dropped rather than rejected. */
+  readonly documents: DynamoDBDocumentClient;
+  readonly lambda: LambdaClient;
+  readonly cloudformation: CloudFormationClient;
+  /** Closes the clients' connection pools (lets a short-lived process exit promptly). */
+  destroy(): void;
+}
+
+/** The env var names the SDK and Ricochet read for per-service endpoints. */
+export const ENDPOINT_ENV = {
+  ALL: "AWS_ENDPOINT_URL",
+  SQS: "AWS_ENDPOINT_URL_SQS",
+  DYNAMODB: "AWS_ENDPOINT_URL_DYNAMODB",
+  LAMBDA: "AWS_ENDPOINT_URL_LAMBDA",
+  CLOUDFORMATION: "AWS_ENDPOINT_URL_CLOUDFORMATION",
+} as const;
+
+const nonEmpty = (value: string | undefined): string | undefined =>
+  value === undefined || value.trim() === "" ? undefined : value.trim();
+
+/**
+ * The endpoint a service should use: the explicit one, else its `AWS_ENDPOINT_URL_<SERVICE>`,
+ * else `AWS_ENDPOINT_URL`, else none (the SDK's regional default).
+ */
+export const resolveEndpoint = (
+  explicit: string | undefined,
+  serviceVariable: string,
+  env: NodeJS.ProcessEnv,
+): string | undefined =>
+  nonEmpty(explicit) ?? nonEmpty(env[serviceVariable]) ?? nonEmpty(env[ENDPOINT_ENV.ALL]);
+
+/**
+ * Builds the SDK clients from the standard AWS configuration, with optional explicit endpoints.
+ * The SQS client must get an explicit endpoint against fauxqs: its queue URLs name
+ * `sqs.<region>.localhost`, which does not resolve, and the SDK sends to the configured endpoint
+ * whatever host the queue URL names. Retries keep the SDK defaults.
+ */
+export const createAwsClients = (options: AwsClientsOptions = {}): AwsClients => {
+  const env = options.env ?? process.env;
+  const common = {
+    ...(options.region === undefined ? {} : { region: options.region }),
+    ...(options.credentials === undefined ? {} : { credentials: options.credentials }),
+  };
+  const endpointFor = (explicit: string | undefined, variable: string) => {
+    const endpoint = resolveEndpoint(explicit, variable, env);
+    return endpoint === undefined ? {} : { endpoint };
+  };
+  const sqs = new SQSClient({
+    ...common,
+    ...endpointFor(options.endpoints?.sqs, ENDPOINT_ENV.SQS),
+  });
+  const dynamodb = new DynamoDBClient({
+    ...common,
+    ...endpointFor(options.endpoints?.dynamodb, ENDPOINT_ENV.DYNAMODB),
+  });
+  const lambda = new LambdaClient({
+    ...common,
+    ...endpointFor(options.endpoints?.lambda, ENDPOINT_ENV.LAMBDA),
+  });
+  const cloudformation = new CloudFormationClient({
+    ...common,
+    ...endpointFor(options.endpoints?.cloudformation, ENDPOINT_ENV.CLOUDFORMATION),
+  });
+  for (const { name, middleware } of options.middleware ?? []) {
+    const placement = { step: "finalizeRequest", name } as const;
+    sqs.middlewareStack.add(middleware, placement);
+    dynamodb.middlewareStack.add(middleware, placement);
+    lambda.middlewareStack.add(middleware, placement);
+    cloudformation.middlewareStack.add(middleware, placement);
+  }
+  const documents = DynamoDBDocumentClient.from(dynamodb, {
+    marshallOptions: { removeUndefinedValues: true },
+  });
+  return {
+    sqs,
+    dynamodb,
+    documents,
+    lambda,
+    cloudformation,
+    destroy: () => {
+      sqs.destroy();
+      dynamodb.destroy();
+      lambda.destroy();
+      cloudformation.destroy();
+    },
+  };
+};
+
+/** What a process needs to know to reach the same local AWS as this one. */
+export interface LocalAwsTarget {
+  readonly endpoints: { readonly sqs: string; readonly dynamodb: string };
+  readonly region: string;
+}
+
+/**
+ * The environment variables a child process needs to talk to the same emulators (or LocalStack)
+ * with the same dummy identity, so DynamoDB Local and fauxqs see one set of data.
+ */
+export const localAwsEnv = (local: LocalAwsTarget): Record<string, string> => ({
+  [ENDPOINT_ENV.SQS]: local.endpoints.sqs,
+  [ENDPOINT_ENV.DYNAMODB]: local.endpoints.dynamodb,
+  AWS_REGION: local.region,
+  AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
+  AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
+});
