@@ -1,0 +1,114 @@
+import { execFile } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { describe, expect, it } from "vitest";
+
+const run = promisify(execFile);
+const CLI = fileURLToPath(new URL("../../bin/ricochet.js", import.meta.url));
+
+interface CliResult {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs the installed CLI entry (the shim `npx ricochet` runs) in its own process. */
+const ricochet = async (...args: string[]): Promise<CliResult> => {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [CLI, ...args], { timeout: 20_000 });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code?: number; stdout?: string; stderr?: string };
+    return { code: failed.code ?? -1, stdout: failed.stdout ?? "", stderr: failed.stderr ?? "" };
+  }
+};
+
+describe("ricochet policy explain", () => {
+  it("prints the ceilings and window of a no-jitter policy as one JSON object", async () => {
+    const result = await ricochet(
+      "policy",
+      "explain",
+      "--base",
+      "5",
+      "--max-delay",
+      "300",
+      "--max-attempts",
+      "9",
+      "--jitter",
+      "none",
+      "--json",
+    );
+    expect(result).toMatchObject({ code: 0, stderr: "" });
+    const lines = result.stdout.trim().split("\n");
+    expect(lines).toHaveLength(1);
+    const output = JSON.parse(lines[0] ?? "");
+    expect(Object.keys(output)).toEqual([
+      "policy",
+      "retries",
+      "totalMaxSeconds",
+      "totalP50Seconds",
+    ]);
+    expect(output.retries.map((r: { ceilingSeconds: number }) => r.ceilingSeconds)).toEqual([
+      5, 10, 20, 40, 80, 160, 300, 300,
+    ]);
+    expect(output.retries[0]).toEqual({
+      retry: 1,
+      ceilingSeconds: 5,
+      minSeconds: 5,
+      maxSeconds: 5,
+      p50Seconds: 5,
+      p90Seconds: 5,
+      p99Seconds: 5,
+    });
+    expect(output.totalMaxSeconds).toBe(915);
+    expect(output.policy).toMatchObject({
+      maxAttempts: 9,
+      baseDelaySeconds: 5,
+      maxDelaySeconds: 300,
+      jitter: "none",
+    });
+  });
+
+  it("gives the same draws for the same seed and other draws for another", async () => {
+    const args = ["policy", "explain", "--jitter", "full", "--samples", "200", "--json"];
+    const [first, again, other] = await Promise.all([
+      ricochet(...args, "--seed", "3"),
+      ricochet(...args, "--seed", "3"),
+      ricochet(...args, "--seed", "4"),
+    ]);
+    expect(first.stdout).toBe(again.stdout);
+    expect(first.stdout).not.toBe(other.stdout);
+  });
+
+  it("prints a table and a one-line summary for people", async () => {
+    const result = await ricochet("policy", "explain", "--max-attempts", "3", "--jitter", "equal");
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("ceiling (s)");
+    expect(result.stdout).toMatch(/│\s+2\s+│\s+10\s+│\s+5–10\s+│/);
+    expect(result.stdout.trim().split("\n").at(-1)).toMatch(
+      /^2 retries wait at most 15s in total; median \d+s over 10000 samples\.$/,
+    );
+  });
+
+  it.each([
+    [["--jitter", "random"], "Allowed choices are full, equal, decorrelated, none"],
+    [["--base", "-5"], "--base"],
+    [["--base", "five"], "must be a number of at least 0"],
+    [["--multiplier", "NaN"], "--multiplier"],
+    [["--samples", "0"], "--samples"],
+    [["--max-attempts", "2.5"], "invalid retry policy: maxAttempts: must be a whole number"],
+    [
+      ["--base", "60", "--max-delay", "30"],
+      "invalid retry policy: baseDelaySeconds: must not exceed maxDelaySeconds (30)",
+    ],
+    [["--multiplier", "0.5"], "invalid retry policy: multiplier: must be at least 1"],
+    [["--no-such-flag"], "unknown option '--no-such-flag'"],
+  ])("rejects %j with one line on stderr and exit code 2", async (flags, fragment) => {
+    const result = await ricochet("policy", "explain", ...flags);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe("");
+    expect(result.stderr).toContain(fragment);
+    expect(result.stderr.trimEnd().split("\n")).toHaveLength(1);
+    expect(result.stderr.startsWith("ricochet: ")).toBe(true);
+  });
+});
