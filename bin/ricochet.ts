@@ -1,6 +1,11 @@
 import { createRequire } from "node:module";
 import { createProgram, runProgram } from "../lib/cli/cli-support.js";
+import { registerDlqCommands } from "../lib/cli/dlq-command.js";
+import { registerEventsCommand } from "../lib/cli/events-command.js";
 import { registerPolicyCommands } from "../lib/cli/policy-command.js";
+import { registerRedriveCommand } from "../lib/cli/redrive-command.js";
+import { registerStatusCommand } from "../lib/cli/status-command.js";
+import { registerSubmitCommand } from "../lib/cli/submit-command.js";
 
 /*
  * The operator CLI. Each command group lives in lib/cli/<group>-command.ts and exports one
@@ -11,8 +16,11 @@ const { version } = createRequire(import.meta.url)("../package.json") as { versi
 const program = createProgram(version);
 
 registerPolicyCommands(program);
-// registerSubmitCommand(program);
-// registerStatusCommand(program);
+registerSubmitCommand(program);
+registerStatusCommand(program);
+registerEventsCommand(program);
+registerDlqCommands(program);
+registerRedriveCommand(program);
 // registerDevCommand(program);
 
 process.exitCode = await runProgram(program, process.argv);

@@ -3,6 +3,7 @@ import {
   ConfigurationError,
   InvalidEnvelopeError,
   InvalidPolicyError,
+  InvalidRequestError,
   RicochetError,
 } from "../core/errors.js";
 
@@ -49,6 +50,7 @@ export const exitCodeFor = (error: unknown): ExitCode => {
   if (
     error instanceof InvalidPolicyError ||
     error instanceof InvalidEnvelopeError ||
+    error instanceof InvalidRequestError ||
     error instanceof ConfigurationError
   ) {
     return ExitCode.USAGE;

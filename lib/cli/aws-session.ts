@@ -1,0 +1,66 @@
+import { userInfo } from "node:os";
+import { type AwsClients, createAwsClients } from "../adapters/aws-clients.js";
+import { createDynamoEventStore } from "../adapters/dynamo-event-store.js";
+import { createSqsDeadLetterQueue } from "../adapters/sqs-dead-letter-queue.js";
+import { createSqsIngressQueue } from "../adapters/sqs-ingress-queue.js";
+import type { DeadLetterQueue, EventStore, IngressQueue } from "../core/ports.js";
+import { type ResourceFlags, type ResourceName, resolveResources } from "./resources.js";
+
+/**
+ * The adapters a command asks for, built over one set of SDK clients from the standard AWS
+ * configuration (AWS_ENDPOINT_URL* included). Only what a command names is resolved, so
+ * `submit` works with just a queue URL.
+ */
+export interface AwsSession {
+  readonly clients: AwsClients;
+  ingressQueueUrl(): string;
+  ingressQueue(): IngressQueue;
+  deadLetterQueue(): DeadLetterQueue;
+  store(): EventStore;
+}
+
+/** Runs `work` with a session, closing the clients afterwards so the process exits promptly. */
+export const withAwsSession = async <T>(
+  needs: readonly ResourceName[],
+  flags: ResourceFlags,
+  work: (session: AwsSession) => Promise<T>,
+): Promise<T> => {
+  // The SDK's multi-line Node-version notice would break the CLI's one-line-error contract on
+  // every command; an operator can still opt back in by setting the variable to "false".
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
+  const clients = createAwsClients();
+  try {
+    const resources: Partial<Record<ResourceName, string>> = await resolveResources(needs, flags, {
+      env: process.env,
+      cloudformation: () => clients.cloudformation,
+    });
+    const need = (name: ResourceName): string => {
+      const value = resources[name];
+      // A command asked for a resource it did not declare: a programming error, not user input.
+      if (value === undefined) throw new Error(`resource ${name} was not resolved`);
+      return value;
+    };
+    return await work({
+      clients,
+      ingressQueueUrl: () => need("ingressQueueUrl"),
+      ingressQueue: () =>
+        createSqsIngressQueue({ sqs: clients.sqs, queueUrl: need("ingressQueueUrl") }),
+      deadLetterQueue: () =>
+        createSqsDeadLetterQueue({ sqs: clients.sqs, queueUrl: need("deadLetterQueueUrl") }),
+      store: () => createDynamoEventStore({ doc: clients.documents, tableName: need("tableName") }),
+    });
+  } finally {
+    clients.destroy();
+  }
+};
+
+/** Who is running the CLI, for audit entries: `$USER`, else the OS account name. */
+export const callerName = (env: NodeJS.ProcessEnv = process.env): string => {
+  const fromEnv = env.USER ?? env.USERNAME;
+  if (fromEnv !== undefined && fromEnv.trim() !== "") return fromEnv.trim();
+  try {
+    return userInfo().username;
+  } catch {
+    return "unknown";
+  }
+};

@@ -1,0 +1,69 @@
+import Table from "cli-table3";
+import { type Command, Option } from "commander";
+import type { EventRecord } from "../core/record.js";
+import { ALL_STATUSES, type EventStatus } from "../core/status.js";
+import { withAwsSession } from "./aws-session.js";
+import { parsePositiveWholeNumber, printResult, withJsonOption } from "./cli-support.js";
+import { addResourceOptions, type ResourceFlags } from "./resources.js";
+import { parseDuration } from "./time-flags.js";
+
+/** Records listed when `--limit` is not given. */
+export const DEFAULT_EVENTS_LIMIT = 50;
+
+interface EventsFlags extends ResourceFlags {
+  readonly status: EventStatus;
+  readonly olderThan?: number;
+  readonly limit: number;
+  readonly json: boolean;
+}
+
+const renderEvents = (records: readonly EventRecord[]): string => {
+  if (records.length === 0) return "No events.";
+  const table = new Table({
+    head: ["event", "status", "attempts", "updated", "last outcome"],
+    style: { head: [], border: [] },
+  });
+  for (const r of records) {
+    table.push([
+      r.eventId,
+      r.status,
+      `${r.attempts}/${r.attemptBudget}`,
+      r.updatedAt,
+      r.lastOutcome?.message ?? "",
+    ]);
+  }
+  return table.toString();
+};
+
+/** `ricochet events --status s`: records in one status, from the byStatus index. */
+export const registerEventsCommand = (program: Command): void => {
+  const command = program
+    .command("events")
+    .description("List events in a status (oldest update first, as the index orders them).")
+    .addOption(
+      new Option("--status <status>", "the status to list")
+        .choices(ALL_STATUSES)
+        .makeOptionMandatory(),
+    )
+    .option(
+      "--older-than <duration>",
+      "only events not updated for this long (90s, 15m, 1h, 2d)",
+      parseDuration,
+    )
+    .option(
+      "--limit <n>",
+      "at most this many events",
+      parsePositiveWholeNumber,
+      DEFAULT_EVENTS_LIMIT,
+    );
+  addResourceOptions(withJsonOption(command)).action(async (flags: EventsFlags) => {
+    const updatedBefore =
+      flags.olderThan === undefined
+        ? undefined
+        : new Date(Date.now() - flags.olderThan * 1000).toISOString();
+    const records = await withAwsSession(["tableName"], flags, (session) =>
+      session.store().listByStatus({ status: flags.status, updatedBefore, limit: flags.limit }),
+    );
+    printResult(records, { json: flags.json, human: renderEvents });
+  });
+};

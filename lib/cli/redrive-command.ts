@@ -1,0 +1,149 @@
+import Table from "cli-table3";
+import { type Command, Option } from "commander";
+import { ENV } from "../config.js";
+import { DeadLetterReason } from "../core/decide.js";
+import { ConfigurationError, QueueUnavailableError } from "../core/errors.js";
+import { DEFAULT_POLICY, type RetryPolicy, resolvePolicy } from "../core/policy.js";
+import { type RedriveReport, redrive } from "../redrive.js";
+import type { RedriveRequestInput } from "../redrive-request.js";
+import { callerName, withAwsSession } from "./aws-session.js";
+import {
+  parseNonNegativeNumber,
+  parsePositiveWholeNumber,
+  printResult,
+  withJsonOption,
+} from "./cli-support.js";
+import { createProgress } from "./progress.js";
+import { addResourceOptions, type ResourceFlags } from "./resources.js";
+import { parseInstant } from "./time-flags.js";
+
+interface RedriveFlags extends ResourceFlags {
+  readonly eventId?: string[];
+  readonly reason?: DeadLetterReason[];
+  readonly since?: string;
+  readonly until?: string;
+  readonly limit?: number;
+  readonly resetAttempts?: boolean;
+  readonly extraAttempts?: number;
+  readonly rate?: number;
+  readonly by?: string;
+  readonly why?: string;
+  readonly dryRun: boolean;
+  readonly json: boolean;
+}
+
+const renderReport = (report: RedriveReport): string => {
+  const table = new Table({
+    head: ["", "event", "message", "detail"],
+    style: { head: [], border: [] },
+  });
+  const verb = report.dryRun ? "would move" : "moved";
+  for (const m of report.moved) {
+    table.push([verb, m.eventId, "", `generation ${m.generation}, budget ${m.attemptBudget}`]);
+  }
+  for (const s of report.skipped) table.push(["skipped", s.eventId ?? "", s.messageId, s.reason]);
+  for (const f of report.failed) table.push(["failed", f.eventId ?? "", f.messageId, f.error]);
+  const summary =
+    `${report.dryRun ? "Dry run: " : ""}${report.moved.length} ${verb}, ` +
+    `${report.skipped.length} skipped, ${report.failed.length} failed.`;
+  return table.length === 0 ? summary : `${table.toString()}\n${summary}`;
+};
+
+/**
+ * The deployment's default policy as the CLI can know it: the built-in default with
+ * RICOCHET_DEFAULT_POLICY over it (set it to the stack's value when the deployment overrides
+ * the default, so `--reset-attempts` grants what the functions would).
+ */
+const defaultPolicyFromEnv = (env: NodeJS.ProcessEnv = process.env): RetryPolicy => {
+  const raw = env[ENV.DEFAULT_POLICY];
+  if (raw === undefined || raw.trim() === "") return DEFAULT_POLICY;
+  try {
+    return resolvePolicy(DEFAULT_POLICY, JSON.parse(raw));
+  } catch (error) {
+    if (error instanceof SyntaxError)
+      throw new ConfigurationError(`${ENV.DEFAULT_POLICY} is not valid JSON`);
+    throw error;
+  }
+};
+
+/** The request the flags describe; validated by the redrive itself. */
+export const requestFromFlags = (flags: RedriveFlags): RedriveRequestInput => ({
+  eventIds: flags.eventId,
+  reasons: flags.reason,
+  since: flags.since,
+  until: flags.until,
+  limit: flags.limit,
+  dryRun: flags.dryRun,
+  ratePerSecond: flags.rate,
+  resetAttempts: flags.resetAttempts,
+  extraAttempts: flags.extraAttempts,
+  by: flags.by ?? callerName(),
+  why: flags.why,
+});
+
+/** `ricochet redrive`: moves dead-lettered events back, with the caller's own credentials. */
+export const registerRedriveCommand = (program: Command): void => {
+  const command = program
+    .command("redrive")
+    .description("Move dead-lettered events back to the ingress queue, with an audit entry.")
+    .option("--event-id <id...>", "only these events")
+    .addOption(
+      new Option("--reason <reason...>", "only these reasons").choices(
+        Object.values(DeadLetterReason),
+      ),
+    )
+    .option(
+      "--since <time>",
+      "dead-lettered at or after (ISO time, or a duration ago: 2h)",
+      parseInstant(),
+    )
+    .option("--until <time>", "dead-lettered before (ISO time, or a duration ago)", parseInstant())
+    .option("--limit <n>", "move at most this many messages", parsePositiveWholeNumber)
+    .addOption(
+      new Option(
+        "--reset-attempts",
+        "grant a fresh budget (attempts so far + maxAttempts)",
+      ).conflicts("extraAttempts"),
+    )
+    .option(
+      "--extra-attempts <n>",
+      "grant this many more attempts (default 1)",
+      parsePositiveWholeNumber,
+    )
+    .option("--rate <perSecond>", "moves per second (default 10)", parseNonNegativeNumber)
+    .option("--by <name>", "who asks, for the audit entry (default $USER)")
+    .option("--why <text>", "why, for the audit entry")
+    .option("--dry-run", "list what would move; change nothing", false);
+  addResourceOptions(withJsonOption(command)).action(async (flags: RedriveFlags) => {
+    const request = requestFromFlags(flags);
+    const progress = createProgress(flags.dryRun ? "checking" : "redriving", flags);
+    let report: RedriveReport;
+    try {
+      report = await withAwsSession(
+        ["ingressQueueUrl", "deadLetterQueueUrl", "tableName"],
+        flags,
+        (session) =>
+          redrive(
+            {
+              deadLetterQueue: session.deadLetterQueue(),
+              ingressQueue: session.ingressQueue(),
+              store: session.store(),
+              clock: Date.now,
+              sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+              defaultPolicy: defaultPolicyFromEnv(),
+              onProgress: (p) => progress.update(p.done, p.total),
+            },
+            request,
+          ),
+      );
+    } finally {
+      progress.stop();
+    }
+    printResult(report, { json: flags.json, human: renderReport });
+    if (report.failed.length > 0) {
+      throw new QueueUnavailableError(
+        `${report.failed.length} message(s) could not be redriven and stay in the dead-letter queue`,
+      );
+    }
+  });
+};

@@ -1,0 +1,80 @@
+import Table from "cli-table3";
+import type { Command } from "commander";
+import { ResourceNotFoundError } from "../core/errors.js";
+import type { EventRecord } from "../core/record.js";
+import { withAwsSession } from "./aws-session.js";
+import { printResult, withJsonOption } from "./cli-support.js";
+import { addResourceOptions, type ResourceFlags } from "./resources.js";
+
+interface StatusFlags extends ResourceFlags {
+  readonly json: boolean;
+}
+
+const plain = { style: { head: [] as string[], border: [] as string[] } };
+
+const show = (value: unknown): string => (value === undefined ? "" : String(value));
+
+/** The record, its attempt history and its redrives, as tables for a terminal. */
+export const renderRecord = (record: EventRecord): string => {
+  const summary = new Table(plain);
+  summary.push(
+    { event: record.eventId },
+    { status: record.status },
+    { attempts: `${record.attempts} of ${record.attemptBudget}` },
+    { generation: record.generation },
+    { target: show(record.targetSummary) },
+    { "next attempt": show(record.nextAttemptAt) },
+    { "last outcome": show(record.lastOutcome?.message) },
+    { "dead-letter reason": show(record.deadLetterReason) },
+    { created: record.createdAt },
+    { updated: record.updatedAt },
+  );
+  const parts = [summary.toString()];
+  if (record.history.length > 0) {
+    const history = new Table({
+      ...plain,
+      head: ["#", "claimed", "finished", "outcome", "status", "error", "delay (s)", "message"],
+    });
+    for (const a of record.history) {
+      history.push([
+        a.attempt,
+        a.claimedAt,
+        a.finishedAt,
+        a.outcome,
+        show(a.statusCode),
+        show(a.errorCategory),
+        show(a.delaySeconds),
+        a.message,
+      ]);
+    }
+    parts.push("Attempts", history.toString());
+  }
+  if (record.redrives.length > 0) {
+    const redrives = new Table({
+      ...plain,
+      head: ["at", "by", "reason", "previous status", "previous attempts", "budget"],
+    });
+    for (const r of record.redrives) {
+      redrives.push([r.at, r.by, r.reason, r.previousStatus, r.previousAttempts, r.attemptBudget]);
+    }
+    parts.push("Redrives", redrives.toString());
+  }
+  return parts.join("\n");
+};
+
+/** `ricochet status <eventId>`: one event's record and attempt history. */
+export const registerStatusCommand = (program: Command): void => {
+  const command = program
+    .command("status")
+    .description("Show an event's record: status, budget, attempt history and redrives.")
+    .argument("<eventId>", "the event id");
+  addResourceOptions(withJsonOption(command)).action(
+    async (eventId: string, flags: StatusFlags) => {
+      const record = await withAwsSession(["tableName"], flags, (session) =>
+        session.store().get(eventId),
+      );
+      if (record === undefined) throw new ResourceNotFoundError(`no record for event ${eventId}`);
+      printResult(record, { json: flags.json, human: renderRecord });
+    },
+  );
+};

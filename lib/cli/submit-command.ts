@@ -1,0 +1,71 @@
+import { readFile } from "node:fs/promises";
+import { text as readStream } from "node:stream/consumers";
+import type { Command } from "commander";
+import { createRicochetClient, type RejectedEvent, type SubmitReport } from "../client.js";
+import { formatProblems, InvalidRequestError, QueueUnavailableError } from "../core/errors.js";
+import { withAwsSession } from "./aws-session.js";
+import { printResult, withJsonOption } from "./cli-support.js";
+import { addResourceOptions, type ResourceFlags } from "./resources.js";
+import { parseSubmitInput } from "./submit-input.js";
+
+interface SubmitFlags extends ResourceFlags {
+  readonly file?: string;
+  readonly json: boolean;
+}
+
+const why = (r: RejectedEvent): string =>
+  r.problems === undefined ? (r.error ?? "rejected") : formatProblems(r.problems);
+
+const renderReport = (report: SubmitReport): string => {
+  const lines = report.accepted.map((a) => `accepted ${a.eventId} (message ${a.messageId})`);
+  for (const r of report.rejected) {
+    lines.push(
+      `rejected #${r.index + 1}${r.eventId === undefined ? "" : ` ${r.eventId}`}: ${why(r)}`,
+    );
+  }
+  return lines.join("\n");
+};
+
+/** Whether a rejection is the caller's to fix (exit 2) rather than a failure of SQS (exit 1). */
+const isInputProblem = (r: RejectedEvent): boolean =>
+  r.problems !== undefined || /^(duplicate|message is)/.test(r.error ?? "");
+
+/** `ricochet submit`: validates and sends one envelope, or an NDJSON file of them. */
+export const registerSubmitCommand = (program: Command): void => {
+  const command = program
+    .command("submit")
+    .description("Send an envelope (JSON) or many (NDJSON, one per line) to the ingress queue.")
+    .option("-f, --file <path>", "read from this file instead of stdin ('-' is stdin)");
+  addResourceOptions(withJsonOption(command)).action(async (flags: SubmitFlags) => {
+    const text =
+      flags.file === undefined || flags.file === "-"
+        ? await readStream(process.stdin)
+        : await readFile(flags.file, "utf8");
+    if (text.trim() === "") {
+      throw new InvalidRequestError("submission", [{ path: "", message: "no envelope given" }]);
+    }
+    const input = parseSubmitInput(text);
+    const report = await withAwsSession(["ingressQueueUrl"], flags, async (session) => {
+      const client = createRicochetClient({
+        queueUrl: session.ingressQueueUrl(),
+        sqs: session.clients.sqs,
+      });
+      const sent = await client.submitBatch(input.documents.map((d) => d.value));
+      // Positions in the input, not in the list of readable documents.
+      const rejected: RejectedEvent[] = [
+        ...sent.rejected.map((r) => ({ ...r, index: input.documents[r.index]?.index ?? r.index })),
+        ...input.unreadable,
+      ].sort((a, b) => a.index - b.index);
+      return { accepted: sent.accepted, rejected };
+    });
+    printResult(report, { json: flags.json, human: renderReport });
+    if (report.rejected.length === 0) return;
+    const total = report.accepted.length + report.rejected.length;
+    const first = report.rejected[0] as RejectedEvent;
+    const summary = `${report.rejected.length} of ${total} events rejected (first: #${first.index + 1}: ${why(first)})`;
+    if (report.rejected.every(isInputProblem)) {
+      throw new InvalidRequestError("submission", [{ path: "", message: summary }]);
+    }
+    throw new QueueUnavailableError(summary);
+  });
+};

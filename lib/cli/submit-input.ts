@@ -1,0 +1,34 @@
+import type { InputProblem } from "../core/errors.js";
+
+/** Envelopes read from a file or stdin, and the lines that were not JSON at all. */
+export interface SubmitInput {
+  /** Parsed documents, each with its position in the input (0-based). */
+  readonly documents: { readonly index: number; readonly value: unknown }[];
+  readonly unreadable: { readonly index: number; readonly problems: InputProblem[] }[];
+}
+
+/**
+ * Reads `submit`'s input: a single JSON document is one envelope (it may span lines);
+ * anything else is NDJSON, one envelope per non-blank line.
+ */
+export const parseSubmitInput = (text: string): SubmitInput => {
+  try {
+    return { documents: [{ index: 0, value: JSON.parse(text) }], unreadable: [] };
+  } catch {
+    // Not one document: read it as NDJSON.
+  }
+  const input: SubmitInput = { documents: [], unreadable: [] };
+  const lines = text.split(/\r?\n/).filter((line) => line.trim() !== "");
+  lines.forEach((line, index) => {
+    try {
+      input.documents.push({ index, value: JSON.parse(line) });
+    } catch (error) {
+      const detail = error instanceof Error ? error.message : String(error);
+      input.unreadable.push({
+        index,
+        problems: [{ path: "", message: `not valid JSON: ${detail}` }],
+      });
+    }
+  });
+  return input;
+};
