@@ -201,7 +201,12 @@ export class RetryOrchestrator extends Construct {
       [ENV.HOP_SECONDS]: String(settings.hopSeconds),
       [ENV.RECORD_RETENTION_DAYS]: String(settings.recordRetentionDays),
       [ENV.SIGNING_SECRET]:
-        secret === undefined ? "" : isSecret(secret) ? secret.secretArn : secret.parameterName,
+        secret === undefined
+          ? ""
+          : isSecret(secret)
+            ? secret.secretArn
+            : // The prefix marks a parameter whose name has no leading slash as a parameter.
+              `ssm:${secret.parameterName}`,
       [ENV.SECRET_HEADERS]: settings.secretHeaders.join(","),
       [ENV.RECORD_CONCURRENCY]: String(settings.recordConcurrency),
       POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
