@@ -24,9 +24,10 @@ export interface LambdaTargetOptions {
 export const DEFAULT_LAMBDA_TIMEOUT_MS = 60_000;
 
 /**
- * What the function finds in `context.clientContext.Custom` (Node) or
- * `context.client_context.custom` (Python): the event id to deduplicate on and the attempt number.
- * The event itself is exactly the envelope's payload.
+ * The client context sent with every invocation (base64 JSON, as Lambda requires). Node functions
+ * read `context.clientContext.custom`, Python ones `context.client_context.custom`: the event id
+ * to deduplicate on (the HTTP target's `Idempotency-Key`) and the attempt number. The event
+ * itself is exactly the envelope's payload.
  */
 export interface RicochetClientContext {
   readonly custom: { readonly idempotencyKey: string; readonly attempt: string };
