@@ -1,0 +1,228 @@
+import { effectiveDeadlineMs } from "../../lib/core/decide.js";
+import type { Envelope } from "../../lib/core/envelope.js";
+import { DEFAULT_POLICY, resolvePolicy } from "../../lib/core/policy.js";
+import type { EventRecord } from "../../lib/core/record.js";
+import { isTerminal } from "../../lib/core/status.js";
+import { parseDeadLetterBody } from "../../lib/dead-letter-scan.js";
+import type { QueuedMessage } from "./memory-queue.js";
+import type { ClaimTrace, SimulationTrace } from "./trace.js";
+
+/** The guarantees of DESIGN.md, as the simulation checks them. */
+export const Invariant = {
+  IDEMPOTENCY_KEY: "1-idempotency-key",
+  NOTHING_LOST: "2-nothing-lost",
+  STABLE_IDENTITY: "3-stable-identity",
+  BOUNDED_WORK: "4-bounded-work",
+  NO_CALL_AFTER_DEADLINE: "4-no-call-after-deadline",
+  NO_OVERLAP: "5-no-overlapping-attempts",
+  LEASE_COVERS_CALL: "5-lease-covers-call",
+  DRAIN_LOSES_NOTHING: "6-drain-loses-nothing",
+  REDRIVE_AUDITED: "7-redrive-keeps-identity-and-audit",
+  QUIESCENCE: "quiescence",
+} as const;
+export type Invariant = (typeof Invariant)[keyof typeof Invariant];
+
+export interface Violation {
+  readonly seed: number;
+  readonly invariant: Invariant;
+  readonly detail: string;
+}
+
+/** The end state of a run, as the checks see it. */
+export interface FinalState {
+  readonly seed: number;
+  readonly submitted: readonly Envelope[];
+  readonly records: ReadonlyMap<string, EventRecord>;
+  readonly ingress: readonly QueuedMessage[];
+  readonly deadLetters: readonly QueuedMessage[];
+  readonly trace: SimulationTrace;
+  /** Largest clock skew of any worker, either way. */
+  readonly skewBoundMs: number;
+  /** Who the simulated operator is, as written in redrive audit entries. */
+  readonly operator: string;
+}
+
+const countBy = <T>(items: readonly T[], key: (item: T) => string): Map<string, number> => {
+  const counts = new Map<string, number>();
+  for (const item of items) counts.set(key(item), (counts.get(key(item)) ?? 0) + 1);
+  return counts;
+};
+
+/**
+ * The instant (true virtual time) before which the lease of `claim` is live for every worker:
+ * another worker sees it expire once its own clock passes `leaseExpiresAt`, and its clock may
+ * run up to the skew bound ahead of true time.
+ */
+const guaranteedLeaseEnd = (claim: ClaimTrace, skewBoundMs: number): number =>
+  claim.leaseExpiresAt - skewBoundMs;
+
+/** Checks every guarantee against a finished run; returns the violations (empty when sound). */
+export const checkInvariants = (state: FinalState): Violation[] => {
+  const violations: Violation[] = [];
+  const fail = (invariant: Invariant, detail: string) =>
+    violations.push({ seed: state.seed, invariant, detail });
+  const { trace, records } = state;
+  const submittedIds = new Set(state.submitted.map((e) => e.eventId));
+  const claimOf = new Map(trace.claims.map((c) => [`${c.eventId}#${c.attempt}`, c]));
+
+  // 1 and 3: every call carried the submitted id, as event id and as Idempotency-Key.
+  for (const call of trace.calls) {
+    if (call.origin === undefined || !submittedIds.has(call.origin)) {
+      fail(Invariant.STABLE_IDENTITY, `call for ${call.eventId} has no submitted origin`);
+      continue;
+    }
+    if (call.idempotencyKey !== call.origin)
+      fail(Invariant.IDEMPOTENCY_KEY, `${call.origin}: call carried key ${call.idempotencyKey}`);
+    if (call.eventId !== call.origin)
+      fail(Invariant.STABLE_IDENTITY, `${call.origin}: attempted as ${call.eventId}`);
+  }
+
+  // 2 and 3: every event is terminal, and a dead-lettered or rejected one has its copy.
+  const deadLetterCopies = state.deadLetters
+    .map((m) => parseDeadLetterBody(m.body))
+    .flatMap((p) => (p.ok ? [p.message] : []));
+  for (const copy of deadLetterCopies) {
+    const envelopeId = (copy.envelope as { eventId?: unknown } | undefined)?.eventId;
+    const origin = (copy.envelope as { payload?: { origin?: unknown } } | undefined)?.payload
+      ?.origin;
+    if (envelopeId !== copy.eventId || (origin !== undefined && origin !== copy.eventId))
+      fail(Invariant.STABLE_IDENTITY, `dead-letter copy of ${copy.eventId} names ${envelopeId}`);
+  }
+  for (const envelope of state.submitted) {
+    const id = envelope.eventId;
+    const record = records.get(id);
+    const live = state.ingress.filter((m) => m.body.includes(`"eventId":"${id}"`)).length;
+    if (record === undefined || !isTerminal(record.status)) {
+      fail(
+        Invariant.NOTHING_LOST,
+        `${id}: ${record?.status ?? "no record"} at the end, ${live} live message(s)`,
+      );
+      continue;
+    }
+    if (record.eventId !== id)
+      fail(Invariant.STABLE_IDENTITY, `${id}: record is ${record.eventId}`);
+    if (record.status !== "delivered") {
+      const copy = deadLetterCopies.find(
+        (c) => c.eventId === id && c.reason === record.deadLetterReason,
+      );
+      if (copy === undefined)
+        fail(
+          Invariant.NOTHING_LOST,
+          `${id}: ${record.status} (${record.deadLetterReason}) without a dead-letter copy`,
+        );
+    }
+  }
+
+  // 4: calls per event bounded by the budget plus abandoned runs; none after the deadline.
+  const callsPerEvent = countBy(trace.calls, (c) => c.eventId);
+  const claimsPerEvent = countBy(trace.claims, (c) => c.eventId);
+  const resultsPerEvent = countBy(trace.results, (r) => r.slice(0, r.lastIndexOf("#")));
+  for (const envelope of state.submitted) {
+    const id = envelope.eventId;
+    const record = records.get(id);
+    const calls = callsPerEvent.get(id) ?? 0;
+    const abandoned = (claimsPerEvent.get(id) ?? 0) - (resultsPerEvent.get(id) ?? 0);
+    const budget = record?.attemptBudget ?? 0;
+    if (calls > budget + abandoned)
+      fail(
+        Invariant.BOUNDED_WORK,
+        `${id}: ${calls} calls > budget ${budget} + ${abandoned} abandoned run(s)`,
+      );
+    if (record === undefined) continue;
+    const policy = resolvePolicy(DEFAULT_POLICY, envelope.policy);
+    const deadline = effectiveDeadlineMs(envelope.deadline, policy, Date.parse(record.createdAt));
+    if (deadline === undefined) continue;
+    for (const call of trace.calls) {
+      if (call.eventId === id && call.workerStartMs > deadline)
+        fail(
+          Invariant.NO_CALL_AFTER_DEADLINE,
+          `${id}: attempt ${call.attempt} started ${call.workerStartMs - deadline} ms after the deadline`,
+        );
+    }
+  }
+
+  // 5: no call starts while another call's lease is live; an honest call fits in its lease.
+  const byEvent = new Map<string, typeof trace.calls>();
+  for (const call of trace.calls)
+    byEvent.set(call.eventId, [...(byEvent.get(call.eventId) ?? []), call]);
+  for (const [id, calls] of byEvent) {
+    for (const a of calls) {
+      const claim = claimOf.get(`${id}#${a.attempt}`);
+      if (claim === undefined) {
+        fail(Invariant.NO_OVERLAP, `${id}: attempt ${a.attempt} called without a claim`);
+        continue;
+      }
+      const leaseEnd = guaranteedLeaseEnd(claim, state.skewBoundMs);
+      if (a.honouredTimeout && a.endMs !== undefined && a.endMs > leaseEnd)
+        fail(
+          Invariant.LEASE_COVERS_CALL,
+          `${id}: attempt ${a.attempt} ended ${a.endMs - leaseEnd} ms after its lease`,
+        );
+      for (const b of calls) {
+        if (b === a || b.startMs < a.startMs || (b.startMs === a.startMs && b.attempt <= a.attempt))
+          continue;
+        const aEnd = a.endMs ?? Number.POSITIVE_INFINITY;
+        if (b.startMs < aEnd && b.startMs < leaseEnd)
+          fail(
+            Invariant.NO_OVERLAP,
+            `${id}: attempt ${b.attempt} (${b.worker}) started during attempt ${a.attempt} (${a.worker}) ` +
+              `while its lease was live (${leaseEnd - b.startMs} ms left)`,
+          );
+      }
+    }
+  }
+
+  // 6: a drained message spent no attempt and was not deleted.
+  for (const invocation of trace.invocations) {
+    const inBatch = countBy(invocation.batch, (k) => k);
+    const drained = countBy(invocation.drained, (k) => k);
+    const claimed = countBy(invocation.claimed, (k) => k);
+    for (const [key, count] of drained) {
+      const started = (inBatch.get(key) ?? 0) - count;
+      if ((claimed.get(key) ?? 0) > started)
+        fail(
+          Invariant.DRAIN_LOSES_NOTHING,
+          `${key}: drained by invocation ${invocation.id} but claimed`,
+        );
+      const receipt = invocation.receipts.get(key);
+      if (started === 0 && receipt !== undefined && invocation.deleted.includes(receipt))
+        fail(
+          Invariant.DRAIN_LOSES_NOTHING,
+          `${key}: drained by invocation ${invocation.id} but deleted`,
+        );
+    }
+  }
+
+  // 7: redrives keep the event's identity and leave an audit entry.
+  for (const report of trace.redrives) {
+    for (const moved of report.moved) {
+      const record = records.get(moved.eventId);
+      if (!submittedIds.has(moved.eventId))
+        fail(Invariant.REDRIVE_AUDITED, `redrive moved unknown event ${moved.eventId}`);
+      if (record === undefined) {
+        fail(Invariant.REDRIVE_AUDITED, `${moved.eventId}: redriven, then its record vanished`);
+        continue;
+      }
+      if (
+        !record.redrives.some(
+          (r) => r.by === state.operator && r.attemptBudget === moved.attemptBudget,
+        )
+      )
+        fail(
+          Invariant.REDRIVE_AUDITED,
+          `${moved.eventId}: moved with budget ${moved.attemptBudget}, no audit entry`,
+        );
+      if (record.generation < moved.generation)
+        fail(Invariant.REDRIVE_AUDITED, `${moved.eventId}: record generation went back`);
+    }
+  }
+  for (const record of records.values()) {
+    for (const audit of record.redrives) {
+      if (audit.by !== state.operator || audit.attemptBudget <= audit.previousAttempts)
+        fail(Invariant.REDRIVE_AUDITED, `${record.eventId}: audit entry ${JSON.stringify(audit)}`);
+      if (audit.previousStatus !== "dead_lettered" && audit.previousStatus !== "rejected")
+        fail(Invariant.REDRIVE_AUDITED, `${record.eventId}: redriven from ${audit.previousStatus}`);
+    }
+  }
+  return violations;
+};

@@ -1,0 +1,221 @@
+import type { Outcome } from "../../lib/core/outcome.js";
+import type {
+  ClaimRequest,
+  ClaimResult,
+  EventStore,
+  ListByStatusRequest,
+  RecordInvalidRequest,
+  RecordResultOutcome,
+  RecordResultRequest,
+  RedriveRecordOutcome,
+  RedriveRequest,
+} from "../../lib/core/ports.js";
+import { appendBounded, type EventRecord, MAX_HISTORY_ENTRIES } from "../../lib/core/record.js";
+import { EventStatus, isTerminal } from "../../lib/core/status.js";
+
+/*
+ * The attempt store in memory, for the simulation and the hostile-input test. Each method is one
+ * synchronous read-check-write, so it is atomic exactly like DynamoDB's conditional UpdateItem;
+ * the conditions and updates are transcribed from lib/adapters/dynamo-event-store.ts, one for
+ * one. Records go in and out as copies, as they would over the wire.
+ */
+
+export interface MemoryEventStoreOptions {
+  /**
+   * A deliberately broken store for the simulation's self-test: claims ignore a live lease, as if
+   * the condition `leaseExpiresAt < :nowMs` had been forgotten.
+   */
+  readonly ignoreLeases?: boolean;
+}
+
+/** An {@link EventStore} whose records can also be read back whole by the invariant checks. */
+export interface MemoryEventStore extends EventStore {
+  /** Every record, by event id (copies). */
+  snapshot(): Map<string, EventRecord>;
+}
+
+const iso = (ms: number): string => new Date(ms).toISOString();
+const ttlSeconds = (nowMs: number, retentionSeconds: number): number =>
+  Math.floor(nowMs / 1000) + retentionSeconds;
+
+/** The refused-claim explanation, as the DynamoDB store reads it from ALL_OLD. */
+const explainRefusedClaim = (
+  old: EventRecord,
+  generation: number,
+  nowMs: number,
+): Exclude<ClaimResult, { kind: "claimed" }> => {
+  if (isTerminal(old.status) && generation <= old.generation)
+    return { kind: "finished", record: old };
+  if (generation < old.generation) return { kind: "stale", record: old };
+  if (generation > old.generation) return { kind: "ahead", record: old };
+  return { kind: "lease_held", leaseExpiresAt: Math.max(old.leaseExpiresAt ?? nowMs, nowMs) };
+};
+
+/** Drops keys whose value is undefined, as DynamoDB's REMOVE (and marshalling) would. */
+const compact = (record: EventRecord): EventRecord =>
+  Object.fromEntries(
+    Object.entries(record).filter(([, value]) => value !== undefined),
+  ) as unknown as EventRecord;
+
+export const createMemoryEventStore = (options: MemoryEventStoreOptions = {}): MemoryEventStore => {
+  const items = new Map<string, EventRecord>();
+  const read = (eventId: string): EventRecord | undefined => {
+    const item = items.get(eventId);
+    return item === undefined ? undefined : structuredClone(item);
+  };
+  const write = (record: EventRecord): void => {
+    items.set(record.eventId, structuredClone(compact(record)));
+  };
+
+  const claim = async (request: ClaimRequest): Promise<ClaimResult> => {
+    const { eventId, generation, worker, nowMs } = request;
+    const old = read(eventId);
+    // attribute_not_exists(eventId) OR (generation = :generation AND (status IN (pending,
+    // retry_scheduled) OR (status = in_flight AND leaseExpiresAt < :nowMs)))
+    const leaseOver =
+      options.ignoreLeases === true ||
+      (old?.leaseExpiresAt !== undefined && old.leaseExpiresAt < nowMs);
+    const admitted =
+      old === undefined ||
+      (old.generation === generation &&
+        (old.status === EventStatus.PENDING ||
+          old.status === EventStatus.RETRY_SCHEDULED ||
+          (old.status === EventStatus.IN_FLIGHT && leaseOver)));
+    if (!admitted) return explainRefusedClaim(old, generation, nowMs);
+    const attempts = (old?.attempts ?? 0) + 1;
+    const record: EventRecord = {
+      ...(old ?? {
+        eventId,
+        generation,
+        attempts: 0,
+        attemptBudget: request.attemptBudget,
+        history: [],
+        redrives: [],
+        createdAt: iso(nowMs),
+        targetSummary: request.targetSummary,
+      }),
+      status: EventStatus.IN_FLIGHT,
+      attempts,
+      leaseOwner: worker,
+      leaseExpiresAt: nowMs + request.leaseMs,
+      currentAttempt: { attempt: attempts, worker, claimedAt: iso(nowMs) },
+      nextAttemptAt: undefined,
+      updatedAt: iso(nowMs),
+    };
+    write(record);
+    return {
+      kind: "claimed",
+      record: structuredClone(compact(record)),
+      takeover: old?.status === EventStatus.IN_FLIGHT,
+    };
+  };
+
+  const recordResult = async (request: RecordResultRequest): Promise<RecordResultOutcome> => {
+    const old = read(request.eventId);
+    // status = in_flight AND leaseOwner = :worker AND generation = :generation
+    if (
+      old === undefined ||
+      old.status !== EventStatus.IN_FLIGHT ||
+      old.leaseOwner !== request.worker ||
+      old.generation !== request.generation
+    ) {
+      return { kind: "lease_lost" };
+    }
+    const { entry, nowMs } = request;
+    write({
+      ...old,
+      status: request.status,
+      generation: request.newGeneration,
+      history: appendBounded(request.claimed.history, entry, MAX_HISTORY_ENTRIES),
+      lastOutcome: {
+        class: entry.outcome,
+        statusCode: entry.statusCode,
+        errorCategory: entry.errorCategory as Outcome["errorCategory"],
+        message: entry.message,
+      },
+      updatedAt: iso(nowMs),
+      leaseOwner: undefined,
+      leaseExpiresAt: undefined,
+      currentAttempt: undefined,
+      nextAttemptAt: request.nextAttemptAt,
+      lastDelaySeconds: entry.delaySeconds,
+      deadLetterReason: request.deadLetterReason as EventRecord["deadLetterReason"],
+      expiresAt: isTerminal(request.status)
+        ? ttlSeconds(nowMs, request.retentionSeconds)
+        : undefined,
+    });
+    return { kind: "recorded" };
+  };
+
+  const recordInvalid = async (request: RecordInvalidRequest): Promise<void> => {
+    // attribute_not_exists(eventId): never overwrite a valid event's record.
+    if (items.has(request.eventId)) return;
+    const now = iso(request.nowMs);
+    write({
+      eventId: request.eventId,
+      status: EventStatus.REJECTED,
+      generation: 0,
+      attempts: 0,
+      attemptBudget: 0,
+      deadLetterReason: "invalid_envelope",
+      lastOutcome: { class: "permanent", message: request.message },
+      history: [],
+      redrives: [],
+      createdAt: now,
+      updatedAt: now,
+      expiresAt: ttlSeconds(request.nowMs, request.retentionSeconds),
+    });
+  };
+
+  const recordRedrive = async (request: RedriveRequest): Promise<RedriveRecordOutcome> => {
+    const old = read(request.eventId);
+    // attribute_not_exists(eventId) OR (generation = :previous AND status IN (dead_lettered, rejected))
+    if (
+      old !== undefined &&
+      !(
+        old.generation === request.generation - 1 &&
+        (old.status === EventStatus.DEAD_LETTERED || old.status === EventStatus.REJECTED)
+      )
+    ) {
+      return { kind: "conflict", record: old };
+    }
+    const now = iso(request.nowMs);
+    write({
+      ...(old ?? { eventId: request.eventId, attempts: 0, createdAt: now, history: [] }),
+      status: EventStatus.PENDING,
+      generation: request.generation,
+      attemptBudget: request.attemptBudget,
+      updatedAt: now,
+      redrives: [...(old?.redrives ?? []), request.audit],
+      expiresAt: undefined,
+      nextAttemptAt: undefined,
+      deadLetterReason: undefined,
+      leaseOwner: undefined,
+      leaseExpiresAt: undefined,
+      currentAttempt: undefined,
+    });
+    return { kind: "recorded" };
+  };
+
+  const listByStatus = async (request: ListByStatusRequest): Promise<EventRecord[]> =>
+    [...items.values()]
+      .filter(
+        (r) =>
+          r.status === request.status &&
+          (request.updatedBefore === undefined || r.updatedAt < request.updatedBefore),
+      )
+      // The byStatus index sorts by updatedAt.
+      .sort((a, b) => (a.updatedAt < b.updatedAt ? -1 : a.updatedAt > b.updatedAt ? 1 : 0))
+      .slice(0, request.limit)
+      .map((r) => structuredClone(r));
+
+  return {
+    claim,
+    recordResult,
+    recordInvalid,
+    recordRedrive,
+    get: async (eventId) => read(eventId),
+    listByStatus,
+    snapshot: () => new Map([...items].map(([id, r]) => [id, structuredClone(r)])),
+  };
+};

@@ -1,0 +1,103 @@
+import type { Envelope } from "../../lib/core/envelope.js";
+import type { PolicyOverride } from "../../lib/core/policy.js";
+import { type RandomSource, randomInt } from "../../lib/core/random.js";
+import type { BehaviourWeights } from "./simulated-target.js";
+
+/** One event a simulated producer submits. */
+export interface ScenarioEvent {
+  readonly envelope: Envelope;
+  readonly submitAtMs: number;
+  readonly weights: BehaviourWeights;
+}
+
+export interface ScenarioOptions {
+  readonly seed: number;
+  readonly events: number;
+  readonly startMs: number;
+  /** Scales the weight of stalls (calls that outlive their lease). */
+  readonly faultRate: number;
+  /** Whether some events go to Lambda targets (whose timeout is fixed at 60 s). */
+  readonly lambdaTargets: boolean;
+}
+
+const pick = <T>(random: RandomSource, items: readonly T[]): T =>
+  items[randomInt(random, 0, items.length - 1)] as T;
+
+/** Receivers of different temperaments, so every outcome class and decision is exercised. */
+const profiles = (stall: number): readonly BehaviourWeights[] => [
+  {
+    success: 8,
+    server_error: 1,
+    too_many_requests: 0.5,
+    bad_request: 0,
+    timeout_after_acting: 0.5,
+    connection_refused: 0.5,
+    stall,
+  },
+  {
+    success: 2,
+    server_error: 3,
+    too_many_requests: 1,
+    bad_request: 0,
+    timeout_after_acting: 1,
+    connection_refused: 1,
+    stall,
+  },
+  {
+    success: 0,
+    server_error: 4,
+    too_many_requests: 1,
+    bad_request: 0,
+    timeout_after_acting: 1,
+    connection_refused: 1,
+    stall,
+  },
+  {
+    success: 1,
+    server_error: 1,
+    too_many_requests: 0,
+    bad_request: 2,
+    timeout_after_acting: 0,
+    connection_refused: 0,
+    stall,
+  },
+];
+
+/**
+ * Draws the events of one run from the seed: small budgets and short delays so a run ends in a
+ * few virtual minutes, with some delays beyond the hop length, some deadlines, and payloads
+ * stamped with their submitted id (`payload.origin`) so identity can be checked end to end.
+ */
+export const drawScenario = (options: ScenarioOptions, random: RandomSource): ScenarioEvent[] => {
+  const all = profiles(Math.max(0, options.faultRate) * 10);
+  return Array.from({ length: options.events }, (_, index) => {
+    const eventId = `evt-${options.seed}-${index}`;
+    const submitAtMs = options.startMs + randomInt(random, 0, 30_000);
+    const policy: PolicyOverride = {
+      maxAttempts: randomInt(random, 1, 5),
+      baseDelaySeconds: randomInt(random, 0, 4),
+      multiplier: pick(random, [1, 2, 3]),
+      maxDelaySeconds: pick(random, [5, 30, 60, 120]),
+      jitter: pick(random, ["full", "equal", "decorrelated", "none"] as const),
+      maxRetryAfterSeconds: pick(random, [0, 10, 60]),
+      ...(random() < 0.2 ? { deadlineSeconds: randomInt(random, 5, 300) } : {}),
+    };
+    const lambda = options.lambdaTargets && random() < 0.15;
+    const envelope: Envelope = {
+      eventId,
+      target: lambda
+        ? { type: "lambda", functionName: "receiver" }
+        : {
+            type: "http",
+            url: `https://receiver.example.com/hooks/${index}`,
+            timeoutMs: randomInt(random, 200, 8_000),
+          },
+      payload: { origin: eventId, index },
+      policy,
+      ...(random() < 0.1
+        ? { deadline: new Date(submitAtMs + randomInt(random, 1_000, 600_000)).toISOString() }
+        : {}),
+    };
+    return { envelope, submitAtMs, weights: pick(random, all) };
+  });
+};

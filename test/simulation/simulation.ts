@@ -1,0 +1,432 @@
+import type { Envelope } from "../../lib/core/envelope.js";
+import { parseEnvelope } from "../../lib/core/envelope.js";
+import { DEFAULT_POLICY } from "../../lib/core/policy.js";
+import type {
+  DeadLetterQueue,
+  DeliveryTarget,
+  EventStore,
+  IngressQueue,
+  ReceivedMessage,
+} from "../../lib/core/ports.js";
+import { randomInt, seededRandom } from "../../lib/core/random.js";
+import { EventStatus } from "../../lib/core/status.js";
+import { CountingMetrics, silentLog } from "../../lib/observability.js";
+import { createOrchestrator } from "../../lib/orchestrator.js";
+import { redrive } from "../../lib/redrive.js";
+import { FaultPlan, hang, type Process } from "./faults.js";
+import { checkInvariants, Invariant, type Violation } from "./invariants.js";
+import { createMemoryEventStore } from "./memory-event-store.js";
+import {
+  MemoryQueue,
+  memoryDeadLetterQueue,
+  memoryIngressQueue,
+  StaleReceipt,
+} from "./memory-queue.js";
+import { drawScenario } from "./scenario.js";
+import { RunEnd, VirtualScheduler } from "./scheduler.js";
+import { SimulatedTarget } from "./simulated-target.js";
+import { type InvocationTrace, keyOf, newTrace } from "./trace.js";
+
+/** The knobs of one run. Defaults mirror the CDK construct's (60 s function, 6× visibility). */
+export interface SimulationOptions {
+  readonly seed: number;
+  readonly events?: number;
+  readonly workers?: number;
+  /** Base probability of a fault at each step. */
+  readonly faultRate?: number;
+  /** Each worker's clock is off true time by up to this much, either way. */
+  readonly skewBoundMs?: number;
+  /**
+   * Added to the target timeout to make the lease. It must cover twice the skew bound (the
+   * claimer's clock may be behind and the next claimer's ahead) plus the store's answer and the
+   * start of the call; 2 s covers ±500 ms of skew and the simulated latencies (≤ 40 ms a hop).
+   */
+  readonly leaseMarginMs?: number;
+  readonly functionTimeoutMs?: number;
+  readonly visibilityTimeoutSeconds?: number;
+  readonly batchSize?: number;
+  readonly recordConcurrency?: number;
+  readonly maxReceiveCount?: number;
+  readonly hopSeconds?: number;
+  /** Run a redrive of the dead-lettered events once the first wave is over. */
+  readonly redrive?: boolean;
+  /** Send some events to Lambda targets, whose timeout is fixed at 60 s. */
+  readonly lambdaTargets?: boolean;
+  /** A deliberately broken store, for the simulation's self-test. */
+  readonly brokenStore?: "ignore_leases";
+}
+
+export interface SimulationResult {
+  readonly seed: number;
+  readonly events: number;
+  readonly delivered: number;
+  readonly rejected: number;
+  readonly deadLettered: number;
+  readonly crashes: number;
+  readonly calls: number;
+  readonly redriven: number;
+  readonly steps: number;
+  readonly virtualSeconds: number;
+  readonly violations: Violation[];
+}
+
+const START_MS = Date.UTC(2030, 0, 1);
+/** A run that has not settled after this much virtual time is stuck. */
+const VIRTUAL_LIMIT_MS = 3 * 24 * 3600 * 1000;
+const LONG_POLL_MS = 20_000;
+export const OPERATOR = "sim-operator";
+
+/** Runs one seeded simulation to quiescence and checks every guarantee. Deterministic. */
+export const runSimulation = async (options: SimulationOptions): Promise<SimulationResult> => {
+  const seed = options.seed;
+  const o = {
+    events: options.events ?? 20,
+    workers: options.workers ?? 3,
+    faultRate: options.faultRate ?? 0.02,
+    skewBoundMs: options.skewBoundMs ?? 500,
+    leaseMarginMs: options.leaseMarginMs ?? 2_000,
+    functionTimeoutMs: options.functionTimeoutMs ?? 60_000,
+    visibilityTimeoutSeconds: options.visibilityTimeoutSeconds ?? 360,
+    batchSize: options.batchSize ?? 10,
+    recordConcurrency: options.recordConcurrency ?? 3,
+    maxReceiveCount: options.maxReceiveCount ?? 10,
+    hopSeconds: options.hopSeconds ?? 20,
+  };
+  // Independent streams, so that changing one concern does not reshuffle the others.
+  const scenarioRandom = seededRandom(seed);
+  const faultRandom = seededRandom(seed ^ 0x5bd1e995);
+  const latencyRandom = seededRandom(seed ^ 0x27d4eb2f);
+  const targetRandom = seededRandom(seed ^ 0x165667b1);
+  const orchestratorRandom = seededRandom(seed ^ 0x61c88647);
+  const queueRandom = seededRandom(seed ^ 0x7feb352d);
+
+  const sched = new VirtualScheduler(START_MS);
+  const now = () => sched.now();
+  const sleep = (ms: number) => sched.sleep(ms);
+  const latency = () => randomInt(latencyRandom, 1, 40);
+
+  const deadLetterQueue = new MemoryQueue({ name: "dlq", clock: now, random: queueRandom });
+  const ingress = new MemoryQueue({
+    name: "ingress",
+    clock: now,
+    staleReceipt: StaleReceipt.AS_SQS,
+    maxReceiveCount: o.maxReceiveCount,
+    deadLetterQueue,
+    duplicate: () => faultRandom() < o.faultRate,
+    random: queueRandom,
+  });
+  const store = createMemoryEventStore({ ignoreLeases: options.brokenStore === "ignore_leases" });
+  const scenario = drawScenario(
+    {
+      seed,
+      events: o.events,
+      startMs: START_MS,
+      faultRate: o.faultRate,
+      lambdaTargets: options.lambdaTargets ?? false,
+    },
+    scenarioRandom,
+  );
+  const weights = new Map(scenario.map((e) => [e.envelope.eventId, e.weights]));
+  const target = new SimulatedTarget({
+    now,
+    sleep,
+    random: targetRandom,
+    weightsFor: (id) => weights.get(id),
+  });
+  const trace = newTrace(target.calls);
+  const faults = new FaultPlan({ random: faultRandom, rate: o.faultRate, sleep, latency });
+  const metrics = new CountingMetrics();
+
+  let processes = 0;
+  let active = 0;
+  let submitted = 0;
+  let finished = false;
+
+  const newProcess = (
+    worker: string,
+    skewMs: number,
+  ): Process & { readonly stopped: Promise<void> } => {
+    let crashed = false;
+    let signal: () => void = () => {};
+    const stopped = new Promise<void>((resolve) => {
+      signal = resolve;
+    });
+    return {
+      id: processes++,
+      worker,
+      clock: () => sched.now() + skewMs,
+      get crashed() {
+        return crashed;
+      },
+      crash: () => {
+        if (crashed) return;
+        crashed = true;
+        trace.crashes += 1;
+        signal();
+      },
+      stopped,
+    };
+  };
+
+  const leaseMsOf = (envelope: Envelope): number =>
+    (envelope.target.type === "http" ? (envelope.target.timeoutMs ?? 10_000) : 60_000) +
+    o.leaseMarginMs;
+
+  const portsFor = (process: Process, invocation?: InvocationTrace) => {
+    const ingressPort = memoryIngressQueue(ingress);
+    const dlqPort = memoryDeadLetterQueue(deadLetterQueue);
+    const faultyStore: EventStore = {
+      claim: (request) =>
+        faults.call(process, "store.claim", async () => {
+          const result = await store.claim(request);
+          if (result.kind === "claimed") {
+            trace.claims.push({
+              eventId: request.eventId,
+              attempt: result.record.attempts,
+              generation: request.generation,
+              worker: process.worker,
+              invocation: process.id,
+              trueAtMs: now(),
+              leaseExpiresAt: result.record.leaseExpiresAt ?? 0,
+            });
+            invocation?.claimed.push(keyOf(request.eventId, request.generation));
+          }
+          return result;
+        }),
+      recordResult: (request) =>
+        faults.call(process, "store.recordResult", async () => {
+          const outcome = await store.recordResult(request);
+          if (outcome.kind === "recorded")
+            trace.results.push(`${request.eventId}#${request.claimed.attempts}`);
+          return outcome;
+        }),
+      recordInvalid: (request) =>
+        faults.call(process, "store.recordInvalid", () => store.recordInvalid(request)),
+      recordRedrive: (request) =>
+        faults.call(process, "store.recordRedrive", () => store.recordRedrive(request)),
+      get: (eventId) => faults.call(process, "store.get", () => store.get(eventId)),
+      listByStatus: (request) => store.listByStatus(request),
+    };
+    const faultyIngress: IngressQueue = {
+      send: (body, schedule, delay) =>
+        faults.call(process, "ingress.send", () => ingressPort.send(body, schedule, delay)),
+      changeVisibility: (receipt, seconds) => {
+        if (seconds === 0 && invocation !== undefined) {
+          const key = [...invocation.receipts].find(([, r]) => r === receipt)?.[0];
+          if (key !== undefined) invocation.drained.push(key);
+        }
+        return faults.call(process, "ingress.changeVisibility", () =>
+          ingressPort.changeVisibility(receipt, seconds),
+        );
+      },
+    };
+    const faultyDlq: DeadLetterQueue = {
+      send: (message) => faults.call(process, "dlq.send", () => dlqPort.send(message)),
+      receive: (request) => faults.call(process, "dlq.receive", () => dlqPort.receive(request)),
+      delete: (receipt) => faults.call(process, "dlq.delete", () => dlqPort.delete(receipt)),
+      changeVisibility: (receipt, seconds) =>
+        faults.call(process, "dlq.changeVisibility", () =>
+          dlqPort.changeVisibility(receipt, seconds),
+        ),
+    };
+    const calls = target.forCaller({
+      worker: process.worker,
+      invocation: process.id,
+      clock: process.clock,
+      leaseMs: leaseMsOf,
+    });
+    // No latency before the call: the deadline check and the call's start are one instant.
+    const faultyTarget: DeliveryTarget = {
+      deliver: async (request) => {
+        if (process.crashed || faults.crashes(process, "before target.deliver")) return hang();
+        const result = await calls.deliver(request);
+        if (process.crashed || faults.crashes(process, "after target.deliver")) return hang();
+        return result;
+      },
+    };
+    return {
+      store: faultyStore,
+      ingress: faultyIngress,
+      deadLetters: faultyDlq,
+      target: faultyTarget,
+    };
+  };
+
+  const drawSkew = (random: () => number) => randomInt(random, -o.skewBoundMs, o.skewBoundMs);
+
+  const runInvocation = async (worker: string, skewMs: number, batch: ReceivedMessage[]) => {
+    const process = newProcess(worker, skewMs);
+    const invocation: InvocationTrace = {
+      id: process.id,
+      worker,
+      batch: [],
+      receipts: new Map(),
+      drained: [],
+      claimed: [],
+      deleted: [],
+    };
+    for (const message of batch) {
+      const parsed = parseEnvelope(message.body);
+      if (!parsed.ok) continue;
+      const key = keyOf(parsed.envelope.eventId, message.schedule.generation);
+      invocation.batch.push(key);
+      invocation.receipts.set(key, message.receiptHandle);
+    }
+    trace.invocations.push(invocation);
+    const ports = portsFor(process, invocation);
+    const orchestrator = createOrchestrator({
+      store: ports.store,
+      ingress: ports.ingress,
+      deadLetters: ports.deadLetters,
+      clock: process.clock,
+      random: orchestratorRandom,
+      workerId: worker,
+      hopSeconds: o.hopSeconds,
+      retentionSeconds: 86_400,
+      targets: { forTarget: () => ports.target },
+      defaultPolicy: DEFAULT_POLICY,
+      log: silentLog,
+      metrics,
+      recordConcurrency: o.recordConcurrency,
+      leaseMarginMs: o.leaseMarginMs,
+    });
+    const startedMs = now();
+    // Lambda kills an invocation at its timeout: the whole batch then comes back.
+    const kill = sched.wakeableSleep(o.functionTimeoutMs);
+    void kill.done.then(() => process.crash("function timeout"));
+    const failed = await Promise.race([
+      orchestrator.processBatch(batch, () => startedMs + o.functionTimeoutMs - now()),
+      process.stopped.then(() => undefined),
+    ]);
+    kill.cancel();
+    if (failed === undefined || process.crashed) return false;
+    if (faults.crashes(process, "before batch.return")) return false;
+    // The event source deletes what the function did not hand back (partial batch response).
+    await sleep(latency());
+    for (const message of batch) {
+      if (failed.includes(message.messageId)) continue;
+      ingress.delete(message.receiptHandle);
+      invocation.deleted.push(message.receiptHandle);
+    }
+    return true;
+  };
+
+  /** One concurrency slot of the event source mapping: polls, invokes, and starts afresh after a crash. */
+  const pollerLoop = async (slot: number) => {
+    const workerRandom = seededRandom(seed * 31 + slot);
+    let instance = 0;
+    let skew = drawSkew(workerRandom);
+    while (!finished) {
+      await sleep(latency());
+      const batch = ingress.receive(o.batchSize, o.visibilityTimeoutSeconds);
+      if (batch.length === 0) {
+        const next = ingress.nextVisibleAtMs();
+        const wait = next === undefined ? LONG_POLL_MS : Math.min(LONG_POLL_MS, next - now());
+        const nap = sched.wakeableSleep(Math.max(1, wait));
+        const off = ingress.onVisible(nap.wake);
+        await nap.done;
+        off();
+        continue;
+      }
+      active += 1;
+      const ok = await runInvocation(`w${slot}.${instance}`, skew, batch);
+      active -= 1;
+      if (!ok) {
+        // A crashed instance is replaced by a fresh one, with its own id and clock.
+        instance += 1;
+        skew = drawSkew(workerRandom);
+      }
+    }
+  };
+
+  const producer = async () => {
+    for (const event of [...scenario].sort((a, b) => a.submitAtMs - b.submitAtMs)) {
+      await sleep(event.submitAtMs - now());
+      ingress.send(JSON.stringify(event.envelope), { generation: 0 }, 0);
+      submitted += 1;
+    }
+  };
+
+  let redrivesRunning = 0;
+  const operatorRedrive = async () => {
+    redrivesRunning += 1;
+    const operatorRandom = seededRandom(seed ^ 0x3c6ef372);
+    for (let run = 0; run < 3; run += 1) {
+      const process = newProcess(`redrive.${run}`, drawSkew(operatorRandom));
+      const ports = portsFor(process);
+      const report = await Promise.race([
+        redrive(
+          {
+            deadLetterQueue: ports.deadLetters,
+            ingressQueue: ports.ingress,
+            store: ports.store,
+            clock: process.clock,
+            sleep,
+            defaultPolicy: DEFAULT_POLICY,
+          },
+          { by: OPERATOR, why: "simulation", extraAttempts: 2, ratePerSecond: 20 },
+        ).catch(() => undefined),
+        process.stopped.then(() => undefined),
+      ]);
+      if (report !== undefined && !process.crashed) {
+        trace.redrives.push(report);
+        break;
+      }
+      await sleep(60_000);
+    }
+    redrivesRunning -= 1;
+  };
+
+  const quiet = () =>
+    submitted === scenario.length && ingress.size() === 0 && active === 0 && redrivesRunning === 0;
+
+  const violations: Violation[] = [];
+  void producer();
+  for (let slot = 0; slot < o.workers; slot += 1) void pollerLoop(slot);
+  let end = await sched.run(quiet, START_MS + VIRTUAL_LIMIT_MS);
+  const records = store.snapshot();
+  const needsRedrive = [...records.values()].some(
+    (r) => r.status === EventStatus.DEAD_LETTERED || r.status === EventStatus.REJECTED,
+  );
+  if (end === RunEnd.STOPPED && (options.redrive ?? true) && needsRedrive) {
+    void operatorRedrive();
+    end = await sched.run(quiet, START_MS + VIRTUAL_LIMIT_MS);
+  }
+  finished = true;
+  const virtualSeconds = (now() - START_MS) / 1000;
+  sched.abandon();
+  if (end !== RunEnd.STOPPED)
+    violations.push({
+      seed,
+      invariant: Invariant.QUIESCENCE,
+      detail: `run ended ${end} after ${virtualSeconds} virtual s with ${ingress.size()} message(s) queued`,
+    });
+
+  const final = store.snapshot();
+  violations.push(
+    ...checkInvariants({
+      seed,
+      submitted: scenario.map((e) => e.envelope),
+      records: final,
+      ingress: ingress.contents(),
+      deadLetters: deadLetterQueue.contents(),
+      trace,
+      skewBoundMs: o.skewBoundMs,
+      operator: OPERATOR,
+    }),
+  );
+  const statuses = [...final.values()].map((r) => r.status);
+  return {
+    seed,
+    events: scenario.length,
+    delivered: statuses.filter((s) => s === EventStatus.DELIVERED).length,
+    rejected: statuses.filter((s) => s === EventStatus.REJECTED).length,
+    deadLettered: statuses.filter((s) => s === EventStatus.DEAD_LETTERED).length,
+    crashes: trace.crashes,
+    calls: trace.calls.length,
+    redriven: trace.redrives.reduce((n, r) => n + r.moved.length, 0),
+    steps: sched.steps,
+    virtualSeconds,
+    violations,
+  };
+};

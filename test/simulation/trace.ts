@@ -1,0 +1,52 @@
+import type { RedriveReport } from "../../lib/redrive.js";
+import type { TargetCall } from "./simulated-target.js";
+
+/** A claim the store granted, in the claimer's clock and in true virtual time. */
+export interface ClaimTrace {
+  readonly eventId: string;
+  readonly attempt: number;
+  readonly generation: number;
+  readonly worker: string;
+  readonly invocation: number;
+  readonly trueAtMs: number;
+  /** As stored: the claimer's clock at the claim plus the lease. */
+  readonly leaseExpiresAt: number;
+}
+
+/** What one invocation was handed and what it did with it, for the drain check. */
+export interface InvocationTrace {
+  readonly id: number;
+  readonly worker: string;
+  /** `eventId@generation` of each message in the batch (unreadable bodies are left out). */
+  readonly batch: string[];
+  /** Receipt handles of the batch, by `eventId@generation`. */
+  readonly receipts: Map<string, string>;
+  /** Keys of the messages the orchestrator handed back unstarted (visibility 0). */
+  readonly drained: string[];
+  /** Keys claimed during the invocation. */
+  readonly claimed: string[];
+  /** Receipt handles the event source deleted after the invocation returned. */
+  readonly deleted: string[];
+}
+
+/** Everything the invariant checks read, besides the final store and queues. */
+export interface SimulationTrace {
+  readonly claims: ClaimTrace[];
+  /** `eventId#attempt` of every result write that landed. */
+  readonly results: string[];
+  readonly calls: TargetCall[];
+  readonly invocations: InvocationTrace[];
+  readonly redrives: RedriveReport[];
+  crashes: number;
+}
+
+export const keyOf = (eventId: string, generation: number): string => `${eventId}@${generation}`;
+
+export const newTrace = (calls: TargetCall[]): SimulationTrace => ({
+  claims: [],
+  results: [],
+  calls,
+  invocations: [],
+  redrives: [],
+  crashes: 0,
+});
