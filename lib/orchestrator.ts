@@ -1,3 +1,4 @@
+import { DEFAULT_LAMBDA_TIMEOUT_MS } from "./adapters/targets/lambda-target.js";
 import { type AttemptDeps, runClaimedAttempt } from "./attempt.js";
 import { mapWithConcurrency } from "./concurrency.js";
 import { DEAD_LETTER_KIND } from "./core/dead-letter.js";
@@ -37,7 +38,9 @@ const MAX_RAW_BODY_CHARS = 64 * 1024;
 const MAX_REPORTED_PROBLEMS = 20;
 
 const timeoutOf = (envelope: Envelope): number =>
-  envelope.target.type === "http" ? (envelope.target.timeoutMs ?? DEFAULT_TIMEOUT_MS) : 60_000;
+  envelope.target.type === "http"
+    ? (envelope.target.timeoutMs ?? DEFAULT_TIMEOUT_MS)
+    : DEFAULT_LAMBDA_TIMEOUT_MS;
 
 /** The orchestrator: turns ingress messages into attempts. One instance per process. */
 export interface Orchestrator {

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { AwsClients } from "./adapters/aws-clients.js";
 import { createDynamoEventStore } from "./adapters/dynamo-event-store.js";
+import { createSecretSigner } from "./adapters/signing-secret.js";
 import { createSqsDeadLetterQueue } from "./adapters/sqs-dead-letter-queue.js";
 import { createSqsIngressQueue } from "./adapters/sqs-ingress-queue.js";
 import { createHttpTarget } from "./adapters/targets/http-target.js";
@@ -28,23 +29,33 @@ export const createPorts = (
   config: RicochetConfig,
   clients: AwsClients,
   options: { readonly signer?: DeliverySigner | undefined } = {},
-): RicochetPorts => ({
-  store: createDynamoEventStore({ doc: clients.documents, tableName: config.tableName }),
-  ingress: createSqsIngressQueue({
-    sqs: clients.sqs,
-    queueUrl: config.ingressQueueUrl,
-    maxDelaySeconds: config.hopSeconds,
-  }),
-  deadLetters: createSqsDeadLetterQueue({ sqs: clients.sqs, queueUrl: config.deadLetterQueueUrl }),
-  targets: createTargetRouter({
-    http: createHttpTarget({
-      allowedHosts: config.allowedTargetHosts,
-      secretHeaderNames: config.secretHeaders,
-      ...(options.signer === undefined ? {} : { signer: options.signer }),
+): RicochetPorts => {
+  const signer =
+    options.signer ??
+    (config.signingSecret === undefined
+      ? undefined
+      : createSecretSigner({ reference: config.signingSecret }));
+  return {
+    store: createDynamoEventStore({ doc: clients.documents, tableName: config.tableName }),
+    ingress: createSqsIngressQueue({
+      sqs: clients.sqs,
+      queueUrl: config.ingressQueueUrl,
+      maxDelaySeconds: config.hopSeconds,
     }),
-    lambda: createLambdaTarget({ lambda: clients.lambda }),
-  }),
-});
+    deadLetters: createSqsDeadLetterQueue({
+      sqs: clients.sqs,
+      queueUrl: config.deadLetterQueueUrl,
+    }),
+    targets: createTargetRouter({
+      http: createHttpTarget({
+        allowedHosts: config.allowedTargetHosts,
+        secretHeaderNames: config.secretHeaders,
+        ...(signer === undefined ? {} : { signer }),
+      }),
+      lambda: createLambdaTarget({ lambda: clients.lambda }),
+    }),
+  };
+};
 
 export interface OrchestratorRuntimeOptions {
   readonly config: RicochetConfig;
