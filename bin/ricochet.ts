@@ -1,5 +1,5 @@
 import { createRequire } from "node:module";
-import { createProgram, runProgram } from "../lib/cli/cli-support.js";
+import { createProgram, ExitCode, runProgram } from "../lib/cli/cli-support.js";
 import { registerDlqCommands } from "../lib/cli/dlq-command.js";
 import { registerEventsCommand } from "../lib/cli/events-command.js";
 import { registerPolicyCommands } from "../lib/cli/policy-command.js";
@@ -23,4 +23,6 @@ registerDlqCommands(program);
 registerRedriveCommand(program);
 // registerDevCommand(program);
 
-process.exitCode = await runProgram(program, process.argv);
+const exitCode = await runProgram(program, process.argv);
+// A command may set its own non-zero process.exitCode (e.g. "not found"); keep it unless we failed.
+if (exitCode !== ExitCode.OK) process.exitCode = exitCode;
