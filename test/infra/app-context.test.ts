@@ -1,0 +1,42 @@
+import { describe, expect, it } from "vitest";
+import { ConfigurationError } from "../../lib/core/errors.js";
+import { readAppSettings } from "../../lib/infra/app-context.js";
+
+describe("readAppSettings", () => {
+  it.each([undefined, null, {}])("names the stack Ricochet when the context is %j", (context) => {
+    expect(readAppSettings(context).stackName).toBe("Ricochet");
+  });
+
+  it("turns seconds and days into durations and passes the rest through", () => {
+    const { stackName, orchestrator } = readAppSettings({
+      stackName: "RicochetStaging",
+      functionTimeoutSeconds: 30,
+      deadLetterRetentionDays: 10,
+      allowedTargetHosts: ["10.0.0.0/8"],
+      defaultPolicy: { maxAttempts: 3 },
+    });
+    expect(stackName).toBe("RicochetStaging");
+    expect(orchestrator.functionTimeout?.toSeconds()).toBe(30);
+    expect(orchestrator.deadLetterRetention?.toDays()).toBe(10);
+    expect(orchestrator.ingressRetention).toBeUndefined();
+    expect(orchestrator.allowedTargetHosts).toEqual(["10.0.0.0/8"]);
+    expect(orchestrator.defaultPolicy).toEqual({ maxAttempts: 3 });
+  });
+
+  it("names every malformed field at once, unknown keys included", () => {
+    const read = () =>
+      readAppSettings({ batchSize: "ten", functionTimeout: 30, allowedTargetHosts: "a" });
+    expect(read).toThrow(ConfigurationError);
+    const message = (() => {
+      try {
+        read();
+        return "";
+      } catch (error) {
+        return (error as Error).message;
+      }
+    })();
+    for (const field of ["batchSize", "allowedTargetHosts", "functionTimeout"]) {
+      expect(message).toContain(field);
+    }
+  });
+});
