@@ -1,0 +1,142 @@
+import { randomUUID } from "node:crypto";
+import {
+  BillingMode,
+  CreateTableCommand,
+  KeyType,
+  ProjectionType,
+  ScalarAttributeType,
+  waitUntilTableExists,
+} from "@aws-sdk/client-dynamodb";
+import { CreateQueueCommand, GetQueueAttributesCommand } from "@aws-sdk/client-sqs";
+import { inject } from "vitest";
+import {
+  type AwsClientMiddleware,
+  type AwsClients,
+  createAwsClients,
+  type LocalAwsTarget,
+} from "../../lib/adapters/aws-clients.js";
+import { LOCAL_CREDENTIALS } from "../../lib/local/local-identity.js";
+import "../setup/provided-context.js";
+
+/** The ingress queue's native redrive: how many receives before SQS moves a message itself. */
+export const TEST_MAX_RECEIVE_COUNT = 10;
+
+/** The local AWS the global setup started (test/setup/global-setup.ts). */
+export const localAws = (): LocalAwsTarget => {
+  const local = inject("localAws");
+  if (local === undefined) {
+    throw new Error(
+      "local AWS is not running: is test/setup/global-setup.ts in vitest globalSetup, and RICOCHET_LOCAL_AWS not off?",
+    );
+  }
+  return local;
+};
+
+let shared: AwsClients | undefined;
+
+/**
+ * SDK clients for the local emulators. Without options, one set shared by the test file; with
+ * middleware (a request counter, a fault injector), a fresh set the caller should `destroy()`.
+ */
+export const testClients = (options: { middleware?: readonly AwsClientMiddleware[] } = {}) => {
+  const build = () =>
+    createAwsClients({
+      endpoints: localAws().endpoints,
+      region: localAws().region,
+      credentials: LOCAL_CREDENTIALS,
+      middleware: options.middleware,
+      env: {},
+    });
+  if (options.middleware !== undefined) return build();
+  shared ??= build();
+  return shared;
+};
+
+/** A resource name unique to this run and call, under SQS's and DynamoDB's naming rules. */
+export const uniqueName = (prefix: string): string =>
+  `${prefix.replace(/[^A-Za-z0-9_-]/g, "-").slice(0, 60)}-${randomUUID().slice(0, 8)}`;
+
+export interface TestQueues {
+  readonly ingressQueueUrl: string;
+  readonly ingressQueueArn: string;
+  readonly deadLetterQueueUrl: string;
+  readonly deadLetterQueueArn: string;
+}
+
+const queueArn = async (clients: AwsClients, queueUrl: string): Promise<string> => {
+  const { Attributes } = await clients.sqs.send(
+    new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ["QueueArn"] }),
+  );
+  const arn = Attributes?.QueueArn;
+  if (arn === undefined) throw new Error(`no QueueArn for ${queueUrl}`);
+  return arn;
+};
+
+/**
+ * Creates a uniquely named queue pair like the stack's: an ingress queue whose native redrive
+ * moves a message to the dead-letter queue after {@link TEST_MAX_RECEIVE_COUNT} receives.
+ */
+export const createTestQueues = async (prefix: string): Promise<TestQueues> => {
+  const clients = testClients();
+  const name = uniqueName(prefix);
+  const dead = await clients.sqs.send(new CreateQueueCommand({ QueueName: `${name}-dlq` }));
+  if (dead.QueueUrl === undefined) throw new Error("CreateQueue returned no URL");
+  const deadLetterQueueArn = await queueArn(clients, dead.QueueUrl);
+  const ingress = await clients.sqs.send(
+    new CreateQueueCommand({
+      QueueName: `${name}-ingress`,
+      Attributes: {
+        RedrivePolicy: JSON.stringify({
+          deadLetterTargetArn: deadLetterQueueArn,
+          maxReceiveCount: TEST_MAX_RECEIVE_COUNT,
+        }),
+      },
+    }),
+  );
+  if (ingress.QueueUrl === undefined) throw new Error("CreateQueue returned no URL");
+  return {
+    ingressQueueUrl: ingress.QueueUrl,
+    ingressQueueArn: await queueArn(clients, ingress.QueueUrl),
+    deadLetterQueueUrl: dead.QueueUrl,
+    deadLetterQueueArn,
+  };
+};
+
+/** The status index: records by status, oldest update first. */
+export const STATUS_INDEX = "byStatus";
+
+/**
+ * Creates a uniquely named attempt table like the stack's (partition key `eventId`, index
+ * `byStatus` on `status` + `updatedAt`, on-demand) and returns its name once it is active.
+ */
+export const createTestTable = async (name: string): Promise<string> => {
+  const clients = testClients();
+  const tableName = uniqueName(name);
+  await clients.dynamodb.send(
+    new CreateTableCommand({
+      TableName: tableName,
+      BillingMode: BillingMode.PAY_PER_REQUEST,
+      AttributeDefinitions: [
+        { AttributeName: "eventId", AttributeType: ScalarAttributeType.S },
+        { AttributeName: "status", AttributeType: ScalarAttributeType.S },
+        { AttributeName: "updatedAt", AttributeType: ScalarAttributeType.S },
+      ],
+      KeySchema: [{ AttributeName: "eventId", KeyType: KeyType.HASH }],
+      GlobalSecondaryIndexes: [
+        {
+          IndexName: STATUS_INDEX,
+          KeySchema: [
+            { AttributeName: "status", KeyType: KeyType.HASH },
+            { AttributeName: "updatedAt", KeyType: KeyType.RANGE },
+          ],
+          Projection: { ProjectionType: ProjectionType.ALL },
+        },
+      ],
+    }),
+  );
+  await waitUntilTableExists(
+    { client: clients.dynamodb, maxWaitTime: 30, minDelay: 1, maxDelay: 2 },
+    { TableName: tableName },
+  );
+  return tableName;
+};
