@@ -1,5 +1,6 @@
 import { createRequire } from "node:module";
 import { createProgram, ExitCode, runProgram } from "../lib/cli/cli-support.js";
+import { registerDevCommand } from "../lib/cli/dev-command.js";
 import { registerDlqCommands } from "../lib/cli/dlq-command.js";
 import { registerEventsCommand } from "../lib/cli/events-command.js";
 import { registerPolicyCommands } from "../lib/cli/policy-command.js";
@@ -21,7 +22,7 @@ registerStatusCommand(program);
 registerEventsCommand(program);
 registerDlqCommands(program);
 registerRedriveCommand(program);
-// registerDevCommand(program);
+registerDevCommand(program);
 
 const exitCode = await runProgram(program, process.argv);
 // A command may set its own non-zero process.exitCode (e.g. "not found"); keep it unless we failed.

@@ -1,0 +1,41 @@
+import { ENV } from "../config.js";
+import type { DevSession } from "./dev-session.js";
+
+const quote = (value: string): string => `'${value.replaceAll("'", "'\\''")}'`;
+
+/**
+ * What a producer needs to use the local Ricochet: endpoints, resources, the variables to export,
+ * and a submission by the `ricochet` CLI and by the AWS CLI. `overrides` lists what differs from
+ * the deployed configuration, so nobody mistakes the demo's policy for the real one.
+ */
+export const renderBanner = (session: DevSession, overrides: readonly string[]): string => {
+  const { local, config, resources, settings } = session;
+  const example = JSON.stringify({
+    eventId: "hello-1",
+    target: { type: "http", url: "https://example.com/hook" },
+    payload: { hello: "world" },
+  });
+  const exports = Object.entries(session.producerEnv).map(([k, v]) => `  export ${k}=${quote(v)}`);
+  return [
+    "Ricochet is running locally (provisioned from the synthesized CDK template).",
+    "",
+    `  SQS endpoint       ${local.endpoints.sqs}${local.startedEmulators ? "" : " (external)"}`,
+    `  DynamoDB endpoint  ${local.endpoints.dynamodb}`,
+    `  ingress queue      ${config.ingressQueueUrl}`,
+    `  dead-letter queue  ${config.deadLetterQueueUrl}`,
+    `  attempt table      ${config.tableName}`,
+    `  poller             batch ${settings.poller.batchSize}, window ${settings.poller.batchingWindowMs} ms, concurrency ${settings.poller.maxConcurrency}, timeout ${settings.poller.functionTimeoutMs} ms`,
+    `  default policy     ${session.orchestratorEnv[ENV.DEFAULT_POLICY] ?? "{}"}`,
+    ...overrides.map((o) => `  override           ${o}`),
+    ...resources.notes.map((n) => `  note               ${n}`),
+    "",
+    "In another shell:",
+    ...exports,
+    `  echo ${quote(example)} > envelope.json`,
+    "  npx ricochet submit --file envelope.json",
+    `  aws sqs send-message --endpoint-url ${local.endpoints.sqs} --region ${local.region} --queue-url ${config.ingressQueueUrl} --message-body ${quote(example)}`,
+    "",
+    "Press Ctrl-C to stop (emulators included).",
+    "",
+  ].join("\n");
+};

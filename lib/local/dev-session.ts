@@ -1,0 +1,142 @@
+import { type AwsClients, createAwsClients, localAwsEnv } from "../adapters/aws-clients.js";
+import { ENV, loadConfig, type RicochetConfig } from "../config.js";
+import type { PolicyOverride } from "../core/policy.js";
+import type { RandomSource } from "../core/random.js";
+import { CountingMetrics, type Log } from "../observability.js";
+import type { Orchestrator } from "../orchestrator.js";
+import { createOrchestratorRuntime, createPorts, type RicochetPorts } from "../runtime.js";
+import { startDevQueuePoller } from "./dev-queue-poller.js";
+import { type DevSettings, devSettingsFromTemplate } from "./dev-settings-from-template.js";
+import { LOCAL_CREDENTIALS } from "./local-identity.js";
+import { type ProvisionedResources, provisionFromTemplate } from "./provision-from-template.js";
+import { type LocalAws, startLocalAws } from "./start-local-aws.js";
+import { synthesizeTemplate } from "./synthesize-template.js";
+
+export interface DevSessionOptions {
+  /** Merged over the template's default policy (the demo's seconds-scale policy). */
+  readonly policyOverride?: PolicyOverride | undefined;
+  /** Added to the template's allowed target hosts (the demo receiver's 127.0.0.1). */
+  readonly extraAllowedHosts?: readonly string[] | undefined;
+  /** Jitter draws; seeded in scripted runs. */
+  readonly random?: RandomSource | undefined;
+  readonly log: Log;
+  readonly env?: NodeJS.ProcessEnv | undefined;
+}
+
+/** Ricochet running on this machine: emulators, resources, the orchestrator and its poller. */
+export interface DevSession {
+  readonly local: LocalAws;
+  readonly clients: AwsClients;
+  readonly resources: ProvisionedResources;
+  readonly settings: DevSettings;
+  /** The environment the orchestrator was configured from, after local overrides. */
+  readonly orchestratorEnv: Readonly<Record<string, string>>;
+  readonly config: RicochetConfig;
+  readonly ports: RicochetPorts;
+  readonly orchestrator: Orchestrator;
+  readonly metrics: CountingMetrics;
+  /** What a producer or the `ricochet` CLI in another shell must export to reach this session. */
+  readonly producerEnv: Readonly<Record<string, string>>;
+  /** Stops the poller, then the emulators, and waits until every process has exited. */
+  stop(): Promise<void>;
+}
+
+/** The template's environment with the local overrides applied: policy merged, hosts added. */
+export const applyLocalOverrides = (
+  env: Readonly<Record<string, string>>,
+  options: Pick<DevSessionOptions, "policyOverride" | "extraAllowedHosts">,
+): Record<string, string> => {
+  const result = { ...env };
+  if (options.policyOverride !== undefined) {
+    const deployed = result[ENV.DEFAULT_POLICY]?.trim()
+      ? JSON.parse(result[ENV.DEFAULT_POLICY] ?? "{}")
+      : {};
+    result[ENV.DEFAULT_POLICY] = JSON.stringify({ ...deployed, ...options.policyOverride });
+  }
+  const extra = options.extraAllowedHosts ?? [];
+  if (extra.length > 0) {
+    const hosts = (result[ENV.ALLOWED_TARGET_HOSTS] ?? "")
+      .split(",")
+      .filter((h) => h.trim() !== "");
+    result[ENV.ALLOWED_TARGET_HOSTS] = [...new Set([...hosts, ...extra])].join(",");
+  }
+  return result;
+};
+
+/**
+ * Starts Ricochet locally from the synthesized template: emulators (or a LocalStack named by
+ * AWS_ENDPOINT_URL), the template's queues and table, and the orchestrator driven by a poller
+ * configured like the template's event source mapping. On failure, whatever started is stopped.
+ */
+export const startDevSession = async (options: DevSessionOptions): Promise<DevSession> => {
+  const starting = startLocalAws(options.env === undefined ? {} : { env: options.env });
+  // Synthesis is synchronous: it runs while the emulators (child processes) boot.
+  let template: ReturnType<typeof synthesizeTemplate>;
+  try {
+    template = synthesizeTemplate();
+  } catch (error) {
+    await starting.then((local) => local.stop()).catch(() => undefined);
+    throw error;
+  }
+  const local = await starting;
+  const clients = createAwsClients({
+    endpoints: local.endpoints,
+    region: local.region,
+    credentials: LOCAL_CREDENTIALS,
+  });
+  const stops: (() => Promise<void>)[] = [async () => clients.destroy(), () => local.stop()];
+  const stopAll = async () => {
+    for (const stop of stops) await stop().catch(() => undefined);
+  };
+  try {
+    const resources = await provisionFromTemplate(template, {
+      sqs: clients.sqs,
+      dynamodb: clients.dynamodb,
+    });
+    const settings = devSettingsFromTemplate(template, resources);
+    const orchestratorEnv = applyLocalOverrides(settings.env, options);
+    const config = loadConfig(orchestratorEnv);
+    const metrics = new CountingMetrics();
+    const ports = createPorts(config, clients);
+    const orchestrator = createOrchestratorRuntime({
+      config,
+      ports,
+      log: options.log,
+      metrics,
+      ...(options.random === undefined ? {} : { random: options.random }),
+    });
+    const poller = startDevQueuePoller({
+      sqs: clients.sqs,
+      queueUrl: config.ingressQueueUrl,
+      process: (messages, remainingMs) => orchestrator.processBatch(messages, remainingMs),
+      log: options.log,
+      ...settings.poller,
+    });
+    stops.unshift(() => poller.stop());
+    let stopping: Promise<void> | undefined;
+    return {
+      local,
+      clients,
+      resources,
+      settings,
+      orchestratorEnv,
+      config,
+      ports,
+      orchestrator,
+      metrics,
+      producerEnv: {
+        ...localAwsEnv(local),
+        [ENV.INGRESS_QUEUE_URL]: config.ingressQueueUrl,
+        [ENV.DEAD_LETTER_QUEUE_URL]: config.deadLetterQueueUrl,
+        [ENV.TABLE_NAME]: config.tableName,
+      },
+      stop: () => {
+        stopping ??= stopAll();
+        return stopping;
+      },
+    };
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+};
