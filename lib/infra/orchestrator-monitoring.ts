@@ -11,18 +11,7 @@ import {
 import type { IFunction } from "aws-cdk-lib/aws-lambda";
 import type { IQueue } from "aws-cdk-lib/aws-sqs";
 import { Construct } from "constructs";
-
-/** The EMF metrics the orchestrator publishes (Powertools Metrics, dimension `service`). */
-export const ORCHESTRATOR_METRICS = {
-  DELIVERED: "delivered",
-  RETRY_SCHEDULED: "retry_scheduled",
-  REJECTED: "rejected",
-  DEAD_LETTERED: "dead_lettered",
-  DUPLICATE_SUPPRESSED: "duplicate_suppressed",
-  LEASE_CONFLICT: "lease_conflict",
-  DRAINED: "drained",
-  ATTEMPT_LATENCY: "attempt_latency",
-} as const;
+import { MetricName } from "../observability.js";
 
 /** Value of POWERTOOLS_SERVICE_NAME, which Powertools adds to every metric as `service`. */
 export const SERVICE_NAME = "ricochet";
@@ -105,21 +94,33 @@ export class OrchestratorMonitoring extends Construct {
         statistic,
         period: PERIOD,
       });
-    const m = ORCHESTRATOR_METRICS;
+    const m = MetricName;
     this.dashboard = new Dashboard(this, "Dashboard", {
       widgets: [
         [
           new GraphWidget({
             title: "Outcomes",
             width: 12,
-            left: [m.DELIVERED, m.RETRY_SCHEDULED, m.REJECTED, m.DEAD_LETTERED].map((name) =>
-              emf(name),
-            ),
+            left: [
+              m.DELIVERED,
+              m.RETRY_SCHEDULED,
+              m.REJECTED,
+              m.DEAD_LETTERED,
+              m.INVALID_ENVELOPE,
+            ].map((name) => emf(name)),
           }),
           new GraphWidget({
-            title: "Contention and draining",
+            title: "Contention, hops and draining",
             width: 12,
-            left: [m.DUPLICATE_SUPPRESSED, m.LEASE_CONFLICT, m.DRAINED].map((name) => emf(name)),
+            left: [
+              m.DUPLICATE_SUPPRESSED,
+              m.STALE_DROPPED,
+              m.LEASE_CONFLICT,
+              m.LEASE_LOST,
+              m.RECORD_FAILED,
+              m.HOP,
+              m.DRAINED,
+            ].map((name) => emf(name)),
           }),
         ],
         [

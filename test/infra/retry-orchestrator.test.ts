@@ -15,6 +15,7 @@ import {
   VISIBILITY_TIMEOUT_FACTOR,
 } from "../../lib/infra/retry-orchestrator-props.js";
 import { RicochetStack, STACK_OUTPUTS } from "../../lib/infra/ricochet-stack.js";
+import { MetricName } from "../../lib/observability.js";
 
 type Resources = Record<string, { Properties: Record<string, unknown> }>;
 
@@ -222,16 +223,7 @@ describe("RetryOrchestrator resources", () => {
   it("charts the orchestrator's EMF metrics on the dashboard", () => {
     const dashboard = only(template.findResources("AWS::CloudWatch::Dashboard") as Resources);
     const body = JSON.stringify(dashboard.props.DashboardBody);
-    for (const metric of [
-      "delivered",
-      "retry_scheduled",
-      "rejected",
-      "dead_lettered",
-      "duplicate_suppressed",
-      "lease_conflict",
-      "drained",
-      "attempt_latency",
-    ]) {
+    for (const metric of Object.values(MetricName)) {
       expect(body).toContain(`\\"${metric}\\"`);
     }
   });
