@@ -172,13 +172,25 @@ const judge = async (
   dl: DeadLetterMessage,
   envelope: Envelope,
 ): Promise<Verdict> => {
-  const record = await store.get(envelope.eventId);
-  if (record === undefined) {
-    return {
-      kind: "fail",
-      error: "no attempt record for this event (expired?): resubmit it with `ricochet submit`",
+  const found = await store.get(envelope.eventId);
+  if (found === undefined) {
+    // The record expired (TTL) while the copy waited: the store recreates it from the redrive,
+    // starting the count afresh. The copy's own summary stands in for the lost record.
+    const at = dl.deadLetteredAt;
+    const record: EventRecord = {
+      eventId: envelope.eventId,
+      status: dl.reason === "rejected" ? EventStatus.REJECTED : EventStatus.DEAD_LETTERED,
+      generation: dl.generation,
+      attempts: 0,
+      attemptBudget: 0,
+      history: [],
+      redrives: [],
+      createdAt: at,
+      updatedAt: at,
     };
+    return { kind: "move", record, envelope };
   }
+  const record = found;
   // The record moved past this copy: a redrive (ours, interrupted, or another's) already sent a
   // newer message. This copy is obsolete; see the reasoning at the top of the file.
   const movedOn = record.generation > dl.generation;
