@@ -1,0 +1,107 @@
+import { ListTablesCommand } from "@aws-sdk/client-dynamodb";
+import { ListQueuesCommand } from "@aws-sdk/client-sqs";
+import { GetCommand, PutCommand, ScanCommand } from "@aws-sdk/lib-dynamodb";
+import { describe, expect, it } from "vitest";
+import {
+  type AwsClientMiddleware,
+  createAwsClients,
+  localAwsEnv,
+  resolveEndpoint,
+} from "../../lib/adapters/aws-clients.js";
+import { LOCAL_CREDENTIALS } from "../../lib/local/local-identity.js";
+import { createTestTable, localAws, testClients } from "../support/local-aws.js";
+
+describe("resolveEndpoint", () => {
+  it.each([
+    [
+      "the explicit endpoint first",
+      "http://a",
+      { X: "http://b", AWS_ENDPOINT_URL: "http://c" },
+      "http://a",
+    ],
+    [
+      "the service variable next",
+      undefined,
+      { X: "http://b", AWS_ENDPOINT_URL: "http://c" },
+      "http://b",
+    ],
+    ["the shared variable last", undefined, { AWS_ENDPOINT_URL: "http://c" }, "http://c"],
+    ["blank values as absent", " ", { X: "", AWS_ENDPOINT_URL: "  " }, undefined],
+    ["none at all", undefined, {}, undefined],
+  ])("takes %s", (_label, explicit, env, expected) => {
+    expect(resolveEndpoint(explicit, "X", env)).toBe(expected);
+  });
+});
+
+describe("createAwsClients", () => {
+  it("sends every client's requests, document client included, through added middleware", async () => {
+    const seen: string[] = [];
+    const counter: AwsClientMiddleware = {
+      name: "countRequests",
+      middleware: (next, context) => (args) => {
+        seen.push(`${context.clientName}.${context.commandName}`);
+        return next(args);
+      },
+    };
+    const tableName = await createTestTable("clients");
+    const clients = testClients({ middleware: [counter] });
+    try {
+      await clients.sqs.send(new ListQueuesCommand({}));
+      await clients.dynamodb.send(new ListTablesCommand({}));
+      await clients.documents.send(new ScanCommand({ TableName: tableName }));
+    } finally {
+      clients.destroy();
+    }
+    expect(seen).toEqual([
+      "SQSClient.ListQueuesCommand",
+      "DynamoDBClient.ListTablesCommand",
+      "DynamoDBClient.ScanCommand",
+    ]);
+  });
+
+  it("reads the endpoints from the standard variables when none is passed", async () => {
+    const clients = createAwsClients({
+      region: localAws().region,
+      credentials: LOCAL_CREDENTIALS,
+      env: {
+        AWS_ENDPOINT_URL_SQS: localAws().endpoints.sqs,
+        AWS_ENDPOINT_URL_DYNAMODB: localAws().endpoints.dynamodb,
+      },
+    });
+    try {
+      const queues = await clients.sqs.send(new ListQueuesCommand({}));
+      const tables = await clients.dynamodb.send(new ListTablesCommand({}));
+      expect([queues.$metadata.httpStatusCode, tables.$metadata.httpStatusCode]).toEqual([
+        200, 200,
+      ]);
+    } finally {
+      clients.destroy();
+    }
+  });
+
+  it("drops undefined attributes instead of rejecting the write", async () => {
+    const tableName = await createTestTable("undefined-values");
+    const { documents } = testClients();
+    await documents.send(
+      new PutCommand({ TableName: tableName, Item: { eventId: "e1", absent: undefined } }),
+    );
+    const { Item } = await documents.send(
+      new GetCommand({ TableName: tableName, Key: { eventId: "e1" } }),
+    );
+    expect(Item).toEqual({ eventId: "e1" });
+  });
+});
+
+describe("localAwsEnv", () => {
+  it("gives a child process the endpoints, region and the dummy identity", () => {
+    expect(
+      localAwsEnv({ endpoints: { sqs: "http://s", dynamodb: "http://d" }, region: "us-east-1" }),
+    ).toEqual({
+      AWS_ENDPOINT_URL_SQS: "http://s",
+      AWS_ENDPOINT_URL_DYNAMODB: "http://d",
+      AWS_REGION: "us-east-1",
+      AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
+    });
+  });
+});

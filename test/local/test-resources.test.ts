@@ -1,0 +1,45 @@
+import { DescribeTableCommand } from "@aws-sdk/client-dynamodb";
+import { GetQueueAttributesCommand } from "@aws-sdk/client-sqs";
+import { describe, expect, it } from "vitest";
+import {
+  createTestQueues,
+  createTestTable,
+  STATUS_INDEX,
+  TEST_MAX_RECEIVE_COUNT,
+  testClients,
+} from "../support/local-aws.js";
+
+describe("test resources", () => {
+  it("creates a fresh ingress queue that redrives to its dead-letter queue", async () => {
+    const first = await createTestQueues("resources");
+    const second = await createTestQueues("resources");
+    expect(second.ingressQueueUrl).not.toBe(first.ingressQueueUrl);
+    const { Attributes } = await testClients().sqs.send(
+      new GetQueueAttributesCommand({ QueueUrl: first.ingressQueueUrl, AttributeNames: ["All"] }),
+    );
+    expect(JSON.parse(Attributes?.RedrivePolicy ?? "{}")).toEqual({
+      deadLetterTargetArn: first.deadLetterQueueArn,
+      maxReceiveCount: TEST_MAX_RECEIVE_COUNT,
+    });
+  });
+
+  it("creates an on-demand table keyed by eventId with the status index", async () => {
+    const tableName = await createTestTable("resources");
+    const { Table } = await testClients().dynamodb.send(
+      new DescribeTableCommand({ TableName: tableName }),
+    );
+    expect(Table?.KeySchema).toEqual([{ AttributeName: "eventId", KeyType: "HASH" }]);
+    expect(Table?.BillingModeSummary?.BillingMode).toBe("PAY_PER_REQUEST");
+    expect(
+      Table?.GlobalSecondaryIndexes?.map((index) => [index.IndexName, index.KeySchema]),
+    ).toEqual([
+      [
+        STATUS_INDEX,
+        [
+          { AttributeName: "status", KeyType: "HASH" },
+          { AttributeName: "updatedAt", KeyType: "RANGE" },
+        ],
+      ],
+    ]);
+  });
+});
