@@ -24,10 +24,14 @@ export const DEMO_POLICY = {
   jitter: "full",
 } as const satisfies PolicyOverride;
 
-/** Per-attempt timeout the demo sets on its events; the slow behaviour answers after it. */
-export const DEMO_TIMEOUT_MS = 1_000;
+/**
+ * Per-attempt timeout of the slow events, which answer their first call after it. Other events
+ * keep the default timeout: on a busy machine a tight one would turn healthy calls into timeouts
+ * and make the outcome depend on load instead of the seed.
+ */
+export const SLOW_TIMEOUT_MS = 2_000;
 /** How late a slow answer comes, beyond the timeout. */
-export const SLOW_EXTRA_MS = 1_000;
+export const SLOW_EXTRA_MS = 2_000;
 /** The Retry-After the rate-limited behaviour sends. */
 export const RETRY_AFTER_SECONDS = 2;
 
@@ -105,7 +109,7 @@ export const respond = (event: DemoEvent, call: number): DemoResponse => {
         : { status: 200 };
     case Behaviour.SLOW:
       return call === 1
-        ? { status: 200, delayMs: DEMO_TIMEOUT_MS + SLOW_EXTRA_MS }
+        ? { status: 200, delayMs: SLOW_TIMEOUT_MS + SLOW_EXTRA_MS }
         : { status: 200 };
     case Behaviour.BROKEN:
       return { status: 400 };
