@@ -21,6 +21,7 @@ export const renderBanner = (session: DevSession, overrides: readonly string[]):
     "",
     `  SQS endpoint       ${local.endpoints.sqs}${local.startedEmulators ? "" : " (external)"}`,
     `  DynamoDB endpoint  ${local.endpoints.dynamodb}`,
+    `  emulator pids      ${local.pids.length === 0 ? "none (external endpoints)" : local.pids.join(", ")}`,
     `  ingress queue      ${config.ingressQueueUrl}`,
     `  dead-letter queue  ${config.deadLetterQueueUrl}`,
     `  attempt table      ${config.tableName}`,

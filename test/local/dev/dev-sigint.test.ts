@@ -1,0 +1,55 @@
+import { createServer } from "node:net";
+import { describe, expect, it } from "vitest";
+import { exited, spawnDev } from "./dev-process.js";
+
+const isAlive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+const isFree = (port: number): Promise<boolean> =>
+  new Promise((resolve) => {
+    const server = createServer();
+    server.once("error", () => resolve(false));
+    server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
+  });
+
+describe("ricochet dev --no-demo", () => {
+  it("stops its emulators and frees their ports on SIGINT", async () => {
+    const child = spawnDev(["--no-demo"]);
+    let stdout = "";
+    let stderr = "";
+    child.stderr?.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    await new Promise<void>((resolve, reject) => {
+      child.stdout?.on("data", (chunk: Buffer) => {
+        stdout += chunk.toString();
+        if (stdout.includes("Press Ctrl-C")) resolve();
+      });
+      child.once("exit", () =>
+        reject(new Error(`exited before its banner: ${stderr.slice(-2000)}`)),
+      );
+    });
+    const pids = (/emulator pids\s+([\d, ]+)/.exec(stdout)?.[1] ?? "")
+      .split(",")
+      .map((pid) => Number(pid.trim()))
+      .filter((pid) => pid > 0);
+    const ports = [...stdout.matchAll(/endpoint\s+http:\/\/127\.0\.0\.1:(\d+)/g)].map((m) =>
+      Number(m[1]),
+    );
+    expect(pids.length).toBeGreaterThan(0);
+    expect(ports).toHaveLength(2);
+    expect(pids.every(isAlive)).toBe(true);
+
+    child.kill("SIGINT");
+    expect(await exited(child)).toBe(0);
+
+    expect(pids.filter(isAlive)).toEqual([]);
+    for (const port of ports) expect(await isFree(port)).toBe(true);
+  }, 120_000);
+});
