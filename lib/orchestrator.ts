@@ -31,6 +31,8 @@ export type MessageVerdict =
 
 const ACK: MessageVerdict = { kind: "ack" };
 
+/** How early a copy may run before its `notBefore`: scheduling noise, not a real delay. */
+const NOT_BEFORE_TOLERANCE_MS = 250;
 /** Seconds a message that arrived ahead of its record waits before it is looked at again. */
 const AHEAD_RETRY_SECONDS = 5;
 /** How much of an invalid body the dead-letter copy keeps: enough to diagnose, always under 1 MiB. */
@@ -114,9 +116,11 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
     }
 
     const { notBeforeMs } = message.schedule;
-    // Hop only when at least a second is left: SQS delays are whole seconds.
-    if (notBeforeMs !== undefined && notBeforeMs - deps.clock() >= 1000)
+    // SQS delays are whole seconds, so an early copy waits up to a second longer rather than run
+    // early; the small tolerance keeps a copy that is due now from hopping on rounding alone.
+    if (notBeforeMs !== undefined && notBeforeMs - deps.clock() > NOT_BEFORE_TOLERANCE_MS) {
       return hop(message, notBeforeMs);
+    }
 
     const claim = await deps.store.claim({
       eventId: envelope.eventId,
