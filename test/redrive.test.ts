@@ -4,14 +4,15 @@ import { createDynamoEventStore } from "../lib/adapters/dynamo-event-store.js";
 import { scheduleFromAttributes } from "../lib/adapters/message-schedule.js";
 import { createSqsDeadLetterQueue } from "../lib/adapters/sqs-dead-letter-queue.js";
 import { createSqsIngressQueue } from "../lib/adapters/sqs-ingress-queue.js";
-import { DEAD_LETTER_KIND, type DeadLetterMessage } from "../lib/core/dead-letter.js";
+import type { DeadLetterMessage } from "../lib/core/dead-letter.js";
 import type { Envelope } from "../lib/core/envelope.js";
 import { InvalidRequestError, StoreUnavailableError } from "../lib/core/errors.js";
 import { DEFAULT_POLICY } from "../lib/core/policy.js";
 import type { DeadLetterQueue, EventStore } from "../lib/core/ports.js";
 import { type RedriveDeps, redrive } from "../lib/redrive.js";
 import { receiveRaw } from "./adapters/sqs-test-support.js";
-import { anAttemptEntry, anEnvelope, FIXED_NOW_MS } from "./factories.js";
+import { anEnvelope, FIXED_NOW_MS } from "./factories.js";
+import { deadLetterEvent } from "./support/dead-letter-fixture.js";
 import { createTestQueues, createTestTable, testClients } from "./support/local-aws.js";
 
 const { sqs, documents } = testClients();
@@ -53,44 +54,8 @@ beforeEach(async () => {
   };
 });
 
-/** Takes an event through one failed attempt to `dead_lettered`, and parks it like the orchestrator. */
-const deadLetter = async (envelope: Envelope = anEnvelope()): Promise<Envelope> => {
-  const claimed = await world.store.claim({
-    eventId: envelope.eventId,
-    generation: 0,
-    worker: "w",
-    nowMs: FIXED_NOW_MS,
-    leaseMs: 60_000,
-    attemptBudget: 1,
-    targetSummary: "http POST https://receiver.example.com",
-  });
-  if (claimed.kind !== "claimed") throw new Error(`claim: ${claimed.kind}`);
-  const message: DeadLetterMessage = {
-    kind: DEAD_LETTER_KIND,
-    version: 1,
-    reason: "exhausted",
-    eventId: envelope.eventId,
-    envelope,
-    attempts: 1,
-    generation: 0,
-    lastOutcome: { class: "retryable", statusCode: 503, message: "HTTP 503" },
-    deadLetteredAt: new Date(FIXED_NOW_MS + 1000).toISOString(),
-  };
-  await world.dlq.send(message);
-  await world.store.recordResult({
-    eventId: envelope.eventId,
-    worker: "w",
-    generation: 0,
-    newGeneration: 0,
-    status: "dead_lettered",
-    claimed: claimed.record,
-    entry: anAttemptEntry(),
-    deadLetterReason: "exhausted",
-    nowMs: FIXED_NOW_MS + 1000,
-    retentionSeconds: 3600,
-  });
-  return envelope;
-};
+const deadLetter = (envelope?: Envelope): Promise<Envelope> =>
+  deadLetterEvent(world.store, world.dlq, envelope);
 
 /** Everything on a queue, left hidden so a second read does not see it twice. */
 const drain = async (queueUrl: string) => {

@@ -1,0 +1,147 @@
+import { mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { createDynamoEventStore } from "../../lib/adapters/dynamo-event-store.js";
+import { createSqsDeadLetterQueue } from "../../lib/adapters/sqs-dead-letter-queue.js";
+import type { SubmitReport } from "../../lib/client.js";
+import type { Envelope } from "../../lib/core/envelope.js";
+import type { EventRecord } from "../../lib/core/record.js";
+import type { DeadLetterListing } from "../../lib/dead-letter-scan.js";
+import type { RedriveReport } from "../../lib/redrive.js";
+import { missingQueueUrl } from "../adapters/sqs-test-support.js";
+import { anEnvelope } from "../factories.js";
+import { deadLetterEvent } from "../support/dead-letter-fixture.js";
+import {
+  createTestQueues,
+  createTestTable,
+  type TestQueues,
+  testClients,
+} from "../support/local-aws.js";
+import { runCli } from "./run-cli.js";
+
+const { sqs, documents } = testClients();
+
+let queues: TestQueues;
+let table: string;
+let resources: string[];
+let dead: Envelope[];
+
+beforeAll(async () => {
+  [queues, table] = await Promise.all([createTestQueues("cli"), createTestTable("cli")]);
+  resources = [
+    "--queue-url",
+    queues.ingressQueueUrl,
+    "--dead-letter-queue-url",
+    queues.deadLetterQueueUrl,
+    "--table",
+    table,
+  ];
+  const store = createDynamoEventStore({ doc: documents, tableName: table });
+  const dlq = createSqsDeadLetterQueue({ sqs, queueUrl: queues.deadLetterQueueUrl });
+  dead = [await deadLetterEvent(store, dlq), await deadLetterEvent(store, dlq)];
+});
+
+const oneLine = (text: string): void => {
+  expect(text.trim().split("\n")).toHaveLength(1);
+  expect(text).toMatch(/^ricochet: /);
+};
+
+describe("ricochet CLI", () => {
+  it("submits one envelope from a file and reports it accepted", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "ricochet-cli-"));
+    const file = join(dir, "envelope.json");
+    const envelope = anEnvelope();
+    await writeFile(file, JSON.stringify(envelope, null, 2));
+    const result = await runCli(["submit", "--file", file, "--json", ...resources]);
+    expect(result.code).toBe(0);
+    const report = JSON.parse(result.stdout) as SubmitReport;
+    expect(report.accepted.map((a) => a.eventId)).toEqual([envelope.eventId]);
+    expect(report.rejected).toEqual([]);
+  });
+
+  it("submits NDJSON from stdin, reports the bad line and exits 2 with one line", async () => {
+    const good = anEnvelope();
+    const stdin = `${JSON.stringify(good)}\n{"eventId":"half"\n`;
+    const result = await runCli(["submit", "--json", ...resources], { stdin });
+    expect(result.code).toBe(2);
+    const report = JSON.parse(result.stdout) as SubmitReport;
+    expect(report.accepted.map((a) => a.eventId)).toEqual([good.eventId]);
+    expect(report.rejected.map((r) => r.index)).toEqual([1]);
+    oneLine(result.stderr);
+  });
+
+  it("shows an event's record with its history", async () => {
+    const [event] = dead;
+    const result = await runCli(["status", event?.eventId ?? "", "--json", ...resources]);
+    expect(result.code).toBe(0);
+    const record = JSON.parse(result.stdout) as EventRecord;
+    expect(record).toMatchObject({ eventId: event?.eventId, status: "dead_lettered", attempts: 1 });
+    expect(record.history).toHaveLength(1);
+  });
+
+  it("exits 1 with one line for an event that has no record", async () => {
+    const result = await runCli(["status", "no-such-event", ...resources]);
+    expect(result.code).toBe(1);
+    oneLine(result.stderr);
+  });
+
+  it("lists events by status", async () => {
+    const result = await runCli(["events", "--status", "dead_lettered", "--json", ...resources]);
+    expect(result.code).toBe(0);
+    const ids = (JSON.parse(result.stdout) as EventRecord[]).map((r) => r.eventId);
+    expect(ids.sort()).toEqual(dead.map((e) => e.eventId).sort());
+  });
+
+  it("lists the dead-letter queue without consuming it", async () => {
+    const list = async () => {
+      const result = await runCli(["dlq", "list", "--reason", "exhausted", "--json", ...resources]);
+      expect(result.code).toBe(0);
+      return (JSON.parse(result.stdout) as DeadLetterListing[]).map((m) => m.eventId).sort();
+    };
+    const expected = dead.map((e) => e.eventId).sort();
+    expect(await list()).toEqual(expected);
+    expect(await list()).toEqual(expected);
+  });
+
+  it("redrives: a dry run lists what the real run then moves", async () => {
+    const [first] = dead;
+    const args = ["redrive", "--event-id", first?.eventId ?? "", "--json", ...resources];
+    const dry = await runCli([...args, "--dry-run"]);
+    expect(dry.code).toBe(0);
+    const dryReport = JSON.parse(dry.stdout) as RedriveReport;
+    const real = await runCli([...args, "--reset-attempts", "--why", "fixed"]);
+    expect(real.code).toBe(0);
+    const realReport = JSON.parse(real.stdout) as RedriveReport;
+    expect(dryReport.moved.map((m) => m.eventId)).toEqual([first?.eventId]);
+    expect(realReport.moved.map((m) => m.eventId)).toEqual([first?.eventId]);
+    const status = await runCli(["status", first?.eventId ?? "", "--json", ...resources]);
+    const record = JSON.parse(status.stdout) as EventRecord;
+    expect(record.status).toBe("pending");
+    expect(record.redrives[0]).toMatchObject({ by: "cli-test", reason: "fixed" });
+  });
+
+  it.each([
+    [["redrive", "--rate", "fast"]],
+    [["redrive", "--reset-attempts", "--extra-attempts", "2"]],
+    [["redrive", "--since", "yesterday"]],
+    [["events", "--status", "lost"]],
+    [["dlq", "list", "--reason", "bored"]],
+    [["submit"]],
+  ])("exits 2 with one line for bad input: %j", async (args) => {
+    const result = await runCli([...args, ...resources]);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe("");
+    expect(result.stderr.trim().split("\n")).toHaveLength(1);
+  });
+
+  it("exits 1 with one line for a queue that does not exist", async () => {
+    const result = await runCli(
+      ["submit", "--queue-url", missingQueueUrl(queues.ingressQueueUrl)],
+      { stdin: JSON.stringify(anEnvelope()) },
+    );
+    expect(result.code).toBe(1);
+    oneLine(result.stderr);
+    expect(result.stderr).toMatch(/queue does not exist/);
+  });
+});

@@ -1,0 +1,50 @@
+import { DEAD_LETTER_KIND, type DeadLetterMessage } from "../../lib/core/dead-letter.js";
+import type { Envelope } from "../../lib/core/envelope.js";
+import type { DeadLetterQueue, EventStore } from "../../lib/core/ports.js";
+import { anAttemptEntry, anEnvelope, FIXED_NOW_MS } from "../factories.js";
+
+/**
+ * Takes an event through one failed attempt to `dead_lettered` and parks it in the dead-letter
+ * queue the way the orchestrator does (send the copy, then record), using the real adapters.
+ */
+export const deadLetterEvent = async (
+  store: EventStore,
+  dlq: DeadLetterQueue,
+  envelope: Envelope = anEnvelope(),
+): Promise<Envelope> => {
+  const claimed = await store.claim({
+    eventId: envelope.eventId,
+    generation: 0,
+    worker: "w",
+    nowMs: FIXED_NOW_MS,
+    leaseMs: 60_000,
+    attemptBudget: 1,
+    targetSummary: "http POST https://receiver.example.com",
+  });
+  if (claimed.kind !== "claimed") throw new Error(`claim: ${claimed.kind}`);
+  const message: DeadLetterMessage = {
+    kind: DEAD_LETTER_KIND,
+    version: 1,
+    reason: "exhausted",
+    eventId: envelope.eventId,
+    envelope,
+    attempts: 1,
+    generation: 0,
+    lastOutcome: { class: "retryable", statusCode: 503, message: "HTTP 503" },
+    deadLetteredAt: new Date(FIXED_NOW_MS + 1000).toISOString(),
+  };
+  await dlq.send(message);
+  await store.recordResult({
+    eventId: envelope.eventId,
+    worker: "w",
+    generation: 0,
+    newGeneration: 0,
+    status: "dead_lettered",
+    claimed: claimed.record,
+    entry: anAttemptEntry(),
+    deadLetterReason: "exhausted",
+    nowMs: FIXED_NOW_MS + 1000,
+    retentionSeconds: 3600,
+  });
+  return envelope;
+};
