@@ -27,6 +27,8 @@ export interface ClaimedAttempt {
   readonly policy: RetryPolicy;
   readonly record: EventRecord;
   readonly target: DeliveryTarget;
+  /** How long the call may take: the target's timeout, cut to what the function has left. */
+  readonly callTimeoutMs: number;
 }
 
 /** How an attempt ended, for metrics and for whether the message may be deleted. */
@@ -73,6 +75,7 @@ export const runClaimedAttempt = async (
     const result = await claimed.target.deliver({
       envelope,
       attempt: record.attempts,
+      timeoutMs: claimed.callTimeoutMs,
       onSent: () => {
         sentAtMs = deps.clock();
       },

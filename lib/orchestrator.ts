@@ -39,6 +39,9 @@ const AHEAD_RETRY_SECONDS = 5;
 const MAX_RAW_BODY_CHARS = 64 * 1024;
 const MAX_REPORTED_PROBLEMS = 20;
 
+/** The shortest call the orchestrator will start; less than this is not worth an attempt. */
+const MIN_CALL_MS = 1_000;
+
 const timeoutOf = (envelope: Envelope): number =>
   envelope.target.type === "http"
     ? (envelope.target.timeoutMs ?? DEFAULT_TIMEOUT_MS)
@@ -101,7 +104,10 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
     return ACK;
   };
 
-  const handle = async (message: ReceivedMessage): Promise<MessageVerdict> => {
+  const handle = async (
+    message: ReceivedMessage,
+    callBudgetMs: number,
+  ): Promise<MessageVerdict> => {
     const parsed = parseEnvelope(message.body);
     if (!parsed.ok) return deadLetterInvalid(message, parsed.problems, parsed.eventId);
     const { envelope } = parsed;
@@ -127,7 +133,7 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
       generation: message.schedule.generation,
       worker: deps.workerId,
       nowMs: deps.clock(),
-      leaseMs: timeoutOf(envelope) + deps.leaseMarginMs,
+      leaseMs: Math.min(timeoutOf(envelope), callBudgetMs) + deps.leaseMarginMs,
       attemptBudget: policy.maxAttempts,
       targetSummary: describeTarget(envelope.target),
     });
@@ -163,6 +169,7 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
       policy,
       record: claim.record,
       target: deps.targets.forTarget(envelope.target.type),
+      callTimeoutMs: Math.min(timeoutOf(envelope), callBudgetMs),
     });
     if (end.kind === "lease_lost") {
       metrics.count(MetricName.LEASE_LOST);
@@ -189,9 +196,12 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
     return ACK;
   };
 
-  const processMessage = async (message: ReceivedMessage): Promise<MessageVerdict> => {
+  const processMessage = async (
+    message: ReceivedMessage,
+    callBudgetMs: number,
+  ): Promise<MessageVerdict> => {
     try {
-      return await handle(message);
+      return await handle(message, callBudgetMs);
     } catch (error) {
       metrics.count(MetricName.RECORD_FAILED);
       log.error("message left on the queue after a failure", {
@@ -202,10 +212,14 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
     }
   };
 
-  /** Time a message needs before the function ends: its target's timeout and the margin. */
-  const timeNeededMs = (message: ReceivedMessage): number => {
+  /**
+   * The time a message needs before the function ends: its call, cut to what a whole invocation
+   * can afford (`capacityMs`), plus the margin. Without the cut, a target slower than the function
+   * timeout would be drained on every receive and never attempted.
+   */
+  const timeNeededMs = (message: ReceivedMessage, capacityMs: number): number => {
     const parsed = parseEnvelope(message.body);
-    return (parsed.ok ? timeoutOf(parsed.envelope) : 0) + deps.leaseMarginMs;
+    return (parsed.ok ? Math.min(timeoutOf(parsed.envelope), capacityMs) : 0) + deps.leaseMarginMs;
   };
 
   const drain = async (message: ReceivedMessage): Promise<void> => {
@@ -226,17 +240,26 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
     remainingMs: () => number,
   ): Promise<string[]> => {
     const failed: string[] = [];
+    // What the invocation had at the start bounds every call in it (a fresh one: the timeout).
+    // Two margins: one is kept after the call, the other absorbs the time the batch has used
+    // before a record starts, so a long call that fits a fresh invocation is not drained.
+    const capacityMs = Math.max(MIN_CALL_MS, remainingMs() - 2 * deps.leaseMarginMs);
     await mapWithConcurrency(messages, deps.recordConcurrency, async (message) => {
-      if (remainingMs() < timeNeededMs(message)) {
+      if (remainingMs() < timeNeededMs(message, capacityMs)) {
         await drain(message);
         failed.push(message.messageId);
         return;
       }
-      const verdict = await processMessage(message);
+      const callBudgetMs = Math.max(MIN_CALL_MS, remainingMs() - deps.leaseMarginMs);
+      const verdict = await processMessage(message, callBudgetMs);
       if (verdict.kind === "retry_later") failed.push(message.messageId);
     });
     return failed;
   };
 
-  return { processMessage: (message) => processMessage(message), processBatch };
+  return {
+    processMessage: (message, remainingMs) =>
+      processMessage(message, Math.max(MIN_CALL_MS, remainingMs() - deps.leaseMarginMs)),
+    processBatch,
+  };
 };

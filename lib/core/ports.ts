@@ -139,6 +139,11 @@ export interface DeadLetterQueue {
 export interface DeliveryRequest {
   readonly envelope: Envelope;
   readonly attempt: number;
+  /**
+   * Longest the call may take, when the caller must cut it shorter than the target's own
+   * timeout (the function has less time left than the target would take).
+   */
+  readonly timeoutMs?: number | undefined;
   /** Called the moment the request leaves, so the record can say when it was sent. */
   readonly onSent?: (() => void) | undefined;
 }

@@ -98,7 +98,8 @@ export class SimulatedTarget {
     const { envelope } = request;
     const weights = this.options.weightsFor(envelope.eventId);
     const behaviour = weights === undefined ? Behaviour.SUCCESS : draw(weights, random);
-    const timeoutMs = timeoutOf(envelope);
+    // Like the real adapters, the call is cut to the caller's budget when that is shorter.
+    const timeoutMs = Math.min(timeoutOf(envelope), request.timeoutMs ?? Number.POSITIVE_INFINITY);
     const call: TargetCall = {
       eventId: envelope.eventId,
       idempotencyKey: envelope.eventId,

@@ -124,7 +124,12 @@ export const createHttpTarget = (options: HttpTargetOptions = {}): DeliveryTarge
   const maxExcerpt = options.maxBodyExcerptBytes ?? DEFAULT_MAX_BODY_EXCERPT_BYTES;
   const userAgent = options.userAgent ?? DEFAULT_USER_AGENT;
 
-  const deliver = ({ envelope, attempt, onSent }: DeliveryRequest): Promise<AttemptResult> => {
+  const deliver = ({
+    envelope,
+    attempt,
+    onSent,
+    timeoutMs: cutOffMs,
+  }: DeliveryRequest): Promise<AttemptResult> => {
     const started = now();
     const elapsed = (): number => Math.max(0, Math.round(now() - started));
     const target: Envelope["target"] = envelope.target;
@@ -142,7 +147,10 @@ export const createHttpTarget = (options: HttpTargetOptions = {}): DeliveryTarge
     ];
     const scrub = (text: string): string => redactText(text, secrets);
     const body = JSON.stringify(envelope.payload ?? null);
-    const timeoutMs = target.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const timeoutMs = Math.min(
+      target.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      cutOffMs ?? Number.POSITIVE_INFINITY,
+    );
 
     return new Promise<AttemptResult>((settle) => {
       let settled = false;

@@ -149,6 +149,7 @@ export const createLambdaTarget = (options: LambdaTargetOptions): DeliveryTarget
     envelope,
     attempt,
     onSent,
+    timeoutMs: cutOffMs,
   }: DeliveryRequest): Promise<AttemptResult> => {
     const started = now();
     const elapsed = (): number => Math.max(0, Math.round(now() - started));
@@ -174,7 +175,9 @@ export const createLambdaTarget = (options: LambdaTargetOptions): DeliveryTarget
     let output: InvokeCommandOutput;
     try {
       // The SDK gives no hook for "request written"; the call leaving is the nearest mark.
-      const sending = options.lambda.send(command, { abortSignal: AbortSignal.timeout(timeoutMs) });
+      const sending = options.lambda.send(command, {
+        abortSignal: AbortSignal.timeout(Math.min(timeoutMs, cutOffMs ?? Number.POSITIVE_INFINITY)),
+      });
       try {
         onSent?.();
       } catch {
