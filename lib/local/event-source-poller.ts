@@ -174,7 +174,9 @@ export const startEventSourcePoller = (options: EventSourcePollerOptions): Event
       batch.push(...more);
       if (more.length === 0) await pause(Math.min(100, left));
     }
-    return batch;
+    // A message whose visibility ran out inside the window comes twice; only the newer receipt
+    // handle still deletes it.
+    return [...new Map(batch.map((message) => [message.MessageId, message])).values()];
   };
 
   const invoke = async (event: SQSEvent, context: Context): Promise<unknown> => {

@@ -1,0 +1,233 @@
+import { ReceiveMessageCommand, SendMessageBatchCommand } from "@aws-sdk/client-sqs";
+import type { SQSRecord } from "aws-lambda";
+import { describe, expect, it, vi } from "vitest";
+import { ConfigurationError } from "../../lib/core/errors.js";
+import {
+  type EventSourcePollerOptions,
+  type PollerLogger,
+  startEventSourcePoller,
+} from "../../lib/local/event-source-poller.js";
+import { createTestQueues, testClients } from "../support/local-aws.js";
+
+const WAIT = { timeout: 20_000, interval: 50 };
+
+const sendBodies = async (queueUrl: string, bodies: readonly string[]) => {
+  await testClients().sqs.send(
+    new SendMessageBatchCommand({
+      QueueUrl: queueUrl,
+      Entries: bodies.map((body, index) => ({
+        Id: String(index),
+        MessageBody: body,
+        MessageAttributes: {
+          "ricochet.generation": { DataType: "Number", StringValue: String(index) },
+          label: { DataType: "String", StringValue: `label-${body}` },
+          raw: { DataType: "Binary", BinaryValue: new Uint8Array([index, 255]) },
+        },
+      })),
+    }),
+  );
+};
+
+/** What is left on the queue once everything in flight is visible again. */
+const drainBodies = async (queueUrl: string): Promise<string[]> => {
+  const { Messages } = await testClients().sqs.send(
+    new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 3 }),
+  );
+  return (Messages ?? []).map((message) => message.Body ?? "").sort();
+};
+
+const quietLogger = (): PollerLogger & { messages: string[] } => {
+  const messages: string[] = [];
+  return { messages, error: (message) => messages.push(message) };
+};
+
+const poller = (queueUrl: string, options: Partial<EventSourcePollerOptions>) =>
+  startEventSourcePoller({
+    sqs: testClients().sqs,
+    queueUrl,
+    handler: async () => undefined,
+    visibilityTimeoutSeconds: 1,
+    waitTimeSeconds: 1,
+    ...options,
+  });
+
+describe("startEventSourcePoller", () => {
+  it("deletes the successes only; reported failures come back after the visibility timeout", async () => {
+    const { ingressQueueUrl } = await createTestQueues("poller-partial");
+    await sendBodies(ingressQueueUrl, ["ok-1", "fail", "ok-2"]);
+    const seen: string[] = [];
+    const running = poller(ingressQueueUrl, {
+      handler: async (event) => {
+        seen.push(...event.Records.map((record) => record.body));
+        return {
+          batchItemFailures: event.Records.filter((record) => record.body === "fail").map(
+            (record) => ({ itemIdentifier: record.messageId }),
+          ),
+        };
+      },
+    });
+    await vi.waitFor(
+      () => expect(seen.filter((body) => body === "fail").length).toBeGreaterThan(1),
+      WAIT,
+    );
+    await running.stop();
+
+    expect(seen.filter((body) => body.startsWith("ok")).sort()).toEqual(["ok-1", "ok-2"]);
+    expect(running.stats.deletedMessages).toBe(2);
+    expect(running.stats.failedRecords).toBeGreaterThanOrEqual(2);
+    expect(await drainBodies(ingressQueueUrl)).toEqual(["fail"]);
+  });
+
+  it.each([
+    ["throws", async () => Promise.reject(new Error("boom")), /handler threw/],
+    [
+      "answers malformed",
+      async () => ({ batchItemFailures: [{ itemIdentifier: "nope" }] }),
+      /batch failed/,
+    ],
+  ])("deletes nothing and logs it when the handler %s", async (_label, handler, logged) => {
+    const { ingressQueueUrl } = await createTestQueues("poller-fail");
+    await sendBodies(ingressQueueUrl, ["a", "b"]);
+    const logger = quietLogger();
+    const running = poller(ingressQueueUrl, { handler, logger, maxConcurrency: 1 });
+    await vi.waitFor(() => expect(running.stats.failedBatches).toBeGreaterThan(0), WAIT);
+    await running.stop();
+
+    expect(running.stats.deletedMessages).toBe(0);
+    expect(logger.messages.some((message) => logged.test(message))).toBe(true);
+    expect(await drainBodies(ingressQueueUrl)).toEqual(["a", "b"]);
+  });
+
+  it("passes message attributes and system attributes in Lambda's record shape", async () => {
+    const { ingressQueueUrl, ingressQueueArn } = await createTestQueues("poller-attributes");
+    await sendBodies(ingressQueueUrl, ["x"]);
+    const records: SQSRecord[] = [];
+    const running = poller(ingressQueueUrl, {
+      handler: async (event) => {
+        records.push(...event.Records);
+      },
+    });
+    await vi.waitFor(() => expect(running.stats.deletedMessages).toBe(1), WAIT);
+    await running.stop();
+
+    const [record] = records;
+    expect(record?.messageAttributes).toEqual({
+      "ricochet.generation": {
+        stringValue: "0",
+        stringListValues: [],
+        binaryListValues: [],
+        dataType: "Number",
+      },
+      label: {
+        stringValue: "label-x",
+        stringListValues: [],
+        binaryListValues: [],
+        dataType: "String",
+      },
+      raw: {
+        binaryValue: Buffer.from([0, 255]).toString("base64"),
+        stringListValues: [],
+        binaryListValues: [],
+        dataType: "Binary",
+      },
+    });
+    expect(record).toMatchObject({
+      body: "x",
+      eventSource: "aws:sqs",
+      eventSourceARN: ingressQueueArn,
+      awsRegion: "us-east-1",
+    });
+    expect(Number(record?.attributes.ApproximateReceiveCount)).toBeGreaterThanOrEqual(1);
+    expect(Number(record?.attributes.SentTimestamp)).toBeGreaterThan(0);
+    expect(Number(record?.attributes.ApproximateFirstReceiveTimestamp)).toBeGreaterThan(0);
+  });
+
+  it("counts the context's remaining time down from the function timeout, and fails a batch that outlives it", async () => {
+    const { ingressQueueUrl } = await createTestQueues("poller-timeout");
+    await sendBodies(ingressQueueUrl, ["slow"]);
+    const remaining: number[] = [];
+    const logger = quietLogger();
+    const running = poller(ingressQueueUrl, {
+      functionTimeoutMs: 300,
+      maxConcurrency: 1,
+      logger,
+      handler: async (_event, context) => {
+        remaining.push(context.getRemainingTimeInMillis());
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        remaining.push(context.getRemainingTimeInMillis());
+      },
+    });
+    await vi.waitFor(() => expect(running.stats.timedOutBatches).toBeGreaterThan(0), WAIT);
+    await running.stop();
+
+    expect(remaining[0]).toBeGreaterThan(0);
+    expect(remaining[0]).toBeLessThanOrEqual(300);
+    expect(remaining[1]).toBe(0);
+    expect(running.stats.deletedMessages).toBe(0);
+    expect(await drainBodies(ingressQueueUrl)).toEqual(["slow"]);
+  });
+
+  it("finishes the batch in flight before stop() resolves, and polls no more after", async () => {
+    const { ingressQueueUrl } = await createTestQueues("poller-stop");
+    await sendBodies(ingressQueueUrl, ["in-flight"]);
+    let release: () => void = () => undefined;
+    let signalStarted: () => void = () => undefined;
+    const handlerStarted = new Promise<void>((resolve) => {
+      signalStarted = resolve;
+    });
+    const running = poller(ingressQueueUrl, {
+      maxConcurrency: 2,
+      handler: async () => {
+        signalStarted();
+        await new Promise<void>((resolve) => {
+          release = resolve;
+        });
+      },
+    });
+    await handlerStarted;
+    let stopped = false;
+    const stop = running.stop().then(() => {
+      stopped = true;
+    });
+    // However long this takes, stop() cannot resolve while the handler is held.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(stopped).toBe(false);
+    release();
+    await stop;
+    expect(running.stats.deletedMessages).toBe(1);
+
+    await sendBodies(ingressQueueUrl, ["after-stop"]);
+    expect(await drainBodies(ingressQueueUrl)).toEqual(["after-stop"]);
+  });
+
+  it("gathers more than one receive into a batch within the batching window", async () => {
+    const { ingressQueueUrl } = await createTestQueues("poller-window");
+    const bodies = Array.from({ length: 15 }, (_, index) => `m${index}`);
+    await sendBodies(ingressQueueUrl, bodies.slice(0, 10));
+    await sendBodies(ingressQueueUrl, bodies.slice(10));
+    const batchSizes: number[] = [];
+    const running = poller(ingressQueueUrl, {
+      batchSize: 20,
+      batchingWindowMs: 1_500,
+      // Longer than the window, or the first receives reappear within the same batch.
+      visibilityTimeoutSeconds: 10,
+      maxConcurrency: 1,
+      handler: async (event) => {
+        batchSizes.push(event.Records.length);
+      },
+    });
+    await vi.waitFor(() => expect(running.stats.deletedMessages).toBe(15), WAIT);
+    await running.stop();
+    expect(Math.max(...batchSizes)).toBeGreaterThan(10);
+  });
+
+  it.each([
+    [{ batchSize: 0 }],
+    [{ batchSize: 11 }],
+    [{ maxConcurrency: 0 }],
+    [{ waitTimeSeconds: 21 }],
+    [{ functionTimeoutMs: 0 }],
+  ])("refuses options Lambda would refuse: %o", (options) => {
+    expect(() => poller("http://127.0.0.1:1/000000000000/q", options)).toThrow(ConfigurationError);
+  });
+});
