@@ -1,0 +1,78 @@
+import type { AwsClients } from "../lib/adapters/aws-clients.js";
+import type { PollerLogger } from "../lib/local/event-source-poller.js";
+import type { SeededReceiver } from "./support/seeded-receiver.js";
+
+/** What the harness hands a contender for one round. */
+export interface ContenderContext {
+  /** Clients whose every request is counted for this contender and round only. */
+  readonly clients: AwsClients;
+  /** Uncounted clients, for the harness's own look-ups (reading records back after the run). */
+  readonly plainClients: AwsClients;
+  readonly receiver: SeededReceiver;
+  /** Pollers running at once, like Lambda's maximum concurrency; the same for every contender. */
+  readonly pollers: number;
+  /** Records per batch; the same for every contender. */
+  readonly batchSize: number;
+  /**
+   * Where pollers report failed batches (a batch whose every record failed throws in Powertools);
+   * counted rather than printed, since failures are the point of the benchmark.
+   */
+  readonly pollerLogger: PollerLogger;
+}
+
+/** A contender whose resources exist and whose consumer is not yet running. */
+export interface PreparedContender {
+  /** The queue the producer sends the events to. */
+  readonly queueUrl: string;
+  /** Starts consuming (called just before the first event is sent, timer running). */
+  start(): void;
+  /** Records the handler was invoked with so far (redeliveries included). */
+  recordsHandled(): number;
+  /** Stops consuming and waits for in-flight batches. */
+  stop(): Promise<void>;
+  /** Figures only this contender can report, read after `stop()` with uncounted clients. */
+  extraFigures?(eventIds: readonly string[]): Promise<Record<string, number | null>>;
+}
+
+/** One way of delivering events with retries, benchmarked side by side with the others. */
+export interface Contender {
+  readonly name: string;
+  /** Creates the contender's queues and tables (their requests are not counted). */
+  prepare(context: ContenderContext): Promise<PreparedContender>;
+}
+
+/** The message every contender receives: a Ricochet envelope, which the others read as JSON. */
+export interface BenchEnvelope {
+  readonly eventId: string;
+  readonly target: { readonly type: "http"; readonly url: string };
+  readonly payload: { readonly eventId: string; readonly n: number };
+  readonly policy: {
+    readonly maxAttempts: number;
+    readonly baseDelaySeconds: number;
+    readonly maxDelaySeconds: number;
+    readonly jitter: "full";
+  };
+}
+
+/** Attempts allowed per event by every contender (Ricochet's budget, the others' maxReceiveCount). */
+export const MAX_ATTEMPTS = 10;
+
+export const benchEnvelope = (baseUrl: string, eventId: string, n: number): BenchEnvelope => ({
+  eventId,
+  target: { type: "http", url: `${baseUrl}/${encodeURIComponent(eventId)}` },
+  payload: { eventId, n },
+  // The fast test policy: retries land within a couple of seconds.
+  policy: { maxAttempts: MAX_ATTEMPTS, baseDelaySeconds: 1, maxDelaySeconds: 2, jitter: "full" },
+});
+
+/** Calls the target like a hand-written consumer would; true when it answered 2xx. */
+export const postEnvelope = async (envelope: BenchEnvelope): Promise<boolean> => {
+  const response = await fetch(envelope.target.url, {
+    method: "POST",
+    headers: { "content-type": "application/json", "idempotency-key": envelope.eventId },
+    body: JSON.stringify(envelope.payload),
+    signal: AbortSignal.timeout(10_000),
+  });
+  await response.arrayBuffer();
+  return response.ok;
+};

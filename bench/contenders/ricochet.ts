@@ -1,0 +1,80 @@
+import type { Context, SQSBatchResponse, SQSEvent } from "aws-lambda";
+import { createDynamoEventStore } from "../../lib/adapters/dynamo-event-store.js";
+import { fromLambdaRecord } from "../../lib/adapters/lambda-sqs-record.js";
+import { ENV, loadConfig } from "../../lib/config.js";
+import {
+  type EventSourcePoller,
+  startEventSourcePoller,
+} from "../../lib/local/event-source-poller.js";
+import { CountingMetrics, silentLog } from "../../lib/observability.js";
+import { createOrchestratorRuntime, createPorts } from "../../lib/runtime.js";
+import { type Contender, MAX_ATTEMPTS } from "../contender.js";
+import { createQueuePair, createTable } from "../support/resources.js";
+import { scheduleErrors } from "../support/schedule-error.js";
+
+/**
+ * This project's orchestrator, wired as functions/orchestrator.ts wires it, driven by the local
+ * event-source poller. Retries are new messages with DelaySeconds, so the queue's visibility
+ * timeout is long: it only matters when a worker crashes.
+ */
+export const ricochet: Contender = {
+  name: "ricochet",
+  prepare: async ({ clients, plainClients, receiver, pollers, batchSize, pollerLogger }) => {
+    const queues = await createQueuePair(clients.sqs, "bench-ricochet", {
+      maxReceiveCount: MAX_ATTEMPTS,
+      visibilityTimeoutSeconds: 30,
+    });
+    const tableName = await createTable(clients.dynamodb, "bench-ricochet", {
+      key: "eventId",
+      statusIndex: true,
+    });
+    const config = loadConfig({
+      [ENV.TABLE_NAME]: tableName,
+      [ENV.INGRESS_QUEUE_URL]: queues.queueUrl,
+      [ENV.DEAD_LETTER_QUEUE_URL]: queues.deadLetterQueueUrl,
+      [ENV.ALLOWED_TARGET_HOSTS]: "127.0.0.1",
+    });
+    const orchestrator = createOrchestratorRuntime({
+      config,
+      ports: createPorts(config, clients),
+      log: silentLog,
+      metrics: new CountingMetrics(),
+    });
+    const handler = async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
+      const failed = await orchestrator.processBatch(event.Records.map(fromLambdaRecord), () =>
+        context.getRemainingTimeInMillis(),
+      );
+      return { batchItemFailures: failed.map((itemIdentifier) => ({ itemIdentifier })) };
+    };
+    let poller: EventSourcePoller | undefined;
+    return {
+      queueUrl: queues.queueUrl,
+      start: () => {
+        poller = startEventSourcePoller({
+          sqs: clients.sqs,
+          queueUrl: queues.queueUrl,
+          handler,
+          batchSize,
+          maxConcurrency: pollers,
+          logger: pollerLogger,
+          functionTimeoutMs: 30_000,
+          waitTimeSeconds: 1,
+          functionName: "bench-ricochet",
+        });
+      },
+      recordsHandled: () => poller?.stats.receivedMessages ?? 0,
+      stop: async () => {
+        await poller?.stop();
+      },
+      extraFigures: async (eventIds) => {
+        const store = createDynamoEventStore({ doc: plainClients.documents, tableName });
+        const records = await Promise.all(eventIds.map((eventId) => store.get(eventId)));
+        const errors = scheduleErrors(
+          records.flatMap((record) => (record === undefined ? [] : [record])),
+          receiver.calls,
+        );
+        return errors;
+      },
+    };
+  },
+};

@@ -1,0 +1,303 @@
+import { GetQueueAttributesCommand, SendMessageBatchCommand } from "@aws-sdk/client-sqs";
+import {
+  type AwsClients,
+  createAwsClients,
+  type LocalAwsTarget,
+} from "../lib/adapters/aws-clients.js";
+import { LOCAL_CREDENTIALS } from "../lib/local/local-identity.js";
+import { type BundleFigures, measureBundle } from "./bundle-figures.js";
+import { type CeilingFigures, measureCeiling } from "./ceiling.js";
+import { benchEnvelope, type Contender } from "./contender.js";
+import { bareSqs } from "./contenders/bare-sqs.js";
+import { powertools } from "./contenders/powertools.js";
+import { ricochet } from "./contenders/ricochet.js";
+import {
+  createRequestCounter,
+  DYNAMO_READ_COMMANDS,
+  DYNAMO_WRITE_COMMANDS,
+} from "./support/request-counter.js";
+import { startSeededReceiver } from "./support/seeded-receiver.js";
+
+export interface BenchOptions {
+  readonly local: LocalAwsTarget;
+  readonly events: number;
+  readonly rounds: number;
+  /** Seed of the receiver's transient failures; the same for every contender. */
+  readonly seed?: number;
+  /** Share of calls answered 503; default 0.3. */
+  readonly failureRate?: number;
+  readonly pollers?: number;
+  readonly batchSize?: number;
+  /** How long one contender may take to deliver every event before the round fails. */
+  readonly deliveryTimeoutMs?: number;
+  /** Build the orchestrator bundle and time its initialisation; default true. */
+  readonly measureBundle?: boolean;
+  /** Progress lines (to stderr in the CLI). */
+  readonly progress?: (line: string) => void;
+}
+
+/** One contender's figures: medians over the rounds. */
+export interface ContenderFigures {
+  readonly eventsPerSecond: number;
+  /** Target calls per delivered event (1 plus the retries). */
+  readonly attemptsPerEvent: number;
+  readonly requestsPerEvent: number;
+  /** AWS requests per delivered event, by `Service.Command`. */
+  readonly requestsByApi: Record<string, number>;
+  readonly dynamoWritesPerEvent: number;
+  readonly dynamoWritesPerAttempt: number;
+  readonly dynamoReadsPerEvent: number;
+  readonly cpuMsPerRecord: number;
+  readonly scheduleErrorP50Ms: number | null;
+  readonly scheduleErrorP99Ms: number | null;
+  readonly bundleBytes: number | null;
+  readonly initMs: number | null;
+  readonly ceilingFraction: number | null;
+  /** Batches the poller reported failed (Powertools throws when every record of a batch fails). */
+  readonly failedBatches: number;
+}
+
+export interface BenchResult {
+  readonly events: number;
+  readonly rounds: number;
+  readonly seed: number;
+  readonly failureRate: number;
+  readonly pollers: number;
+  readonly batchSize: number;
+  readonly contenders: Record<string, ContenderFigures>;
+  readonly ceiling: CeilingFigures & { readonly rounds: number };
+}
+
+/** The contenders, in the order each round runs them. */
+export const CONTENDERS: readonly Contender[] = [ricochet, powertools, bareSqs];
+
+interface RoundFigures {
+  readonly delivered: number;
+  readonly wallMs: number;
+  readonly targetCalls: number;
+  readonly records: number;
+  readonly cpuMs: number;
+  readonly requests: Record<string, number>;
+  readonly extra: Record<string, number | null>;
+  readonly failedBatches: number;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+const median = (values: readonly number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  if (sorted.length === 0) return Number.NaN;
+  return sorted.length % 2 === 1
+    ? (sorted[mid] ?? Number.NaN)
+    : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
+};
+
+const medianOrNull = (values: readonly (number | null | undefined)[]): number | null => {
+  const present = values.filter((v): v is number => typeof v === "number" && Number.isFinite(v));
+  return present.length === 0 ? null : median(present);
+};
+
+const round3 = (value: number): number => Math.round(value * 1000) / 1000;
+
+const clientsFor = (local: LocalAwsTarget, counter?: ReturnType<typeof createRequestCounter>) =>
+  createAwsClients({
+    endpoints: local.endpoints,
+    region: local.region,
+    credentials: LOCAL_CREDENTIALS,
+    middleware: counter === undefined ? [] : [counter.middleware],
+    env: {},
+  });
+
+const liveMessages = async (clients: AwsClients, queueUrl: string): Promise<number> => {
+  const { Attributes = {} } = await clients.sqs.send(
+    new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ["All"] }),
+  );
+  return (
+    Number(Attributes.ApproximateNumberOfMessages ?? 0) +
+    Number(Attributes.ApproximateNumberOfMessagesNotVisible ?? 0) +
+    Number(Attributes.ApproximateNumberOfMessagesDelayed ?? 0)
+  );
+};
+
+const runContender = async (
+  contender: Contender,
+  round: number,
+  options: Required<Omit<BenchOptions, "progress" | "measureBundle">>,
+  plainClients: AwsClients,
+): Promise<RoundFigures> => {
+  const counter = createRequestCounter();
+  const clients = clientsFor(options.local, counter);
+  const receiver = await startSeededReceiver({
+    seed: options.seed,
+    failureRate: options.failureRate,
+  });
+  let failedBatches = 0;
+  try {
+    const prepared = await contender.prepare({
+      clients,
+      plainClients,
+      receiver,
+      pollers: options.pollers,
+      batchSize: options.batchSize,
+      pollerLogger: {
+        error: () => {
+          failedBatches += 1;
+        },
+      },
+    });
+    // The same ids for every contender: the receiver's failures are a function of the id.
+    const eventIds = Array.from({ length: options.events }, (_, i) => `ev-r${round}-${i}`);
+    counter.reset();
+    const cpuBefore = process.cpuUsage();
+    const startedAt = Date.now();
+    prepared.start();
+    for (let start = 0; start < eventIds.length; start += 10) {
+      await clients.sqs.send(
+        new SendMessageBatchCommand({
+          QueueUrl: prepared.queueUrl,
+          Entries: eventIds.slice(start, start + 10).map((eventId, i) => ({
+            Id: String(i),
+            MessageBody: JSON.stringify(benchEnvelope(receiver.baseUrl, eventId, start + i)),
+          })),
+        }),
+      );
+    }
+    const until = Date.now() + options.deliveryTimeoutMs;
+    while (receiver.delivered() < eventIds.length && Date.now() < until) await sleep(20);
+    // Let the last results be recorded and messages deleted, so every event's requests count.
+    while ((await liveMessages(plainClients, prepared.queueUrl)) > 0 && Date.now() < until) {
+      await sleep(100);
+    }
+    await prepared.stop();
+    const cpu = process.cpuUsage(cpuBefore);
+    const requests = counter.snapshot();
+    const extra = (await prepared.extraFigures?.(eventIds)) ?? {};
+    const delivered = receiver.delivered();
+    if (delivered < eventIds.length) {
+      throw new Error(
+        `${contender.name} delivered ${delivered} of ${eventIds.length} events in ${options.deliveryTimeoutMs} ms`,
+      );
+    }
+    return {
+      delivered,
+      wallMs: receiver.lastDeliveryAt() - startedAt,
+      targetCalls: receiver.totalCalls(),
+      records: prepared.recordsHandled(),
+      cpuMs: (cpu.user + cpu.system) / 1000,
+      requests,
+      extra,
+      failedBatches,
+    };
+  } finally {
+    await receiver.stop();
+    clients.destroy();
+  }
+};
+
+const summarise = (
+  rounds: readonly RoundFigures[],
+  ceiling: number,
+  bundle: BundleFigures | undefined,
+): ContenderFigures => {
+  const perEvent = (pick: (r: RoundFigures) => number) =>
+    round3(median(rounds.map((r) => pick(r) / r.delivered)));
+  const sumWhere = (r: RoundFigures, keep: (command: string) => boolean) =>
+    Object.entries(r.requests)
+      .filter(([key]) => keep(key))
+      .reduce((total, [, n]) => total + n, 0);
+  const isDynamo = (set: ReadonlySet<string>) => (key: string) => {
+    const [service, command = ""] = key.split(".");
+    return service === "DynamoDB" && set.has(command);
+  };
+  const apis = [...new Set(rounds.flatMap((r) => Object.keys(r.requests)))].sort();
+  const eventsPerSecond = round3(median(rounds.map((r) => (r.delivered / r.wallMs) * 1000)));
+  return {
+    eventsPerSecond,
+    attemptsPerEvent: perEvent((r) => r.targetCalls),
+    requestsPerEvent: perEvent((r) => sumWhere(r, () => true)),
+    requestsByApi: Object.fromEntries(
+      apis.map((api) => [api, perEvent((r) => r.requests[api] ?? 0)]),
+    ),
+    dynamoWritesPerEvent: perEvent((r) => sumWhere(r, isDynamo(DYNAMO_WRITE_COMMANDS))),
+    dynamoWritesPerAttempt: round3(
+      median(rounds.map((r) => sumWhere(r, isDynamo(DYNAMO_WRITE_COMMANDS)) / r.targetCalls)),
+    ),
+    dynamoReadsPerEvent: perEvent((r) => sumWhere(r, isDynamo(DYNAMO_READ_COMMANDS))),
+    cpuMsPerRecord: round3(median(rounds.map((r) => r.cpuMs / Math.max(1, r.records)))),
+    scheduleErrorP50Ms: medianOrNull(rounds.map((r) => r.extra.scheduleErrorP50Ms)),
+    scheduleErrorP99Ms: medianOrNull(rounds.map((r) => r.extra.scheduleErrorP99Ms)),
+    bundleBytes: bundle?.bundleBytes ?? null,
+    initMs: bundle === undefined ? null : round3(bundle.initMs),
+    ceilingFraction: round3(eventsPerSecond / ceiling),
+    failedBatches: rounds.reduce((total, r) => total + r.failedBatches, 0),
+  };
+};
+
+/**
+ * Runs every contender on the same events against the same local AWS, interleaved round by round
+ * (A B C ceiling, A B C ceiling, …) so machine noise falls on all alike, and reports medians.
+ */
+export const runBenchmark = async (options: BenchOptions): Promise<BenchResult> => {
+  const settings = {
+    local: options.local,
+    events: options.events,
+    rounds: options.rounds,
+    seed: options.seed ?? 7,
+    failureRate: options.failureRate ?? 0.3,
+    pollers: options.pollers ?? 2,
+    batchSize: options.batchSize ?? 10,
+    deliveryTimeoutMs: options.deliveryTimeoutMs ?? 120_000,
+  };
+  const progress = options.progress ?? (() => {});
+  const plainClients = clientsFor(options.local);
+  try {
+    const perContender = new Map<string, RoundFigures[]>(CONTENDERS.map((c) => [c.name, []]));
+    const ceilings: CeilingFigures[] = [];
+    for (let round = 1; round <= settings.rounds; round += 1) {
+      for (const contender of CONTENDERS) {
+        const figures = await runContender(contender, round, settings, plainClients);
+        perContender.get(contender.name)?.push(figures);
+        progress(
+          `round ${round} ${contender.name}: ${figures.delivered} events in ${figures.wallMs} ms, ${figures.targetCalls} target calls`,
+        );
+      }
+      const ceiling = await measureCeiling(plainClients, {
+        messages: settings.events,
+        pollers: settings.pollers,
+        batchSize: settings.batchSize,
+      });
+      ceilings.push(ceiling);
+      progress(`round ${round} ceiling: ${ceiling.attemptsPerSecond.toFixed(1)} attempts/s`);
+    }
+    const ceiling = median(ceilings.map((c) => c.attemptsPerSecond));
+    const bundle = options.measureBundle === false ? undefined : await measureBundle(options.local);
+    const contenders = Object.fromEntries(
+      CONTENDERS.map((c) => [
+        c.name,
+        summarise(
+          perContender.get(c.name) ?? [],
+          ceiling,
+          c.name === "ricochet" ? bundle : undefined,
+        ),
+      ]),
+    );
+    return {
+      events: settings.events,
+      rounds: settings.rounds,
+      seed: settings.seed,
+      failureRate: settings.failureRate,
+      pollers: settings.pollers,
+      batchSize: settings.batchSize,
+      contenders,
+      ceiling: {
+        attemptsPerSecond: round3(ceiling),
+        messages: settings.events,
+        wallMs: median(ceilings.map((c) => c.wallMs)),
+        rounds: ceilings.length,
+      },
+    };
+  } finally {
+    plainClients.destroy();
+  }
+};

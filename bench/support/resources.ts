@@ -1,0 +1,97 @@
+import { randomUUID } from "node:crypto";
+import {
+  BillingMode,
+  CreateTableCommand,
+  type DynamoDBClient,
+  KeyType,
+  ProjectionType,
+  ScalarAttributeType,
+  waitUntilTableExists,
+} from "@aws-sdk/client-dynamodb";
+import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from "@aws-sdk/client-sqs";
+
+/** A uniquely named resource, so rounds and contenders never share state. */
+export const benchName = (prefix: string): string => `${prefix}-${randomUUID().slice(0, 8)}`;
+
+export interface QueuePair {
+  readonly queueUrl: string;
+  readonly deadLetterQueueUrl: string;
+}
+
+/**
+ * An ingress queue with a native redrive into its dead-letter queue after `maxReceiveCount`
+ * receives, and a default visibility timeout (the retry delay of redelivery-based consumers).
+ */
+export const createQueuePair = async (
+  sqs: SQSClient,
+  prefix: string,
+  options: { readonly maxReceiveCount: number; readonly visibilityTimeoutSeconds: number },
+): Promise<QueuePair> => {
+  const name = benchName(prefix);
+  const dead = await sqs.send(new CreateQueueCommand({ QueueName: `${name}-dlq` }));
+  if (dead.QueueUrl === undefined) throw new Error("CreateQueue returned no URL");
+  const { Attributes } = await sqs.send(
+    new GetQueueAttributesCommand({ QueueUrl: dead.QueueUrl, AttributeNames: ["QueueArn"] }),
+  );
+  const deadLetterTargetArn = Attributes?.QueueArn;
+  if (deadLetterTargetArn === undefined) throw new Error("no QueueArn for the dead-letter queue");
+  const ingress = await sqs.send(
+    new CreateQueueCommand({
+      QueueName: `${name}-in`,
+      Attributes: {
+        VisibilityTimeout: String(options.visibilityTimeoutSeconds),
+        RedrivePolicy: JSON.stringify({
+          deadLetterTargetArn,
+          maxReceiveCount: options.maxReceiveCount,
+        }),
+      },
+    }),
+  );
+  if (ingress.QueueUrl === undefined) throw new Error("CreateQueue returned no URL");
+  return { queueUrl: ingress.QueueUrl, deadLetterQueueUrl: dead.QueueUrl };
+};
+
+/** An on-demand table with a string partition key, optionally with Ricochet's status index. */
+export const createTable = async (
+  dynamodb: DynamoDBClient,
+  prefix: string,
+  options: { readonly key: string; readonly statusIndex?: boolean },
+): Promise<string> => {
+  const tableName = benchName(prefix);
+  const statusIndex = options.statusIndex === true;
+  await dynamodb.send(
+    new CreateTableCommand({
+      TableName: tableName,
+      BillingMode: BillingMode.PAY_PER_REQUEST,
+      AttributeDefinitions: [
+        { AttributeName: options.key, AttributeType: ScalarAttributeType.S },
+        ...(statusIndex
+          ? [
+              { AttributeName: "status", AttributeType: ScalarAttributeType.S },
+              { AttributeName: "updatedAt", AttributeType: ScalarAttributeType.S },
+            ]
+          : []),
+      ],
+      KeySchema: [{ AttributeName: options.key, KeyType: KeyType.HASH }],
+      ...(statusIndex
+        ? {
+            GlobalSecondaryIndexes: [
+              {
+                IndexName: "byStatus",
+                KeySchema: [
+                  { AttributeName: "status", KeyType: KeyType.HASH },
+                  { AttributeName: "updatedAt", KeyType: KeyType.RANGE },
+                ],
+                Projection: { ProjectionType: ProjectionType.ALL },
+              },
+            ],
+          }
+        : {}),
+    }),
+  );
+  await waitUntilTableExists(
+    { client: dynamodb, maxWaitTime: 30, minDelay: 1, maxDelay: 2 },
+    { TableName: tableName },
+  );
+  return tableName;
+};
