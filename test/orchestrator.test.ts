@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { EventStatus } from "../lib/core/status.js";
 import { MetricName } from "../lib/observability.js";
+import { redrive } from "../lib/redrive.js";
 import {
   createOrchestratorHarness,
   type OrchestratorHarness,
@@ -209,6 +210,41 @@ describe("orchestrator on the emulators", () => {
     expect(invalid.find((m) => m.eventId === undefined)?.problems?.[0]?.message).toMatch(
       /not valid JSON/,
     );
+  });
+
+  it("delivers an exhausted event after the receiver recovers and a redrive resets its budget", async () => {
+    const id = "recovers-after-redrive";
+    h.script({ [id]: [503, 503, 200] });
+    await h.startWorkers();
+    await h.submit([h.envelope(id, { ...fast, maxAttempts: 2 })]);
+    await h.waitForStatus(id, EventStatus.DEAD_LETTERED);
+
+    const report = await redrive(
+      {
+        deadLetterQueue: h.ports.deadLetters,
+        ingressQueue: h.ports.ingress,
+        store: h.store,
+        clock: Date.now,
+        sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+        defaultPolicy: h.config.defaultPolicy,
+      },
+      { eventIds: [id], resetAttempts: true, by: "operator-test", why: "receiver fixed" },
+    );
+    expect(report.moved.map((m) => m.eventId)).toEqual([id]);
+    const record = await h.waitForStatus(id, EventStatus.DELIVERED);
+
+    expect(record.attempts).toBe(3);
+    expect(record.attemptBudget).toBe(4);
+    expect(record.redrives).toEqual([
+      expect.objectContaining({
+        by: "operator-test",
+        reason: "receiver fixed",
+        previousStatus: "dead_lettered",
+        previousAttempts: 2,
+      }),
+    ]);
+    expect(h.receiver.callsFor(id).map((c) => c.idempotencyKey)).toEqual([id, id, id]);
+    expect((await h.deadLetters()).filter((m) => m.eventId === id)).toEqual([]);
   });
 
   it("brings 500 events with a receiver failing 30% of calls to a terminal state, losing none", async () => {

@@ -125,6 +125,8 @@ export const createOrchestratorHarness = async (prefix: string) => {
     baseUrl,
     metrics,
     store: ports.store,
+    ports,
+    config,
     orchestrator,
 
     /** An envelope to the scripted receiver; `policy` and target fields as the test needs. */
