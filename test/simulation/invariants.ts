@@ -91,11 +91,17 @@ export const checkInvariants = (state: FinalState): Violation[] => {
   for (const envelope of state.submitted) {
     const id = envelope.eventId;
     const record = records.get(id);
-    const live = state.ingress.filter((m) => m.body.includes(`"eventId":"${id}"`)).length;
+    const mentions = (m: QueuedMessage) => m.body.includes(`"eventId":"${id}"`);
+    const live = state.ingress.filter(mentions).length;
+    // Raw ingress bodies moved by the queue's native redrive after maxReceiveCount receives.
+    const parked = state.deadLetters.filter((m) => mentions(m) && !parseDeadLetterBody(m.body).ok);
     if (record === undefined || !isTerminal(record.status)) {
+      const receives = parked.map((m) => `gen ${m.schedule.generation}`).join(", ");
       fail(
         Invariant.NOTHING_LOST,
-        `${id}: ${record?.status ?? "no record"} at the end, ${live} live message(s)`,
+        `${id}: ${record?.status ?? "no record"} (gen ${record?.generation ?? "-"}, ` +
+          `attempts ${record?.attempts ?? 0}) at the end, ${live} live message(s), ` +
+          `${parked.length} parked raw in the dead-letter queue${receives ? ` (${receives})` : ""}`,
       );
       continue;
     }
