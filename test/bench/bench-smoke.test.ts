@@ -1,0 +1,47 @@
+import { describe, expect, it } from "vitest";
+import { CONTENDERS, runBenchmark } from "../../bench/harness.js";
+import { localAws } from "../support/local-aws.js";
+
+const figureNames = [
+  "eventsPerSecond",
+  "requestsPerEvent",
+  "requestsByApi",
+  "dynamoWritesPerEvent",
+  "dynamoReadsPerEvent",
+  "cpuMsPerRecord",
+  "scheduleErrorP50Ms",
+  "scheduleErrorP99Ms",
+  "bundleBytes",
+  "initMs",
+  "ceilingFraction",
+] as const;
+
+describe("benchmark harness", () => {
+  it("reports every contender's figures, and Ricochet writes at most twice per attempt and never reads on the hot path", async () => {
+    const result = await runBenchmark({ local: localAws(), events: 20, rounds: 1 });
+    // The JSON the CLI prints is this object: it must survive a round trip unchanged.
+    const json = JSON.parse(JSON.stringify(result)) as typeof result;
+    expect(json).toMatchObject({ events: 20, rounds: 1 });
+    expect(Object.keys(json.contenders).sort()).toEqual(CONTENDERS.map((c) => c.name).sort());
+    expect(Object.keys(json.contenders).sort()).toEqual(["bareSqs", "powertools", "ricochet"]);
+    for (const figures of Object.values(json.contenders)) {
+      for (const name of figureNames) expect(figures).toHaveProperty(name);
+      expect(figures.eventsPerSecond).toBeGreaterThan(0);
+      // 30% of calls fail, so every contender needs more target calls than events.
+      expect(figures.attemptsPerEvent).toBeGreaterThan(1);
+    }
+    expect(json.ceiling.attemptsPerSecond).toBeGreaterThan(0);
+
+    const ricochet = json.contenders.ricochet;
+    expect(ricochet?.dynamoWritesPerAttempt).toBeGreaterThan(0);
+    expect(ricochet?.dynamoWritesPerAttempt).toBeLessThanOrEqual(2);
+    expect(ricochet?.dynamoReadsPerEvent).toBe(0);
+    expect(ricochet?.requestsByApi["DynamoDB.GetItem"] ?? 0).toBe(0);
+    expect(ricochet?.requestsByApi["DynamoDB.Query"] ?? 0).toBe(0);
+    expect(ricochet?.bundleBytes).toBeGreaterThan(0);
+    expect(ricochet?.initMs).toBeGreaterThan(0);
+    expect(ricochet?.scheduleErrorP99Ms).not.toBeNull();
+    // The floor has no records at all.
+    expect(json.contenders.bareSqs?.dynamoWritesPerEvent).toBe(0);
+  }, 180_000);
+});
