@@ -5,6 +5,7 @@ import {
   QueryCommand,
   UpdateCommand,
 } from "@aws-sdk/lib-dynamodb";
+import { explainRefusedClaim } from "../core/claim-verdict.js";
 import type {
   ClaimRequest,
   ClaimResult,
@@ -29,24 +30,6 @@ export interface DynamoEventStoreOptions {
 const iso = (ms: number): string => new Date(ms).toISOString();
 const ttlSeconds = (nowMs: number, retentionSeconds: number): number =>
   Math.floor(nowMs / 1000) + retentionSeconds;
-
-/**
- * Why a claim failed, read from the item that failed the condition. The claim's condition
- * admits exactly: no item; or the message's generation with the event waiting; or the message's
- * generation with an expired lease. Everything else lands here.
- */
-const explainRefusedClaim = (
-  old: EventRecord,
-  generation: number,
-  nowMs: number,
-): Exclude<ClaimResult, { kind: "claimed" }> => {
-  if (isTerminal(old.status) && generation <= old.generation)
-    return { kind: "finished", record: old };
-  if (generation < old.generation) return { kind: "stale", record: old };
-  if (generation > old.generation) return { kind: "ahead", record: old };
-  // Same generation and in flight: someone holds the lease (the condition saw it live).
-  return { kind: "lease_held", leaseExpiresAt: Math.max(old.leaseExpiresAt ?? nowMs, nowMs) };
-};
 
 /**
  * The attempt store on DynamoDB: one item per event. A claim is one conditional UpdateItem and

@@ -1,3 +1,4 @@
+import { explainRefusedClaim } from "../../lib/core/claim-verdict.js";
 import type { Outcome } from "../../lib/core/outcome.js";
 import type {
   ClaimRequest,
@@ -37,19 +38,6 @@ export interface MemoryEventStore extends EventStore {
 const iso = (ms: number): string => new Date(ms).toISOString();
 const ttlSeconds = (nowMs: number, retentionSeconds: number): number =>
   Math.floor(nowMs / 1000) + retentionSeconds;
-
-/** The refused-claim explanation, as the DynamoDB store reads it from ALL_OLD. */
-const explainRefusedClaim = (
-  old: EventRecord,
-  generation: number,
-  nowMs: number,
-): Exclude<ClaimResult, { kind: "claimed" }> => {
-  if (isTerminal(old.status) && generation <= old.generation)
-    return { kind: "finished", record: old };
-  if (generation < old.generation) return { kind: "stale", record: old };
-  if (generation > old.generation) return { kind: "ahead", record: old };
-  return { kind: "lease_held", leaseExpiresAt: Math.max(old.leaseExpiresAt ?? nowMs, nowMs) };
-};
 
 /** Drops keys whose value is undefined, as DynamoDB's REMOVE (and marshalling) would. */
 const compact = (record: EventRecord): EventRecord =>
