@@ -50,6 +50,9 @@ export interface ContenderFigures {
   readonly cpuMsPerRecord: number;
   readonly scheduleErrorP50Ms: number | null;
   readonly scheduleErrorP99Ms: number | null;
+  /** Median size of a finished attempt record as JSON: ≈ DynamoDB item size (1 WRU per KB). */
+  readonly recordBytesP50: number | null;
+  readonly recordBytesMax: number | null;
   readonly bundleBytes: number | null;
   readonly initMs: number | null;
   readonly ceilingFraction: number | null;
@@ -227,6 +230,8 @@ const summarise = (
     cpuMsPerRecord: round3(median(rounds.map((r) => r.cpuMs / Math.max(1, r.records)))),
     scheduleErrorP50Ms: medianOrNull(rounds.map((r) => r.extra.scheduleErrorP50Ms)),
     scheduleErrorP99Ms: medianOrNull(rounds.map((r) => r.extra.scheduleErrorP99Ms)),
+    recordBytesP50: medianOrNull(rounds.map((r) => r.extra.recordBytesP50)),
+    recordBytesMax: medianOrNull(rounds.map((r) => r.extra.recordBytesMax)),
     bundleBytes: bundle?.bundleBytes ?? null,
     initMs: bundle === undefined ? null : round3(bundle.initMs),
     ceilingFraction: round3(eventsPerSecond / ceiling),

@@ -43,6 +43,13 @@ const printTable = (result: BenchResult): void => {
     ["CPU ms/record", (n) => result.contenders[n]?.cpuMsPerRecord],
     ["schedule error p50 ms", (n) => result.contenders[n]?.scheduleErrorP50Ms],
     ["schedule error p99 ms", (n) => result.contenders[n]?.scheduleErrorP99Ms],
+    [
+      "record bytes p50 / max",
+      (n) => {
+        const f = result.contenders[n];
+        return f?.recordBytesP50 == null ? undefined : `${f.recordBytesP50} / ${f.recordBytesMax}`;
+      },
+    ],
     ["bundle bytes", (n) => result.contenders[n]?.bundleBytes],
     ["init ms", (n) => result.contenders[n]?.initMs],
     ["fraction of ceiling", (n) => result.contenders[n]?.ceilingFraction],

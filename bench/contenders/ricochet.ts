@@ -10,7 +10,7 @@ import { CountingMetrics, silentLog } from "../../lib/observability.js";
 import { createOrchestratorRuntime, createPorts } from "../../lib/runtime.js";
 import { type Contender, MAX_ATTEMPTS } from "../contender.js";
 import { createQueuePair, createTable } from "../support/resources.js";
-import { scheduleErrors } from "../support/schedule-error.js";
+import { percentile, scheduleErrors } from "../support/schedule-error.js";
 
 /**
  * This project's orchestrator, wired as functions/orchestrator.ts wires it, driven by the local
@@ -69,11 +69,14 @@ export const ricochet: Contender = {
       extraFigures: async (eventIds) => {
         const store = createDynamoEventStore({ doc: plainClients.documents, tableName });
         const records = await Promise.all(eventIds.map((eventId) => store.get(eventId)));
-        const errors = scheduleErrors(
-          records.flatMap((record) => (record === undefined ? [] : [record])),
-          receiver.calls,
-        );
-        return errors;
+        const found = records.flatMap((record) => (record === undefined ? [] : [record]));
+        // DynamoDB bills a write by the item's size in 1 KB units (the larger of before and after).
+        const sizes = found.map((record) => Buffer.byteLength(JSON.stringify(record)));
+        return {
+          ...scheduleErrors(found, receiver.calls),
+          recordBytesP50: percentile(sizes, 50),
+          recordBytesMax: sizes.length === 0 ? null : Math.max(...sizes),
+        };
       },
     };
   },

@@ -33,14 +33,21 @@ describe("benchmark harness", () => {
     expect(json.ceiling.attemptsPerSecond).toBeGreaterThan(0);
 
     const ricochet = json.contenders.ricochet;
-    expect(ricochet?.dynamoWritesPerAttempt).toBeGreaterThan(0);
-    expect(ricochet?.dynamoWritesPerAttempt).toBeLessThanOrEqual(2);
-    expect(ricochet?.dynamoReadsPerEvent).toBe(0);
-    expect(ricochet?.requestsByApi["DynamoDB.GetItem"] ?? 0).toBe(0);
-    expect(ricochet?.requestsByApi["DynamoDB.Query"] ?? 0).toBe(0);
-    expect(ricochet?.bundleBytes).toBeGreaterThan(0);
-    expect(ricochet?.initMs).toBeGreaterThan(0);
-    expect(ricochet?.scheduleErrorP99Ms).not.toBeNull();
+    if (ricochet === undefined) throw new Error("no figures for ricochet");
+    // Two writes per attempt (claim, result). A copy that arrives ahead of its record costs one
+    // failed conditional claim and is put back with ChangeMessageVisibility: the only excuse
+    // for a write beyond two per attempt. Per-event figures are rounded to 3 places.
+    const writes = ricochet.requestsByApi["DynamoDB.UpdateItem"] ?? 0;
+    const requeued = ricochet.requestsByApi["SQS.ChangeMessageVisibility"] ?? 0;
+    expect(writes).toBeGreaterThan(0);
+    expect(ricochet.dynamoWritesPerEvent).toBe(writes);
+    expect(writes).toBeLessThanOrEqual(2 * ricochet.attemptsPerEvent + requeued + 0.002);
+    expect(ricochet.dynamoReadsPerEvent).toBe(0);
+    expect(ricochet.requestsByApi["DynamoDB.GetItem"] ?? 0).toBe(0);
+    expect(ricochet.requestsByApi["DynamoDB.Query"] ?? 0).toBe(0);
+    expect(ricochet.bundleBytes).toBeGreaterThan(0);
+    expect(ricochet.initMs).toBeGreaterThan(0);
+    expect(ricochet.scheduleErrorP99Ms).not.toBeNull();
     // The floor has no records at all.
     expect(json.contenders.bareSqs?.dynamoWritesPerEvent).toBe(0);
   }, 180_000);
