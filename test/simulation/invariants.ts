@@ -2,8 +2,7 @@ import { effectiveDeadlineMs } from "../../lib/core/decide.js";
 import type { Envelope } from "../../lib/core/envelope.js";
 import { DEFAULT_POLICY, resolvePolicy } from "../../lib/core/policy.js";
 import type { EventRecord } from "../../lib/core/record.js";
-import { isTerminal } from "../../lib/core/status.js";
-import { parseDeadLetterBody } from "../../lib/dead-letter-scan.js";
+import { checkEndState, EndStateProblem } from "../support/end-state-checks.js";
 import type { QueuedMessage } from "./memory-queue.js";
 import type { ClaimTrace, SimulationTrace } from "./trace.js";
 
@@ -78,46 +77,19 @@ export const checkInvariants = (state: FinalState): Violation[] => {
   }
 
   // 2 and 3: every event is terminal, and a dead-lettered or rejected one has its copy.
-  const deadLetterCopies = state.deadLetters
-    .map((m) => parseDeadLetterBody(m.body))
-    .flatMap((p) => (p.ok ? [p.message] : []));
-  for (const copy of deadLetterCopies) {
-    const envelopeId = (copy.envelope as { eventId?: unknown } | undefined)?.eventId;
-    const origin = (copy.envelope as { payload?: { origin?: unknown } } | undefined)?.payload
-      ?.origin;
-    if (envelopeId !== copy.eventId || (origin !== undefined && origin !== copy.eventId))
-      fail(Invariant.STABLE_IDENTITY, `dead-letter copy of ${copy.eventId} names ${envelopeId}`);
-  }
-  for (const envelope of state.submitted) {
-    const id = envelope.eventId;
-    const record = records.get(id);
-    const mentions = (m: QueuedMessage) => m.body.includes(`"eventId":"${id}"`);
-    const live = state.ingress.filter(mentions).length;
-    // Raw ingress bodies moved by the queue's native redrive after maxReceiveCount receives.
-    const parked = state.deadLetters.filter((m) => mentions(m) && !parseDeadLetterBody(m.body).ok);
-    if (record === undefined || !isTerminal(record.status)) {
-      const receives = parked.map((m) => `gen ${m.schedule.generation}`).join(", ");
-      fail(
-        Invariant.NOTHING_LOST,
-        `${id}: ${record?.status ?? "no record"} (gen ${record?.generation ?? "-"}, ` +
-          `attempts ${record?.attempts ?? 0}) at the end, ${live} live message(s), ` +
-          `${parked.length} parked raw in the dead-letter queue${receives ? ` (${receives})` : ""}`,
-      );
-      continue;
-    }
-    if (record.eventId !== id)
-      fail(Invariant.STABLE_IDENTITY, `${id}: record is ${record.eventId}`);
-    if (record.status !== "delivered") {
-      const copy = deadLetterCopies.find(
-        (c) => c.eventId === id && c.reason === record.deadLetterReason,
-      );
-      if (copy === undefined)
-        fail(
-          Invariant.NOTHING_LOST,
-          `${id}: ${record.status} (${record.deadLetterReason}) without a dead-letter copy`,
-        );
-    }
-  }
+  const asInvariant = {
+    [EndStateProblem.NOT_TERMINAL]: Invariant.NOTHING_LOST,
+    [EndStateProblem.NO_DEAD_LETTER_COPY]: Invariant.NOTHING_LOST,
+    [EndStateProblem.COPY_IDENTITY]: Invariant.STABLE_IDENTITY,
+    [EndStateProblem.RECORD_IDENTITY]: Invariant.STABLE_IDENTITY,
+  } as const;
+  const endState = checkEndState({
+    eventIds: state.submitted.map((e) => e.eventId),
+    records,
+    ingress: state.ingress,
+    deadLetters: state.deadLetters,
+  });
+  for (const finding of endState) fail(asInvariant[finding.problem], finding.detail);
 
   // 4: calls per event bounded by the budget plus abandoned runs; none after the deadline.
   const callsPerEvent = countBy(trace.calls, (c) => c.eventId);
