@@ -1,0 +1,122 @@
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { Reply, replyFor } from "./chaos-script.js";
+
+/** One call the receiver saw. Times are this process's `Date.now()`. */
+export interface ChaosCall {
+  /** The event the URL path names (the envelope's id, set when the event was made). */
+  readonly eventId: string;
+  readonly headerEventId: string | undefined;
+  readonly idempotencyKey: string | undefined;
+  readonly attempt: number;
+  readonly reply: Reply;
+  readonly startedAt: number;
+  /** When the reply went out or the connection closed, whichever came first. */
+  endedAt?: number;
+}
+
+export interface ChaosReceiverOptions {
+  readonly seed: number;
+  /** The callers' timeout: a slow reply comes this long plus a little after the call started. */
+  readonly targetTimeoutMs: number;
+  /** Seconds a 429 asks the caller to wait. */
+  readonly retryAfterSeconds?: number;
+}
+
+export interface ChaosReceiver {
+  /** `http://127.0.0.1:<port>`; an event's target is `${url}/${eventId}`. */
+  readonly url: string;
+  readonly calls: readonly ChaosCall[];
+  stop(): Promise<void>;
+}
+
+const STATUS: Record<Reply, number> = {
+  [Reply.OK]: 200,
+  [Reply.SERVER_ERROR]: 503,
+  [Reply.TOO_MANY_REQUESTS]: 429,
+  [Reply.SLOW]: 200,
+  [Reply.RESET]: 0,
+  [Reply.BAD_REQUEST]: 400,
+};
+
+const header = (request: IncomingMessage, name: string): string | undefined => {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value.join(",") : value;
+};
+
+/**
+ * A receiver on 127.0.0.1 that fails at random but replayably (see `replyFor`) and records every
+ * call: which event, the Idempotency-Key and attempt it carried, when it started and ended, so
+ * overlapping calls for one event can be counted afterwards.
+ */
+export const startChaosReceiver = async (options: ChaosReceiverOptions): Promise<ChaosReceiver> => {
+  const calls: ChaosCall[] = [];
+  const callsPerEvent = new Map<string, number>();
+  const timers = new Set<NodeJS.Timeout>();
+  const retryAfter = String(options.retryAfterSeconds ?? 1);
+
+  const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
+    const startedAt = Date.now();
+    for await (const _chunk of request) {
+      // The body is not needed, only read so the caller's request completes.
+    }
+    const eventId = decodeURIComponent((request.url ?? "/").slice(1));
+    const callIndex = callsPerEvent.get(eventId) ?? 0;
+    callsPerEvent.set(eventId, callIndex + 1);
+    const reply = replyFor(options.seed, eventId, callIndex);
+    const call: ChaosCall = {
+      eventId,
+      headerEventId: header(request, "ricochet-event-id"),
+      idempotencyKey: header(request, "idempotency-key"),
+      attempt: Number(header(request, "ricochet-attempt") ?? 0),
+      reply,
+      startedAt,
+    };
+    calls.push(call);
+    const ended = (): void => {
+      call.endedAt ??= Date.now();
+    };
+    response.on("finish", ended);
+    response.on("close", ended);
+
+    const answer = (): void => {
+      if (response.destroyed) return;
+      response.writeHead(
+        STATUS[reply],
+        reply === Reply.TOO_MANY_REQUESTS ? { "Retry-After": retryAfter } : {},
+      );
+      response.end(reply);
+    };
+    switch (reply) {
+      case Reply.RESET:
+        ended();
+        request.socket.destroy();
+        return;
+      case Reply.SLOW: {
+        const timer = setTimeout(() => {
+          timers.delete(timer);
+          answer();
+        }, options.targetTimeoutMs + 500);
+        timers.add(timer);
+        return;
+      }
+      default:
+        answer();
+    }
+  };
+
+  const server = createServer((request, response) => {
+    handle(request, response).catch(() => response.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    calls,
+    stop: async () => {
+      for (const timer of timers) clearTimeout(timer);
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+};

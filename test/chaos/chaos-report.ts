@@ -1,0 +1,170 @@
+import type { EventRecord } from "../../lib/core/record.js";
+import { isTerminal } from "../../lib/core/status.js";
+import { Invariant } from "../simulation/invariants.js";
+import {
+  checkEndState,
+  EndStateProblem,
+  type LeftMessage,
+  mentionsEvent,
+} from "../support/end-state-checks.js";
+import type { ChaosCall } from "./chaos-receiver.js";
+import { Reply } from "./chaos-script.js";
+
+/** One broken guarantee. */
+export interface ChaosViolation {
+  readonly invariant: Invariant;
+  readonly eventId?: string | undefined;
+  readonly detail: string;
+}
+
+/** What the chaos run observed: the table, both queues and the receiver's log at the end. */
+export interface ChaosObservation {
+  readonly eventIds: readonly string[];
+  readonly records: ReadonlyMap<string, EventRecord>;
+  readonly ingress: readonly LeftMessage[];
+  readonly deadLetters: readonly LeftMessage[];
+  readonly calls: readonly ChaosCall[];
+  /** The targets' timeout: a call is only trusted to be over once it has run this long. */
+  readonly targetTimeoutMs: number;
+}
+
+/** The figures of one run; `violations` lists every broken guarantee. */
+export interface ChaosFindings {
+  readonly delivered: number;
+  readonly rejected: number;
+  readonly deadLettered: number;
+  /** Not terminal, but a live message will still move them forward (a run cut by its timeout). */
+  readonly unfinished: number;
+  /** Neither terminal nor with a live message: nothing will ever finish them. */
+  readonly lost: number;
+  readonly targetCalls: number;
+  /** Claims whose result was never recorded (a kill, a lost lease, a failed write): re-runs. */
+  readonly rerunsAllowed: number;
+  /**
+   * Pairs of calls for one event where the later started before the earlier had ended AND
+   * before the earlier had run for the target timeout — i.e. while the earlier caller could
+   * still be waiting on it under its lease (lease = timeout + margin, so this undercounts by at
+   * most the margin; the margin is the part of the lease that covers the result write).
+   */
+  readonly overlappingAttempts: number;
+  /** Events with more target calls than their budget plus their re-runs. */
+  readonly maxAttemptsExceeded: number;
+  readonly violations: readonly ChaosViolation[];
+}
+
+const groupBy = <T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> => {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const list = groups.get(key(item));
+    if (list === undefined) groups.set(key(item), [item]);
+    else list.push(item);
+  }
+  return groups;
+};
+
+/** How many pairs of `calls` (one event's) overlapped while the earlier could still be live. */
+export const countOverlaps = (calls: readonly ChaosCall[], targetTimeoutMs: number): number => {
+  const ordered = [...calls].sort((a, b) => a.startedAt - b.startedAt);
+  let overlaps = 0;
+  for (const [i, first] of ordered.entries()) {
+    const liveUntil = Math.min(
+      first.endedAt ?? Number.POSITIVE_INFINITY,
+      first.startedAt + targetTimeoutMs,
+    );
+    for (const later of ordered.slice(i + 1)) {
+      if (later.startedAt < liveUntil) overlaps += 1;
+    }
+  }
+  return overlaps;
+};
+
+/**
+ * Judges a chaos run against the guarantees of DESIGN.md: the end-state checks shared with the
+ * simulation (2, 3), the receiver's log (1, 3, 4, 5), and the records' attempt counts (4).
+ */
+export const judgeChaosRun = (observed: ChaosObservation): ChaosFindings => {
+  const violations: ChaosViolation[] = [];
+  const fail = (invariant: Invariant, eventId: string | undefined, detail: string) =>
+    violations.push({ invariant, eventId, detail });
+  const known = new Set(observed.eventIds);
+  const { records } = observed;
+
+  let unfinished = 0;
+  let lost = 0;
+  for (const finding of checkEndState(observed)) {
+    if (finding.problem === EndStateProblem.NOT_TERMINAL && finding.liveMessages > 0) {
+      unfinished += 1;
+      continue;
+    }
+    if (finding.problem === EndStateProblem.NOT_TERMINAL) lost += 1;
+    const invariant =
+      finding.problem === EndStateProblem.COPY_IDENTITY ||
+      finding.problem === EndStateProblem.RECORD_IDENTITY
+        ? Invariant.STABLE_IDENTITY
+        : Invariant.NOTHING_LOST;
+    fail(invariant, finding.eventId, finding.detail);
+  }
+  for (const id of observed.eventIds) {
+    const record = records.get(id);
+    const live = observed.ingress.filter((m) => mentionsEvent(m, id)).length;
+    if (record !== undefined && isTerminal(record.status) && live > 0)
+      fail(Invariant.QUIESCENCE, id, `${id}: ${record.status} with ${live} live message(s)`);
+  }
+
+  const callsByEvent = groupBy(observed.calls, (call) => call.eventId);
+  let overlappingAttempts = 0;
+  let maxAttemptsExceeded = 0;
+  let rerunsAllowed = 0;
+  for (const [id, calls] of callsByEvent) {
+    if (!known.has(id)) {
+      fail(Invariant.STABLE_IDENTITY, id, `${calls.length} call(s) for an event never submitted`);
+      continue;
+    }
+    for (const call of calls) {
+      if (call.idempotencyKey !== id)
+        fail(Invariant.IDEMPOTENCY_KEY, id, `${id}: call carried key ${call.idempotencyKey}`);
+      if (call.headerEventId !== id)
+        fail(Invariant.STABLE_IDENTITY, id, `${id}: call named event ${call.headerEventId}`);
+    }
+    const overlaps = countOverlaps(calls, observed.targetTimeoutMs);
+    overlappingAttempts += overlaps;
+    if (overlaps > 0)
+      fail(Invariant.NO_OVERLAP, id, `${id}: ${overlaps} overlapping pair(s) of calls`);
+
+    const record = records.get(id);
+    if (record === undefined) {
+      fail(Invariant.NOTHING_LOST, id, `${id}: called ${calls.length} time(s) but has no record`);
+      continue;
+    }
+    // Every call follows a claim, and every claim counts in `attempts`.
+    if (calls.length > record.attempts)
+      fail(Invariant.BOUNDED_WORK, id, `${id}: ${calls.length} calls > ${record.attempts} claims`);
+    const reruns = Math.max(0, record.attempts - record.history.length);
+    rerunsAllowed += reruns;
+    if (calls.length > record.attemptBudget + reruns) {
+      maxAttemptsExceeded += 1;
+      fail(
+        Invariant.BOUNDED_WORK,
+        id,
+        `${id}: ${calls.length} calls > budget ${record.attemptBudget} + ${reruns} re-run(s)`,
+      );
+    }
+    if (record.status === "delivered" && !calls.some((call) => call.reply === Reply.OK))
+      fail(Invariant.NOTHING_LOST, id, `${id}: delivered, but the receiver never answered 2xx`);
+  }
+
+  const count = (status: string) =>
+    observed.eventIds.filter((id) => records.get(id)?.status === status).length;
+  return {
+    delivered: count("delivered"),
+    rejected: count("rejected"),
+    deadLettered: count("dead_lettered"),
+    unfinished,
+    lost,
+    targetCalls: observed.calls.length,
+    rerunsAllowed,
+    overlappingAttempts,
+    maxAttemptsExceeded,
+    violations,
+  };
+};

@@ -1,0 +1,227 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import { createAwsClients, type LocalAwsTarget } from "../../lib/adapters/aws-clients.js";
+import { createRicochetClient } from "../../lib/client.js";
+import type { Envelope } from "../../lib/core/envelope.js";
+import { isTerminal } from "../../lib/core/status.js";
+import { LOCAL_CREDENTIALS } from "../../lib/local/local-identity.js";
+import { startLocalAws } from "../../lib/local/start-local-aws.js";
+import { ALL_AWS_FAULTS, type AwsFault } from "./aws-fault-injector.js";
+import { streamFor } from "./chaos-random.js";
+import { startChaosReceiver } from "./chaos-receiver.js";
+import { type ChaosFindings, judgeChaosRun } from "./chaos-report.js";
+import { createChaosResources } from "./chaos-resources.js";
+import { Reply } from "./chaos-script.js";
+import { collectMessages, queueCounts, scanRecords, totalOf } from "./chaos-state.js";
+import { startWorkerSupervisor } from "./worker-supervisor.js";
+
+/** Short timings, so that lease expiries and takeovers happen within seconds. */
+export const CHAOS_TIMINGS = {
+  targetTimeoutMs: 1_000,
+  leaseMarginMs: 1_000,
+  visibilityTimeoutSeconds: 5,
+  functionTimeoutMs: 4_000,
+} as const;
+
+/** Every event's policy: small budget and delays, so doomed events die fast. */
+const CHAOS_POLICY = {
+  maxAttempts: 4,
+  baseDelaySeconds: 1,
+  multiplier: 2,
+  maxDelaySeconds: 4,
+  jitter: "full",
+} as const;
+
+/** How often progress is checked, and how long the queue may take to settle at the end. */
+const POLL_MS = 2_000;
+const SETTLE_TIMEOUT_MS = 30_000;
+
+export interface ChaosOptions {
+  readonly seed: number;
+  readonly events: number;
+  readonly workers?: number;
+  /** Most SIGKILLs of workers; default one per 100 events, at least 1, at most 20. */
+  readonly kills?: number;
+  /** Probability of a fault per AWS SDK HTTP attempt; default 0.03. */
+  readonly faultRate?: number;
+  /** The run gives up waiting for terminal states after this long; default 900 s. */
+  readonly timeoutSeconds?: number;
+  /** Existing local AWS (e.g. the test suite's); by default the run starts and stops its own. */
+  readonly local?: LocalAwsTarget;
+  /** Aborting stops the run early; it still cleans up and reports. */
+  readonly signal?: AbortSignal;
+  /** Progress lines (stderr in the CLI). */
+  readonly progress?: (line: string) => void;
+}
+
+/** The summary of one chaos run, as `npm run chaos -- --json` prints it. */
+export interface ChaosReport extends ChaosFindings {
+  readonly seed: number;
+  readonly events: number;
+  readonly workerKills: number;
+  readonly workerCrashes: number;
+  readonly faultsInjected: {
+    readonly aws: Record<AwsFault, number>;
+    readonly receiver: Record<Exclude<Reply, "ok">, number>;
+  };
+  /** Whether every event reached a terminal state with the queue drained before the timeout. */
+  readonly quiescent: boolean;
+  readonly seconds: number;
+}
+
+const envelopeFor = (seed: number, index: number, receiverUrl: string): Envelope => {
+  const eventId = `chaos-${seed}-${index}`;
+  return {
+    eventId,
+    target: {
+      type: "http",
+      url: `${receiverUrl}/${eventId}`,
+      timeoutMs: CHAOS_TIMINGS.targetTimeoutMs,
+    },
+    payload: { origin: eventId, index },
+    policy: CHAOS_POLICY,
+  };
+};
+
+/**
+ * One chaos run on local AWS: submits `events` events, lets worker processes deliver them to a
+ * misbehaving receiver under injected AWS faults and random SIGKILLs, waits until everything is
+ * terminal and the ingress queue is empty (or the timeout), then judges the table, the queues and
+ * the receiver's log. Everything it started is stopped before it returns or throws.
+ */
+export const runChaos = async (options: ChaosOptions): Promise<ChaosReport> => {
+  const started = Date.now();
+  const progress = options.progress ?? (() => undefined);
+  const workers = options.workers ?? 3;
+  const maxKills = options.kills ?? Math.min(20, Math.max(1, Math.floor(options.events / 100)));
+  const timeoutMs = (options.timeoutSeconds ?? 900) * 1000;
+  const cleanup: (() => Promise<void>)[] = [];
+  const awsFaults = Object.fromEntries(ALL_AWS_FAULTS.map((f) => [f, 0])) as Record<
+    AwsFault,
+    number
+  >;
+  try {
+    let local = options.local;
+    if (local === undefined) {
+      progress("starting local AWS");
+      const own = await startLocalAws({ env: {} });
+      cleanup.push(() => own.stop());
+      local = own;
+    }
+    const clients = createAwsClients({
+      endpoints: local.endpoints,
+      region: local.region,
+      credentials: LOCAL_CREDENTIALS,
+      env: {},
+    });
+    cleanup.push(async () => clients.destroy());
+    const resources = await createChaosResources(clients, {
+      prefix: `chaos-${options.seed}`,
+      visibilityTimeoutSeconds: CHAOS_TIMINGS.visibilityTimeoutSeconds,
+    });
+    const receiver = await startChaosReceiver({
+      seed: options.seed,
+      targetTimeoutMs: CHAOS_TIMINGS.targetTimeoutMs,
+    });
+    cleanup.push(() => receiver.stop());
+
+    const supervisor = startWorkerSupervisor({
+      workers,
+      maxKills,
+      killWindowMs: timeoutMs,
+      killIntervalMs: [1_000, 4_000],
+      random: streamFor(options.seed, "kills"),
+      onFault: (fault) => {
+        awsFaults[fault] += 1;
+      },
+      settingsFor: (index, incarnation) => ({
+        workerId: `worker-${index}.${incarnation}`,
+        seed: options.seed,
+        faultRate: options.faultRate ?? 0.03,
+        endpoints: { sqs: local.endpoints.sqs, dynamodb: local.endpoints.dynamodb },
+        region: local.region,
+        ...resources,
+        leaseMarginMs: CHAOS_TIMINGS.leaseMarginMs,
+        functionTimeoutMs: CHAOS_TIMINGS.functionTimeoutMs,
+        visibilityTimeoutSeconds: CHAOS_TIMINGS.visibilityTimeoutSeconds,
+        batchSize: 10,
+        pollers: 2,
+      }),
+    });
+    cleanup.push(() => supervisor.stop());
+
+    progress(`starting ${workers} workers; submitting ${options.events} events`);
+    const envelopes = Array.from({ length: options.events }, (_, i) =>
+      envelopeFor(options.seed, i, receiver.url),
+    );
+    const producer = createRicochetClient({
+      queueUrl: resources.ingressQueueUrl,
+      sqs: clients.sqs,
+    });
+    const [submitted] = await Promise.all([producer.submitBatch(envelopes), supervisor.start()]);
+    if (submitted.rejected.length > 0)
+      throw new Error(`${submitted.rejected.length} events were not accepted`);
+    supervisor.startKilling();
+
+    const eventIds = envelopes.map((e) => e.eventId);
+    const deadline = started + timeoutMs;
+    let quiescent = false;
+    while (!quiescent && Date.now() < deadline && options.signal?.aborted !== true) {
+      await sleep(POLL_MS, undefined, { signal: options.signal }).catch(() => undefined);
+      const records = await scanRecords(clients, resources.tableName);
+      const terminal = eventIds.filter((id) => {
+        const record = records.get(id);
+        return record !== undefined && isTerminal(record.status);
+      }).length;
+      const queued = totalOf(await queueCounts(clients, resources.ingressQueueUrl));
+      progress(
+        `${Math.round((Date.now() - started) / 1000)} s: ${terminal}/${eventIds.length} terminal, ` +
+          `${queued} on the queue, ${supervisor.kills} kills, ${receiver.calls.length} calls`,
+      );
+      quiescent = terminal === eventIds.length && queued === 0;
+    }
+
+    progress("stopping workers");
+    await supervisor.stop();
+    // Messages hidden by a worker (in flight, lease held, ahead) or delayed must reappear before
+    // the queue is read, or a live message would be missed and its event counted as lost.
+    const settleBy = Date.now() + SETTLE_TIMEOUT_MS;
+    for (;;) {
+      const counts = await queueCounts(clients, resources.ingressQueueUrl);
+      if (counts.inFlight + counts.delayed === 0 || Date.now() > settleBy) break;
+      await sleep(500);
+    }
+    const [records, ingress, deadLetters] = [
+      await scanRecords(clients, resources.tableName),
+      await collectMessages(clients, resources.ingressQueueUrl),
+      await collectMessages(clients, resources.deadLetterQueueUrl),
+    ];
+    const findings = judgeChaosRun({
+      eventIds,
+      records,
+      ingress,
+      deadLetters,
+      calls: receiver.calls,
+      targetTimeoutMs: CHAOS_TIMINGS.targetTimeoutMs,
+    });
+    const receiverFaults = {
+      [Reply.SERVER_ERROR]: 0,
+      [Reply.TOO_MANY_REQUESTS]: 0,
+      [Reply.SLOW]: 0,
+      [Reply.RESET]: 0,
+      [Reply.BAD_REQUEST]: 0,
+    };
+    for (const call of receiver.calls) if (call.reply !== Reply.OK) receiverFaults[call.reply] += 1;
+    return {
+      seed: options.seed,
+      events: options.events,
+      ...findings,
+      workerKills: supervisor.kills,
+      workerCrashes: supervisor.crashes,
+      faultsInjected: { aws: { ...awsFaults }, receiver: receiverFaults },
+      quiescent,
+      seconds: Math.round((Date.now() - started) / 100) / 10,
+    };
+  } finally {
+    for (const step of cleanup.reverse()) await step().catch(() => undefined);
+  }
+};

@@ -1,0 +1,40 @@
+import { z } from "zod";
+import { ALL_AWS_FAULTS, type AwsFault } from "./aws-fault-injector.js";
+
+/** The environment variable that hands a worker its settings, as JSON. */
+export const WORKER_SETTINGS_ENV = "RICOCHET_CHAOS_WORKER";
+
+const WorkerSettingsSchema = z.strictObject({
+  workerId: z.string().min(1),
+  seed: z.int(),
+  faultRate: z.number().min(0).max(1),
+  endpoints: z.strictObject({ sqs: z.string().min(1), dynamodb: z.string().min(1) }),
+  region: z.string().min(1),
+  tableName: z.string().min(1),
+  ingressQueueUrl: z.string().min(1),
+  deadLetterQueueUrl: z.string().min(1),
+  leaseMarginMs: z.int().min(0),
+  functionTimeoutMs: z.int().min(1),
+  visibilityTimeoutSeconds: z.int().min(0),
+  batchSize: z.int().min(1).max(10),
+  pollers: z.int().min(1),
+});
+
+/** Everything one worker process needs: where local AWS is, what to drive, how hard to fail. */
+export type WorkerSettings = z.infer<typeof WorkerSettingsSchema>;
+
+/** Reads a worker's settings from its environment; throws on anything malformed. */
+export const readWorkerSettings = (env: NodeJS.ProcessEnv): WorkerSettings =>
+  WorkerSettingsSchema.parse(JSON.parse(env[WORKER_SETTINGS_ENV] ?? "null"));
+
+/** What a worker tells its supervisor over the IPC channel. */
+export type WorkerReport =
+  | { readonly type: "ready" }
+  | { readonly type: "fault"; readonly fault: AwsFault; readonly call: string };
+
+/** Narrows an IPC message to a {@link WorkerReport}; anything else is ignored. */
+export const isWorkerReport = (message: unknown): message is WorkerReport => {
+  if (message === null || typeof message !== "object") return false;
+  const { type, fault } = message as { type?: unknown; fault?: unknown };
+  return type === "ready" || (type === "fault" && ALL_AWS_FAULTS.some((known) => known === fault));
+};

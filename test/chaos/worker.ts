@@ -1,0 +1,78 @@
+import { createAwsClients } from "../../lib/adapters/aws-clients.js";
+import { fromLambdaRecord } from "../../lib/adapters/lambda-sqs-record.js";
+import { ENV, loadConfig } from "../../lib/config.js";
+import { startEventSourcePoller } from "../../lib/local/event-source-poller.js";
+import { LOCAL_CREDENTIALS } from "../../lib/local/local-identity.js";
+import { CountingMetrics, silentLog } from "../../lib/observability.js";
+import { createOrchestratorRuntime, createPorts } from "../../lib/runtime.js";
+import { createAwsFaultInjector } from "./aws-fault-injector.js";
+import { streamFor } from "./chaos-random.js";
+import { readWorkerSettings, type WorkerReport } from "./worker-settings.js";
+
+/*
+ * One chaos worker process: the real orchestrator, the real adapters and the event-source poller
+ * against local AWS, with seeded faults injected under every SDK call. The supervisor kills it
+ * with SIGKILL at random; SIGTERM stops it cleanly. It exits on its own when its supervisor dies
+ * (the IPC channel closes), so a killed chaos run leaves no worker behind.
+ */
+
+const settings = readWorkerSettings(process.env);
+const report = (message: WorkerReport): void => {
+  if (process.connected) process.send?.(message);
+};
+process.on("disconnect", () => process.exit(1));
+
+const clients = createAwsClients({
+  endpoints: settings.endpoints,
+  region: settings.region,
+  credentials: LOCAL_CREDENTIALS,
+  env: {},
+  middleware: [
+    createAwsFaultInjector({
+      rate: settings.faultRate,
+      random: streamFor(settings.seed, "aws-faults", settings.workerId),
+      onFault: (fault, call) => report({ type: "fault", fault, call }),
+    }),
+  ],
+});
+const config = loadConfig({
+  [ENV.TABLE_NAME]: settings.tableName,
+  [ENV.INGRESS_QUEUE_URL]: settings.ingressQueueUrl,
+  [ENV.DEAD_LETTER_QUEUE_URL]: settings.deadLetterQueueUrl,
+  // The chaos receiver listens on loopback, which targets may not reach by default.
+  [ENV.ALLOWED_TARGET_HOSTS]: "127.0.0.1",
+});
+const orchestrator = createOrchestratorRuntime({
+  config,
+  ports: createPorts(config, clients),
+  log: silentLog,
+  metrics: new CountingMetrics(),
+  workerId: settings.workerId,
+  leaseMarginMs: settings.leaseMarginMs,
+  random: streamFor(settings.seed, "backoff", settings.workerId),
+});
+const poller = startEventSourcePoller({
+  sqs: clients.sqs,
+  queueUrl: settings.ingressQueueUrl,
+  region: settings.region,
+  batchSize: settings.batchSize,
+  maxConcurrency: settings.pollers,
+  functionTimeoutMs: settings.functionTimeoutMs,
+  visibilityTimeoutSeconds: settings.visibilityTimeoutSeconds,
+  // Injected faults make receive and delete errors routine; the report counts what matters.
+  logger: { error: () => undefined },
+  handler: async (event, context) => {
+    const failed = await orchestrator.processBatch(event.Records.map(fromLambdaRecord), () =>
+      context.getRemainingTimeInMillis(),
+    );
+    return { batchItemFailures: failed.map((itemIdentifier) => ({ itemIdentifier })) };
+  },
+});
+
+process.once("SIGTERM", () => {
+  void poller.stop().finally(() => {
+    clients.destroy();
+    process.exit(0);
+  });
+});
+report({ type: "ready" });
