@@ -86,6 +86,9 @@ export const runDemo = async (options: DemoRunOptions): Promise<DemoSummary> => 
       ingressQueueUrl: config.ingressQueueUrl,
     });
     const statusOf = (id: string) => snapshot.records.get(id)?.status;
+    // Anything this round sends (a redrive, the duplicates) postdates the snapshot, so the round
+    // must not conclude from it: the next snapshot has to see those messages through.
+    let acted = false;
 
     const toRedrive = [...down].filter(
       (id) => !redriven.has(id) && statusOf(id) === EventStatus.DEAD_LETTERED,
@@ -110,6 +113,7 @@ export const runDemo = async (options: DemoRunOptions): Promise<DemoSummary> => 
       );
       for (const moved of result.moved) redriven.add(moved.eventId);
       if (result.moved.length > 0) {
+        acted = true;
         notes.push(`redrove ${result.moved.length} recovered event(s) as ${DEMO_REDRIVER}`);
       }
     }
@@ -118,6 +122,7 @@ export const runDemo = async (options: DemoRunOptions): Promise<DemoSummary> => 
       duplicateCandidates.every((e) => statusOf(e.eventId) === EventStatus.DELIVERED)
     ) {
       duplicatesSent = true;
+      acted = true;
       await client.submitBatch(duplicateCandidates.map((e) => envelopeFor(e, receiver.url)));
       notes.push(`resubmitted ${duplicateCandidates.length} delivered event(s) as duplicates`);
     }
@@ -133,7 +138,7 @@ export const runDemo = async (options: DemoRunOptions): Promise<DemoSummary> => 
       );
     });
     const redriveDone = [...down].every((id) => redriven.has(id));
-    const done = settled && redriveDone && duplicatesSent && snapshot.liveMessages === 0;
+    const done = !acted && settled && redriveDone && duplicatesSent && snapshot.liveMessages === 0;
     if (done || Date.now() > deadline || options.shouldStop?.() === true) {
       return summarize({
         eventIds,
