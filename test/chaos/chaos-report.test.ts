@@ -1,0 +1,176 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import type { EventRecord } from "../../lib/core/record.js";
+import { Invariant } from "../simulation/invariants.js";
+import type { ChaosCall } from "./chaos-receiver.js";
+import { type ChaosObservation, countOverlaps, judgeChaosRun } from "./chaos-report.js";
+import { Reply, replyFor, temperOf } from "./chaos-script.js";
+
+const TIMEOUT_MS = 1_000;
+
+const call = (startedAt: number, endedAt: number | undefined, extra: Partial<ChaosCall> = {}) => ({
+  eventId: "e1",
+  headerEventId: "e1",
+  idempotencyKey: "e1",
+  attempt: 1,
+  reply: Reply.OK,
+  startedAt,
+  endedAt,
+  ...extra,
+});
+
+const record = (fields: Partial<EventRecord> = {}): EventRecord => ({
+  eventId: "e1",
+  status: "delivered",
+  generation: 0,
+  attempts: 1,
+  attemptBudget: 4,
+  history: [
+    {
+      attempt: 1,
+      worker: "w",
+      claimedAt: "2026-01-01T00:00:00.000Z",
+      finishedAt: "2026-01-01T00:00:01.000Z",
+      outcome: "success",
+      message: "200",
+    },
+  ],
+  redrives: [],
+  createdAt: "2026-01-01T00:00:00.000Z",
+  updatedAt: "2026-01-01T00:00:01.000Z",
+  ...fields,
+});
+
+const observe = (overrides: Partial<ChaosObservation> = {}): ChaosObservation => ({
+  eventIds: ["e1"],
+  records: new Map([["e1", record()]]),
+  ingress: [],
+  deadLetters: [],
+  calls: [call(0, 100)],
+  targetTimeoutMs: TIMEOUT_MS,
+  ...overrides,
+});
+
+describe("countOverlaps", () => {
+  it.each([
+    ["one after the other", [call(0, 500), call(600, 700)], 0],
+    ["the second starts while the first runs", [call(0, 500), call(400, 700)], 1],
+    ["the first never ended but has timed out", [call(0, undefined), call(1_000, 1_200)], 0],
+    [
+      "the first never ended and is still within its timeout",
+      [call(0, undefined), call(999, 1_200)],
+      1,
+    ],
+    ["three at once", [call(0, 900), call(100, 900), call(200, 900)], 3],
+    ["order of the log does not matter", [call(400, 700), call(0, 500)], 1],
+  ])("%s", (_name, calls, expected) => {
+    expect(countOverlaps(calls, TIMEOUT_MS)).toBe(expected);
+  });
+});
+
+describe("judgeChaosRun", () => {
+  it("passes a clean run", () => {
+    const findings = judgeChaosRun(observe());
+    expect(findings.violations).toEqual([]);
+    expect(findings).toMatchObject({ delivered: 1, lost: 0, unfinished: 0 });
+  });
+
+  it.each([
+    [
+      "a wrong Idempotency-Key",
+      observe({ calls: [call(0, 100, { idempotencyKey: "other" })] }),
+      Invariant.IDEMPOTENCY_KEY,
+    ],
+    [
+      "overlapping calls",
+      observe({
+        records: new Map([["e1", record({ attempts: 2 })]]),
+        calls: [call(0, 900), call(100, 200)],
+      }),
+      Invariant.NO_OVERLAP,
+    ],
+    [
+      "more calls than claims",
+      observe({ calls: [call(0, 100), call(2_000, 2_100)] }),
+      Invariant.BOUNDED_WORK,
+    ],
+    [
+      "a record stuck in flight with no message",
+      observe({ records: new Map([["e1", record({ status: "in_flight" })]]) }),
+      Invariant.NOTHING_LOST,
+    ],
+    [
+      "a dead-lettered event without its copy",
+      observe({
+        records: new Map([
+          ["e1", record({ status: "dead_lettered", deadLetterReason: "exhausted" })],
+        ]),
+        calls: [call(0, 100, { reply: Reply.SERVER_ERROR })],
+      }),
+      Invariant.NOTHING_LOST,
+    ],
+    [
+      "a terminal event with a live message",
+      observe({ ingress: [{ body: '{"eventId":"e1"}', schedule: { generation: 0 } }] }),
+      Invariant.QUIESCENCE,
+    ],
+    [
+      "delivered although the receiver never said 2xx",
+      observe({ calls: [call(0, 100, { reply: Reply.SLOW })] }),
+      Invariant.NOTHING_LOST,
+    ],
+  ])("flags %s", (_name, observation, invariant) => {
+    expect(judgeChaosRun(observation).violations.map((v) => v.invariant)).toContain(invariant);
+  });
+
+  it("counts a stuck event as lost, but one with a live message as unfinished", () => {
+    const stuck = record({ status: "retry_scheduled" });
+    const lost = judgeChaosRun(observe({ records: new Map([["e1", stuck]]) }));
+    const live = judgeChaosRun(
+      observe({
+        records: new Map([["e1", stuck]]),
+        ingress: [{ body: '{"eventId":"e1"}', schedule: { generation: 1 } }],
+      }),
+    );
+    expect([lost.lost, lost.unfinished]).toEqual([1, 0]);
+    expect([live.lost, live.unfinished, live.violations.length]).toEqual([0, 1, 0]);
+  });
+
+  it("allows calls beyond the budget only for claims that never recorded a result", () => {
+    const calls = [0, 1, 2, 3, 4].map((i) => call(i * 2_000, i * 2_000 + 100));
+    const rerun = record({ attempts: 5, attemptBudget: 4 });
+    expect(
+      judgeChaosRun(observe({ records: new Map([["e1", rerun]]), calls })).maxAttemptsExceeded,
+    ).toBe(0);
+    const noRerun = record({
+      attempts: 5,
+      attemptBudget: 4,
+      history: Array(5).fill(record().history[0]),
+    });
+    expect(
+      judgeChaosRun(observe({ records: new Map([["e1", noRerun]]), calls })).maxAttemptsExceeded,
+    ).toBe(1);
+  });
+});
+
+describe("the receiver's script", () => {
+  it("is a function of the seed, the event and the call index only", () => {
+    fc.assert(
+      fc.property(fc.integer(), fc.string({ minLength: 1 }), fc.nat(50), (seed, id, index) => {
+        expect(replyFor(seed, id, index)).toBe(replyFor(seed, id, index));
+      }),
+    );
+  });
+
+  it("gives clean events only 2xx and refused ones a 400 sooner or later", () => {
+    fc.assert(
+      fc.property(fc.integer(), fc.string({ minLength: 1 }), (seed, id) => {
+        const replies = Array.from({ length: 30 }, (_, i) => replyFor(seed, id, i));
+        const temper = temperOf(seed, id);
+        if (temper === "clean") expect(new Set(replies)).toEqual(new Set([Reply.OK]));
+        if (temper === "refused") expect(replies).toContain(Reply.BAD_REQUEST);
+        if (temper === "doomed") expect(replies).not.toContain(Reply.OK);
+      }),
+    );
+  });
+});

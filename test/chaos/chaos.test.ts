@@ -1,0 +1,31 @@
+import { describe, expect, it } from "vitest";
+import { localAws } from "../support/local-aws.js";
+import { runChaos } from "./run-chaos.js";
+
+describe("chaos on the emulators", () => {
+  it("loses nothing and breaks no guarantee with a faulty receiver, faulty AWS calls and a killed worker", async () => {
+    const report = await runChaos({
+      seed: 7,
+      events: 40,
+      workers: 2,
+      kills: 1,
+      faultRate: 0.05,
+      timeoutSeconds: 45,
+      local: localAws(),
+    });
+    expect(report.violations).toEqual([]);
+    expect(report).toMatchObject({
+      lost: 0,
+      unfinished: 0,
+      overlappingAttempts: 0,
+      maxAttemptsExceeded: 0,
+      quiescent: true,
+      workerKills: 1,
+    });
+    expect(report.delivered + report.rejected + report.deadLettered).toBe(40);
+    // A run that injected nothing would prove nothing.
+    expect(Object.values(report.faultsInjected.aws).reduce((a, b) => a + b)).toBeGreaterThan(0);
+    expect(report.faultsInjected.receiver.reset).toBeGreaterThan(0);
+    expect(report.deadLettered).toBeGreaterThan(0);
+  }, 60_000);
+});
