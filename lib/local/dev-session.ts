@@ -5,8 +5,9 @@ import type { RandomSource } from "../core/random.js";
 import { CountingMetrics, type Log } from "../observability.js";
 import type { Orchestrator } from "../orchestrator.js";
 import { createOrchestratorRuntime, createPorts, type RicochetPorts } from "../runtime.js";
-import { startDevQueuePoller } from "./dev-queue-poller.js";
+import { createSqsBatchHandler } from "../sqs-batch-handler.js";
 import { type DevSettings, devSettingsFromTemplate } from "./dev-settings-from-template.js";
+import { startEventSourcePoller } from "./event-source-poller.js";
 import { LOCAL_CREDENTIALS } from "./local-identity.js";
 import { type ProvisionedResources, provisionFromTemplate } from "./provision-from-template.js";
 import { type LocalAws, startLocalAws } from "./start-local-aws.js";
@@ -105,11 +106,13 @@ export const startDevSession = async (options: DevSessionOptions): Promise<DevSe
       metrics,
       ...(options.random === undefined ? {} : { random: options.random }),
     });
-    const poller = startDevQueuePoller({
+    const poller = startEventSourcePoller({
       sqs: clients.sqs,
       queueUrl: config.ingressQueueUrl,
-      process: (messages, remainingMs) => orchestrator.processBatch(messages, remainingMs),
-      log: options.log,
+      handler: createSqsBatchHandler(orchestrator),
+      functionName: settings.functionLogicalId,
+      region: local.region,
+      logger: { error: (message, details) => options.log.error(message, details) },
       ...settings.poller,
     });
     stops.unshift(() => poller.stop());

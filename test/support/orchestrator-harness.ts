@@ -5,8 +5,6 @@ import {
   ReceiveMessageCommand,
   SendMessageBatchCommand,
 } from "@aws-sdk/client-sqs";
-import type { Context, SQSBatchResponse, SQSEvent } from "aws-lambda";
-import { fromLambdaRecord } from "../../lib/adapters/lambda-sqs-record.js";
 import { scheduleFromAttributes } from "../../lib/adapters/message-schedule.js";
 import { loadConfig, type RicochetConfig } from "../../lib/config.js";
 import type { DeadLetterMessage } from "../../lib/core/dead-letter.js";
@@ -19,6 +17,7 @@ import { startEventSourcePoller } from "../../lib/local/event-source-poller.js";
 import { CountingMetrics, silentLog } from "../../lib/observability.js";
 import type { Orchestrator } from "../../lib/orchestrator.js";
 import { createOrchestratorRuntime, createPorts, type RicochetPorts } from "../../lib/runtime.js";
+import { createSqsBatchHandler } from "../../lib/sqs-batch-handler.js";
 import { createTestQueues, createTestTable, type TestQueues, testClients } from "./local-aws.js";
 import { type Script, ScriptedReceiver, type ScriptedReply } from "./scripted-receiver.js";
 
@@ -78,14 +77,7 @@ export const createOrchestratorHarness = async (prefix: string) => {
     });
   };
 
-  const handlerFor =
-    (target: Orchestrator) =>
-    async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
-      const failed = await target.processBatch(event.Records.map(fromLambdaRecord), () =>
-        context.getRemainingTimeInMillis(),
-      );
-      return { batchItemFailures: failed.map((itemIdentifier) => ({ itemIdentifier })) };
-    };
+  const handlerFor = (target: Orchestrator) => createSqsBatchHandler(target);
 
   const receiveAll = async (
     queueUrl: string,
