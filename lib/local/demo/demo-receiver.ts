@@ -11,7 +11,7 @@ export interface DemoReceiver {
   calls(eventId: string): number;
   /** Events answered with a 2xx more than once: at-least-once delivery made visible. */
   duplicateDeliveries(): number;
-  /** Closes the server and every open connection, slow answers included. */
+  /** Closes the server and every open connection, held calls included. */
   stop(): Promise<void>;
 }
 
@@ -25,7 +25,6 @@ export const startDemoReceiver = async (events: readonly DemoEvent[]): Promise<D
   const byId = new Map(events.map((event) => [event.eventId, event]));
   const calls = new Map<string, number>();
   const successes = new Map<string, number>();
-  const timers = new Set<NodeJS.Timeout>();
 
   const answer = (request: IncomingMessage, response: ServerResponse): void => {
     // Drain the body: the demo does not need it, but an unread body stalls keep-alive.
@@ -43,22 +42,11 @@ export const startDemoReceiver = async (events: readonly DemoEvent[]): Promise<D
     const call = (calls.get(eventId) ?? 0) + 1;
     calls.set(eventId, call);
     const decision = respond(event, call);
-    const send = () => {
-      if (decision.status < 300) successes.set(eventId, (successes.get(eventId) ?? 0) + 1);
-      if (!response.destroyed) {
-        response.writeHead(decision.status, { ...decision.headers, "content-type": "text/plain" });
-        response.end(`demo ${event.behaviour}, call ${call}\n`);
-      }
-    };
-    if (decision.delayMs === undefined) {
-      send();
-      return;
-    }
-    const timer = setTimeout(() => {
-      timers.delete(timer);
-      send();
-    }, decision.delayMs);
-    timers.add(timer);
+    // A held call is left open: the caller's timeout ends it, or stop() does.
+    if (decision.kind === "no_answer") return;
+    response.writeHead(decision.status, { ...decision.headers, "content-type": "text/plain" });
+    response.end(`demo ${event.behaviour}, call ${call}\n`);
+    if (decision.status < 300) successes.set(eventId, (successes.get(eventId) ?? 0) + 1);
   };
 
   const server = createServer(answer);
@@ -73,8 +61,6 @@ export const startDemoReceiver = async (events: readonly DemoEvent[]): Promise<D
     calls: (eventId) => calls.get(eventId) ?? 0,
     duplicateDeliveries: () => [...successes.values()].filter((count) => count > 1).length,
     stop: async () => {
-      for (const timer of timers) clearTimeout(timer);
-      timers.clear();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },

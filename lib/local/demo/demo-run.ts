@@ -6,7 +6,7 @@ import { MetricName } from "../../observability.js";
 import { redrive } from "../../redrive.js";
 import type { DevSession } from "../dev-session.js";
 import type { DemoReceiver } from "./demo-receiver.js";
-import { Behaviour, type DemoEvent, SLOW_TIMEOUT_MS } from "./demo-scenario.js";
+import { Behaviour, type DemoEvent } from "./demo-scenario.js";
 import { type DemoSnapshot, takeSnapshot } from "./demo-snapshot.js";
 import { type DemoSummary, summarize } from "./demo-summary.js";
 
@@ -35,7 +35,6 @@ const envelopeFor = (event: DemoEvent, receiverUrl: string): Envelope => ({
   target: {
     type: "http",
     url: `${receiverUrl}/hooks/${encodeURIComponent(event.eventId)}`,
-    ...(event.behaviour === Behaviour.SLOW ? { timeoutMs: SLOW_TIMEOUT_MS } : {}),
   },
   payload: { demo: event.behaviour, index: event.index },
 });
