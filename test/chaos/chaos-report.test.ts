@@ -48,6 +48,7 @@ const observe = (overrides: Partial<ChaosObservation> = {}): ChaosObservation =>
   deadLetters: [],
   calls: [call(0, 100)],
   targetTimeoutMs: TIMEOUT_MS,
+  expectDrained: true,
   ...overrides,
 });
 
@@ -121,6 +122,12 @@ describe("judgeChaosRun", () => {
     ],
   ])("flags %s", (_name, observation, invariant) => {
     expect(judgeChaosRun(observation).violations.map((v) => v.invariant)).toContain(invariant);
+  });
+
+  it("does not judge leftovers of a run cut short", () => {
+    const leftover = { body: '{"eventId":"e1"}', schedule: { generation: 0 } };
+    const cut = judgeChaosRun(observe({ ingress: [leftover], expectDrained: false }));
+    expect(cut.violations).toEqual([]);
   });
 
   it("counts a stuck event as lost, but one with a live message as unfinished", () => {
