@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { DEAD_LETTER_KIND, type DeadLetterMessage } from "./core/dead-letter.js";
 import { DeadLetterReason } from "./core/decide.js";
+import { parseEnvelope } from "./core/envelope.js";
 import type { DeadLetterQueue, ReceivedMessage } from "./core/ports.js";
 
 /*
@@ -86,8 +87,33 @@ export const matchesFilter = (message: ScannedMessage, filter: DeadLetterFilter)
   return true;
 };
 
-const toScanned = (received: ReceivedMessage): ScannedMessage => {
+/**
+ * Reads a dead-letter body as Ricochet's, or else as a producer's envelope that the queue's
+ * native redrive parked after repeated failures (reason `unprocessed`), so that a crash loop
+ * can be redriven like any other dead-lettering. Anything else stays unreadable.
+ */
+export const readDeadLetter = (received: ReceivedMessage): DeadLetterParseResult => {
   const parsed = parseDeadLetterBody(received.body);
+  if (parsed.ok) return parsed;
+  const raw = parseEnvelope(received.body);
+  if (!raw.ok) return parsed;
+  return {
+    ok: true,
+    message: {
+      kind: DEAD_LETTER_KIND,
+      version: 1,
+      reason: DeadLetterReason.UNPROCESSED,
+      eventId: raw.envelope.eventId,
+      envelope: raw.envelope,
+      attempts: 0,
+      generation: received.schedule.generation,
+      deadLetteredAt: new Date(received.sentAtMs).toISOString(),
+    },
+  };
+};
+
+const toScanned = (received: ReceivedMessage): ScannedMessage => {
+  const parsed = readDeadLetter(received);
   const stamped = parsed.ok ? Date.parse(parsed.message.deadLetteredAt) : Number.NaN;
   return {
     received,

@@ -1,10 +1,12 @@
 import type { DeadLetterMessage } from "./core/dead-letter.js";
+import { DeadLetterReason } from "./core/decide.js";
 import { type Envelope, parseEnvelope, validateEnvelope } from "./core/envelope.js";
 import { formatProblems } from "./core/errors.js";
 import { type RetryPolicy, resolvePolicy } from "./core/policy.js";
 import type { DeadLetterQueue, EventStore, IngressQueue } from "./core/ports.js";
 import type { Clock } from "./core/random.js";
 import type { EventRecord, RedriveEntry } from "./core/record.js";
+import { mayRedrive } from "./core/redrive-rule.js";
 import { EventStatus } from "./core/status.js";
 import {
   DEFAULT_SCAN_VISIBILITY_SECONDS,
@@ -171,6 +173,7 @@ const judge = async (
   store: EventStore,
   dl: DeadLetterMessage,
   envelope: Envelope,
+  nowMs: number,
 ): Promise<Verdict> => {
   const found = await store.get(envelope.eventId);
   if (found === undefined) {
@@ -200,6 +203,14 @@ const judge = async (
   if (movedOn) return { kind: "delete", reason: SkipReason.ALREADY_REDRIVEN };
   if (record.status === EventStatus.DELIVERED)
     return { kind: "skip", reason: SkipReason.DELIVERED };
+  // A parked raw message whose record is stranded at its generation: nothing else will move
+  // the event on, so it is redriven like a dead-lettered one. A live lease is left alone.
+  if (
+    dl.reason === DeadLetterReason.UNPROCESSED &&
+    mayRedrive(record, record.generation + 1, nowMs)
+  ) {
+    return { kind: "move", record, envelope };
+  }
   return { kind: "skip", reason: `${SkipReason.NOT_TERMINAL} (${record.status})` };
 };
 
@@ -274,7 +285,7 @@ export const redrive = async (
         ? read.verdict
         : handled.has(read.envelope.eventId)
           ? { kind: "delete", reason: SkipReason.DUPLICATE }
-          : await judge(store, dl, read.envelope);
+          : await judge(store, dl, read.envelope, clock());
 
       if (verdict.kind === "fail") {
         report.failed.push({ eventId, messageId, error: verdict.error });

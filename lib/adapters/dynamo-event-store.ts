@@ -209,15 +209,19 @@ export const createDynamoEventStore = ({ doc, tableName }: DynamoEventStoreOptio
             "createdAt = if_not_exists(createdAt, :now), history = if_not_exists(history, :empty), " +
             "redrives = list_append(if_not_exists(redrives, :empty), :audit) " +
             "REMOVE expiresAt, nextAttemptAt, deadLetterReason, leaseOwner, leaseExpiresAt, currentAttempt",
-          // A record that expired by TTL is recreated; otherwise only a terminal, undelivered
-          // record one generation below the redriven message moves.
+          // The rule of lib/core/redrive-rule.ts (mayRedrive), as a condition.
           ConditionExpression:
-            "attribute_not_exists(eventId) OR (generation = :previous AND #status IN (:deadLettered, :rejected))",
+            "attribute_not_exists(eventId) OR (generation = :previous AND " +
+            "(#status IN (:deadLettered, :rejected, :pending, :retryScheduled) OR " +
+            "(#status = :inFlight AND leaseExpiresAt < :nowMs)))",
           ExpressionAttributeNames: { "#status": "status" },
           ExpressionAttributeValues: {
             ":pending": EventStatus.PENDING,
             ":deadLettered": EventStatus.DEAD_LETTERED,
             ":rejected": EventStatus.REJECTED,
+            ":retryScheduled": EventStatus.RETRY_SCHEDULED,
+            ":inFlight": EventStatus.IN_FLIGHT,
+            ":nowMs": request.nowMs,
             ":generation": request.generation,
             ":previous": request.generation - 1,
             ":budget": request.attemptBudget,

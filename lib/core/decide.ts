@@ -10,6 +10,12 @@ export const DeadLetterReason = {
   DEADLINE: "deadline",
   REJECTED: "rejected",
   INVALID_ENVELOPE: "invalid_envelope",
+  /**
+   * Not sent by Ricochet: the queue's native `maxReceiveCount` redrive moved the producer's raw
+   * message here after the function failed on it repeatedly (a crash loop). Its record, if any,
+   * is stranded mid-flight; redrive can bring it back.
+   */
+  UNPROCESSED: "unprocessed",
 } as const;
 export type DeadLetterReason = (typeof DeadLetterReason)[keyof typeof DeadLetterReason];
 

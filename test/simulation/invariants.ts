@@ -198,7 +198,9 @@ export const checkInvariants = (state: FinalState): Violation[] => {
     for (const audit of record.redrives) {
       if (audit.by !== state.operator || audit.attemptBudget <= audit.previousAttempts)
         fail(Invariant.REDRIVE_AUDITED, `${record.eventId}: audit entry ${JSON.stringify(audit)}`);
-      if (audit.previousStatus !== "dead_lettered" && audit.previousStatus !== "rejected")
+      // Dead-lettered and rejected events are redriven; so are events stranded mid-flight by a
+      // crash loop (the store only allows that once the lease has expired). Never a delivery.
+      if (audit.previousStatus === "delivered")
         fail(Invariant.REDRIVE_AUDITED, `${record.eventId}: redriven from ${audit.previousStatus}`);
     }
   }

@@ -12,6 +12,7 @@ import type {
   RedriveRequest,
 } from "../../lib/core/ports.js";
 import { appendBounded, type EventRecord, MAX_HISTORY_ENTRIES } from "../../lib/core/record.js";
+import { mayRedrive } from "../../lib/core/redrive-rule.js";
 import { EventStatus, isTerminal } from "../../lib/core/status.js";
 
 /*
@@ -157,14 +158,7 @@ export const createMemoryEventStore = (options: MemoryEventStoreOptions = {}): M
 
   const recordRedrive = async (request: RedriveRequest): Promise<RedriveRecordOutcome> => {
     const old = read(request.eventId);
-    // attribute_not_exists(eventId) OR (generation = :previous AND status IN (dead_lettered, rejected))
-    if (
-      old !== undefined &&
-      !(
-        old.generation === request.generation - 1 &&
-        (old.status === EventStatus.DEAD_LETTERED || old.status === EventStatus.REJECTED)
-      )
-    ) {
+    if (!mayRedrive(old, request.generation, request.nowMs)) {
       return { kind: "conflict", record: old };
     }
     const now = iso(request.nowMs);

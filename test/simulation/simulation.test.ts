@@ -45,11 +45,10 @@ describe("simulation of the orchestrator and redrive under seeded faults", () =>
     expect(result.violations).toEqual([]);
   });
 
-  // Known gap, kept as a regression seed: at a 10 % fault rate a message that crashes its
-  // worker maxReceiveCount times is parked raw by the queue's native redrive. Its record stays
-  // in_flight for good, and `redrive` cannot replay a raw body ("not a Ricochet dead-letter
-  // message"), so nothing brings the event back.
-  it.fails("brings back an event whose message crashed its workers maxReceiveCount times", async () => {
+  // Regression seed: at a 10 % fault rate a message that crashes its worker maxReceiveCount
+  // times is parked raw by the queue's native redrive with its record stuck in_flight. Redrive
+  // now reads such a body as `unprocessed` and brings the stranded event back.
+  it("brings back an event whose message crashed its workers maxReceiveCount times", async () => {
     const result = await runSimulation({ seed: 5090, faultRate: 0.1 });
     expect(result.violations).toEqual([]);
   });

@@ -348,10 +348,12 @@ export const runSimulation = async (options: SimulationOptions): Promise<Simulat
   };
 
   let redrivesRunning = 0;
+  const MAX_REDRIVE_RUNS = 20;
   const operatorRedrive = async () => {
     redrivesRunning += 1;
     const operatorRandom = seededRandom(seed ^ 0x3c6ef372);
-    for (let run = 0; run < 3; run += 1) {
+    // Like an operator, run it again after a crash; each run keeps what the last one finished.
+    for (let run = 0; run < MAX_REDRIVE_RUNS; run += 1) {
       const process = newProcess(`redrive.${run}`, drawSkew(operatorRandom));
       const ports = portsFor(process);
       const report = await Promise.race([
@@ -385,9 +387,9 @@ export const runSimulation = async (options: SimulationOptions): Promise<Simulat
   for (let slot = 0; slot < o.workers; slot += 1) void pollerLoop(slot);
   let end = await sched.run(quiet, START_MS + VIRTUAL_LIMIT_MS);
   const records = store.snapshot();
-  const needsRedrive = [...records.values()].some(
-    (r) => r.status === EventStatus.DEAD_LETTERED || r.status === EventStatus.REJECTED,
-  );
+  // Dead-lettered and rejected events, and events stranded mid-flight by a crash loop whose raw
+  // message the native redrive parked: an operator redrives all of them.
+  const needsRedrive = [...records.values()].some((r) => r.status !== EventStatus.DELIVERED);
   if (end === RunEnd.STOPPED && (options.redrive ?? true) && needsRedrive) {
     void operatorRedrive();
     end = await sched.run(quiet, START_MS + VIRTUAL_LIMIT_MS);
