@@ -1,23 +1,12 @@
 import { describe, expect, it } from "vitest";
-import type { DemoSummary } from "../../../lib/local/demo/demo-summary.js";
-import { exited, spawnDev } from "./dev-process.js";
+import { runScripted } from "./dev-process.js";
 
 describe("ricochet dev --once --json", () => {
   it("plays the seeded demo to completion and accounts for every event", async () => {
-    const child = spawnDev(["--once", "--json", "--events", "20", "--seed", "3"]);
-    let stdout = "";
-    let stderr = "";
-    child.stdout?.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    child.stderr?.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    const code = await exited(child);
+    const { code, summary, stderr } = await runScripted(["--events", "20", "--seed", "3"]);
     expect(code, stderr.slice(-2000)).toBe(0);
-
-    const lines = stdout.trim().split("\n");
-    const summary = JSON.parse(lines[lines.length - 1] ?? "") as DemoSummary;
+    if (summary === undefined)
+      throw new Error(`no summary printed; stderr: ${stderr.slice(-2000)}`);
     expect(summary.submitted).toBe(20);
     expect(summary.lost).toBe(0);
     expect(summary.pending).toBe(0);

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import type { DemoSummary } from "../../../lib/local/demo/demo-summary.js";
 
 export const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 
@@ -24,3 +25,31 @@ export const exited = (child: ChildProcess): Promise<number | null> =>
     if (child.exitCode !== null) resolve(child.exitCode);
     else child.once("exit", (code) => resolve(code));
   });
+
+/** What one scripted `ricochet dev --once --json` run printed and how it exited. */
+export interface ScriptedRun {
+  readonly code: number | null;
+  /** The last line of stdout, parsed; undefined when the run printed none. */
+  readonly summary: DemoSummary | undefined;
+  readonly stderr: string;
+}
+
+/** Runs `ricochet dev --once --json` with `args` to its exit and reads its summary. */
+export const runScripted = async (args: readonly string[]): Promise<ScriptedRun> => {
+  const child = spawnDev(["--once", "--json", ...args]);
+  let stdout = "";
+  let stderr = "";
+  child.stdout?.on("data", (chunk: Buffer) => {
+    stdout += chunk.toString();
+  });
+  child.stderr?.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const code = await exited(child);
+  const last = stdout.trim().split("\n").at(-1) ?? "";
+  return {
+    code,
+    summary: last.startsWith("{") ? (JSON.parse(last) as DemoSummary) : undefined,
+    stderr,
+  };
+};
