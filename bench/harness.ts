@@ -24,12 +24,19 @@ export interface BenchOptions {
   readonly rounds: number;
   /** Seed of the receiver's transient failures; the same for every contender. */
   readonly seed?: number;
-  /** Share of calls answered 503; default 0.3. */
+  /** Share of calls answered 503 in the flaky scenario; default 0.3. */
   readonly failureRate?: number;
+  /** Also run every contender against a receiver that never fails; default true. */
+  readonly healthy?: boolean;
   readonly pollers?: number;
   readonly batchSize?: number;
   /** How long one contender may take to deliver every event before the round fails. */
   readonly deliveryTimeoutMs?: number;
+  /**
+   * Events per contender in one unmeasured warm-up pass before round 1 (0 for none); default
+   * min(50, events). Without it the first contender of round 1 pays for the emulators' JIT.
+   */
+  readonly warmupEvents?: number;
   /** Build the orchestrator bundle and time its initialisation; default true. */
   readonly measureBundle?: boolean;
   /** Progress lines (to stderr in the CLI). */
@@ -67,7 +74,10 @@ export interface BenchResult {
   readonly failureRate: number;
   readonly pollers: number;
   readonly batchSize: number;
+  /** Against the flaky receiver ({@link BenchResult.failureRate} of calls fail): the headline. */
   readonly contenders: Record<string, ContenderFigures>;
+  /** Against a receiver that never fails: processing speed with no retry delays in the tail. */
+  readonly healthy?: Record<string, ContenderFigures>;
   readonly ceiling: CeilingFigures & { readonly rounds: number };
 }
 
@@ -126,7 +136,7 @@ const liveMessages = async (clients: AwsClients, queueUrl: string): Promise<numb
 const runContender = async (
   contender: Contender,
   round: number,
-  options: Required<Omit<BenchOptions, "progress" | "measureBundle">>,
+  options: Required<Omit<BenchOptions, "progress" | "measureBundle" | "warmupEvents" | "healthy">>,
   plainClients: AwsClients,
 ): Promise<RoundFigures> => {
   const counter = createRequestCounter();
@@ -150,7 +160,8 @@ const runContender = async (
       },
     });
     // The same ids for every contender: the receiver's failures are a function of the id.
-    const eventIds = Array.from({ length: options.events }, (_, i) => `ev-r${round}-${i}`);
+    const prefix = options.failureRate === 0 ? "ok" : "ev";
+    const eventIds = Array.from({ length: options.events }, (_, i) => `${prefix}-r${round}-${i}`);
     counter.reset();
     const cpuBefore = process.cpuUsage();
     const startedAt = Date.now();
@@ -258,8 +269,32 @@ export const runBenchmark = async (options: BenchOptions): Promise<BenchResult> 
   const plainClients = clientsFor(options.local);
   try {
     const perContender = new Map<string, RoundFigures[]>(CONTENDERS.map((c) => [c.name, []]));
+    const perContenderHealthy = new Map<string, RoundFigures[]>(
+      CONTENDERS.map((c) => [c.name, []]),
+    );
+    const healthy = options.healthy !== false;
     const ceilings: CeilingFigures[] = [];
+    const warmupEvents = options.warmupEvents ?? Math.min(50, settings.events);
+    if (warmupEvents > 0) {
+      for (const contender of CONTENDERS) {
+        await runContender(contender, 0, { ...settings, events: warmupEvents }, plainClients);
+      }
+      await measureCeiling(plainClients, { ...settings, messages: warmupEvents });
+      progress(`warm-up: ${warmupEvents} events per contender, not measured`);
+    }
     for (let round = 1; round <= settings.rounds; round += 1) {
+      for (const contender of healthy ? CONTENDERS : []) {
+        const figures = await runContender(
+          contender,
+          round,
+          { ...settings, failureRate: 0 },
+          plainClients,
+        );
+        perContenderHealthy.get(contender.name)?.push(figures);
+        progress(
+          `round ${round} ${contender.name} (healthy): ${figures.delivered} events in ${figures.wallMs} ms`,
+        );
+      }
       for (const contender of CONTENDERS) {
         const figures = await runContender(contender, round, settings, plainClients);
         perContender.get(contender.name)?.push(figures);
@@ -277,16 +312,13 @@ export const runBenchmark = async (options: BenchOptions): Promise<BenchResult> 
     }
     const ceiling = median(ceilings.map((c) => c.attemptsPerSecond));
     const bundle = options.measureBundle === false ? undefined : await measureBundle(options.local);
-    const contenders = Object.fromEntries(
-      CONTENDERS.map((c) => [
-        c.name,
-        summarise(
-          perContender.get(c.name) ?? [],
-          ceiling,
-          c.name === "ricochet" ? bundle : undefined,
-        ),
-      ]),
-    );
+    const figuresOf = (rounds: Map<string, RoundFigures[]>) =>
+      Object.fromEntries(
+        CONTENDERS.map((c) => [
+          c.name,
+          summarise(rounds.get(c.name) ?? [], ceiling, c.name === "ricochet" ? bundle : undefined),
+        ]),
+      );
     return {
       events: settings.events,
       rounds: settings.rounds,
@@ -294,7 +326,8 @@ export const runBenchmark = async (options: BenchOptions): Promise<BenchResult> 
       failureRate: settings.failureRate,
       pollers: settings.pollers,
       batchSize: settings.batchSize,
-      contenders,
+      contenders: figuresOf(perContender),
+      ...(healthy ? { healthy: figuresOf(perContenderHealthy) } : {}),
       ceiling: {
         attemptsPerSecond: round3(ceiling),
         messages: settings.events,

@@ -10,7 +10,7 @@
 import { parseArgs } from "node:util";
 import Table from "cli-table3";
 import { startLocalAws } from "../lib/local/start-local-aws.js";
-import { type BenchResult, runBenchmark } from "./harness.js";
+import { type BenchResult, type ContenderFigures, runBenchmark } from "./harness.js";
 
 const wholeNumber = (name: string, value: string | undefined, fallback: number): number => {
   if (value === undefined) return fallback;
@@ -30,47 +30,55 @@ const { values } = parseArgs({
   },
 });
 
-const printTable = (result: BenchResult): void => {
-  const names = Object.keys(result.contenders);
+type Figures = BenchResult["contenders"];
+
+const tableOf = (figures: Figures, withApis: boolean): string => {
+  const names = Object.keys(figures);
   const table = new Table({ head: ["figure", ...names] });
-  const rows: [string, (name: string) => unknown][] = [
-    ["events/s", (n) => result.contenders[n]?.eventsPerSecond],
-    ["target calls/event", (n) => result.contenders[n]?.attemptsPerEvent],
-    ["AWS requests/event", (n) => result.contenders[n]?.requestsPerEvent],
-    ["DynamoDB writes/event", (n) => result.contenders[n]?.dynamoWritesPerEvent],
-    ["DynamoDB writes/attempt", (n) => result.contenders[n]?.dynamoWritesPerAttempt],
-    ["DynamoDB reads/event", (n) => result.contenders[n]?.dynamoReadsPerEvent],
-    ["CPU ms/record", (n) => result.contenders[n]?.cpuMsPerRecord],
-    ["schedule error p50 ms", (n) => result.contenders[n]?.scheduleErrorP50Ms],
-    ["schedule error p99 ms", (n) => result.contenders[n]?.scheduleErrorP99Ms],
-    [
-      "record bytes p50 / max",
-      (n) => {
-        const f = result.contenders[n];
-        return f?.recordBytesP50 == null ? undefined : `${f.recordBytesP50} / ${f.recordBytesMax}`;
-      },
-    ],
-    ["bundle bytes", (n) => result.contenders[n]?.bundleBytes],
-    ["init ms", (n) => result.contenders[n]?.initMs],
-    ["fraction of ceiling", (n) => result.contenders[n]?.ceilingFraction],
-  ];
-  for (const [label, pick] of rows)
-    table.push([label, ...names.map((n) => String(pick(n) ?? "–"))]);
-  const apis = [
-    ...new Set(names.flatMap((n) => Object.keys(result.contenders[n]?.requestsByApi ?? {}))),
-  ].sort();
-  for (const api of apis) {
-    table.push([
-      `  ${api}/event`,
-      ...names.map((n) => String(result.contenders[n]?.requestsByApi[api] ?? 0)),
-    ]);
+  const pick = (label: string, read: (f: ContenderFigures) => unknown) => {
+    const cells = names.map((n) => {
+      const f = figures[n];
+      const value = f === undefined ? undefined : read(f);
+      return value === null || value === undefined ? "–" : String(value);
+    });
+    table.push([label, ...cells]);
+  };
+  pick("events/s", (f) => f.eventsPerSecond);
+  pick("target calls/event", (f) => f.attemptsPerEvent);
+  pick("AWS requests/event", (f) => f.requestsPerEvent);
+  pick("DynamoDB writes/event", (f) => f.dynamoWritesPerEvent);
+  pick("DynamoDB writes/attempt", (f) => f.dynamoWritesPerAttempt);
+  pick("DynamoDB reads/event", (f) => f.dynamoReadsPerEvent);
+  pick("CPU ms/record", (f) => f.cpuMsPerRecord);
+  pick("fraction of ceiling", (f) => f.ceilingFraction);
+  if (withApis) {
+    pick("schedule error p50 ms", (f) => f.scheduleErrorP50Ms);
+    pick("schedule error p99 ms", (f) => f.scheduleErrorP99Ms);
+    pick("record bytes p50 / max", (f) =>
+      f.recordBytesP50 === null ? null : `${f.recordBytesP50} / ${f.recordBytesMax}`,
+    );
+    pick("bundle bytes", (f) => f.bundleBytes);
+    pick("init ms", (f) => f.initMs);
+    const apis = [...new Set(names.flatMap((n) => Object.keys(figures[n]?.requestsByApi ?? {})))];
+    for (const api of apis.sort()) pick(`  ${api}/event`, (f) => f.requestsByApi[api] ?? 0);
+  }
+  return table.toString();
+};
+
+const printTables = (result: BenchResult): void => {
+  console.log(
+    `${result.events} events × ${result.rounds} rounds, ${result.pollers} pollers × batches of ${result.batchSize}; medians over rounds`,
+  );
+  console.log(
+    `\nFlaky receiver: ${Math.round(result.failureRate * 100)}% of calls answer 503 (seed ${result.seed})`,
+  );
+  console.log(tableOf(result.contenders, true));
+  if (result.healthy !== undefined) {
+    console.log("\nHealthy receiver: every call answers 200");
+    console.log(tableOf(result.healthy, false));
   }
   console.log(
-    `${result.events} events × ${result.rounds} rounds, ${Math.round(result.failureRate * 100)}% seeded 503s (seed ${result.seed}), ${result.pollers} pollers × batches of ${result.batchSize}; medians over rounds`,
-  );
-  console.log(table.toString());
-  console.log(
-    `ceiling (receive + 2 conditional UpdateItems + batch delete, same concurrency): ${result.ceiling.attemptsPerSecond} attempts/s`,
+    `\nceiling (receive + 2 conditional UpdateItems + batch delete, same concurrency): ${result.ceiling.attemptsPerSecond} attempts/s`,
   );
 };
 
@@ -89,7 +97,7 @@ try {
     progress: (line) => console.error(`[bench] ${line}`),
   });
   if (values.json) console.log(JSON.stringify(result));
-  else printTable(result);
+  else printTables(result);
 } finally {
   await local.stop();
 }

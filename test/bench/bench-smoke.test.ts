@@ -48,6 +48,12 @@ describe("benchmark harness", () => {
     expect(ricochet.bundleBytes).toBeGreaterThan(0);
     expect(ricochet.initMs).toBeGreaterThan(0);
     expect(ricochet.scheduleErrorP99Ms).not.toBeNull();
+    // With a receiver that never fails, an event is one attempt: one claim and one result write.
+    const healthy = json.healthy?.ricochet;
+    expect(Object.keys(json.healthy ?? {}).sort()).toEqual(["bareSqs", "powertools", "ricochet"]);
+    expect(healthy?.attemptsPerEvent).toBe(1);
+    expect(healthy?.requestsByApi["DynamoDB.UpdateItem"]).toBe(2);
+    expect(healthy?.dynamoReadsPerEvent).toBe(0);
     // The floor has no records at all.
     expect(json.contenders.bareSqs?.dynamoWritesPerEvent).toBe(0);
   }, 180_000);
