@@ -11,6 +11,7 @@ import { benchEnvelope, type Contender } from "./contender.js";
 import { bareSqs } from "./contenders/bare-sqs.js";
 import { powertools } from "./contenders/powertools.js";
 import { ricochet } from "./contenders/ricochet.js";
+import { type CapacityTotals, createCapacityCounter } from "./support/capacity-counter.js";
 import {
   createRequestCounter,
   DYNAMO_READ_COMMANDS,
@@ -54,6 +55,14 @@ export interface ContenderFigures {
   readonly dynamoWritesPerEvent: number;
   readonly dynamoWritesPerAttempt: number;
   readonly dynamoReadsPerEvent: number;
+  /**
+   * Write request units DynamoDB reported per delivered event, indexes included: what on-demand
+   * billing charges for (requests count once; units count per KB and per index write).
+   */
+  readonly dynamoWriteUnitsPerEvent: number;
+  /** Of those, the units spent on global secondary indexes. */
+  readonly dynamoIndexWriteUnitsPerEvent: number;
+  readonly dynamoReadUnitsPerEvent: number;
   readonly cpuMsPerRecord: number;
   readonly scheduleErrorP50Ms: number | null;
   readonly scheduleErrorP99Ms: number | null;
@@ -91,6 +100,7 @@ interface RoundFigures {
   readonly records: number;
   readonly cpuMs: number;
   readonly requests: Record<string, number>;
+  readonly capacity: CapacityTotals;
   readonly extra: Record<string, number | null>;
   readonly failedBatches: number;
 }
@@ -141,6 +151,8 @@ const runContender = async (
 ): Promise<RoundFigures> => {
   const counter = createRequestCounter();
   const clients = clientsFor(options.local, counter);
+  const capacity = createCapacityCounter();
+  capacity.attach(clients.dynamodb);
   const receiver = await startSeededReceiver({
     seed: options.seed,
     failureRate: options.failureRate,
@@ -163,6 +175,7 @@ const runContender = async (
     const prefix = options.failureRate === 0 ? "ok" : "ev";
     const eventIds = Array.from({ length: options.events }, (_, i) => `${prefix}-r${round}-${i}`);
     counter.reset();
+    capacity.reset();
     const cpuBefore = process.cpuUsage();
     const startedAt = Date.now();
     prepared.start();
@@ -186,6 +199,7 @@ const runContender = async (
     await prepared.stop();
     const cpu = process.cpuUsage(cpuBefore);
     const requests = counter.snapshot();
+    const consumed = capacity.snapshot();
     const extra = (await prepared.extraFigures?.(eventIds)) ?? {};
     const delivered = receiver.delivered();
     if (delivered < eventIds.length) {
@@ -200,6 +214,7 @@ const runContender = async (
       records: prepared.recordsHandled(),
       cpuMs: (cpu.user + cpu.system) / 1000,
       requests,
+      capacity: consumed,
       extra,
       failedBatches,
     };
@@ -238,6 +253,9 @@ const summarise = (
       median(rounds.map((r) => sumWhere(r, isDynamo(DYNAMO_WRITE_COMMANDS)) / r.targetCalls)),
     ),
     dynamoReadsPerEvent: perEvent((r) => sumWhere(r, isDynamo(DYNAMO_READ_COMMANDS))),
+    dynamoWriteUnitsPerEvent: perEvent((r) => r.capacity.writeUnits),
+    dynamoIndexWriteUnitsPerEvent: perEvent((r) => r.capacity.indexWriteUnits),
+    dynamoReadUnitsPerEvent: perEvent((r) => r.capacity.readUnits),
     cpuMsPerRecord: round3(median(rounds.map((r) => r.cpuMs / Math.max(1, r.records)))),
     scheduleErrorP50Ms: medianOrNull(rounds.map((r) => r.extra.scheduleErrorP50Ms)),
     scheduleErrorP99Ms: medianOrNull(rounds.map((r) => r.extra.scheduleErrorP99Ms)),

@@ -49,6 +49,8 @@ const tableOf = (figures: Figures, withApis: boolean): string => {
   pick("DynamoDB writes/event", (f) => f.dynamoWritesPerEvent);
   pick("DynamoDB writes/attempt", (f) => f.dynamoWritesPerAttempt);
   pick("DynamoDB reads/event", (f) => f.dynamoReadsPerEvent);
+  pick("DynamoDB write units/event", (f) => f.dynamoWriteUnitsPerEvent);
+  pick("  of which index units", (f) => f.dynamoIndexWriteUnitsPerEvent);
   pick("CPU ms/record", (f) => f.cpuMsPerRecord);
   pick("fraction of ceiling", (f) => f.ceilingFraction);
   if (withApis) {

@@ -8,6 +8,7 @@ const figureNames = [
   "requestsByApi",
   "dynamoWritesPerEvent",
   "dynamoReadsPerEvent",
+  "dynamoWriteUnitsPerEvent",
   "cpuMsPerRecord",
   "scheduleErrorP50Ms",
   "scheduleErrorP99Ms",
@@ -18,7 +19,12 @@ const figureNames = [
 
 describe("benchmark harness", () => {
   it("reports every contender's figures, and Ricochet writes at most twice per attempt and never reads on the hot path", async () => {
-    const result = await runBenchmark({ local: localAws(), events: 20, rounds: 1 });
+    const result = await runBenchmark({
+      local: localAws(),
+      events: 20,
+      rounds: 1,
+      warmupEvents: 0,
+    });
     // The JSON the CLI prints is this object: it must survive a round trip unchanged.
     const json = JSON.parse(JSON.stringify(result)) as typeof result;
     expect(json).toMatchObject({ events: 20, rounds: 1 });
@@ -54,6 +60,9 @@ describe("benchmark harness", () => {
     expect(healthy?.attemptsPerEvent).toBe(1);
     expect(healthy?.requestsByApi["DynamoDB.UpdateItem"]).toBe(2);
     expect(healthy?.dynamoReadsPerEvent).toBe(0);
+    // Billing counts units: each write also writes the status index, so units exceed requests.
+    expect(healthy?.dynamoWriteUnitsPerEvent).toBeGreaterThan(2);
+    expect(json.healthy?.bareSqs?.dynamoWriteUnitsPerEvent).toBe(0);
     // The floor has no records at all.
     expect(json.contenders.bareSqs?.dynamoWritesPerEvent).toBe(0);
   }, 180_000);
