@@ -7,7 +7,12 @@ import {
 } from "@aws-sdk/client-sqs";
 import { isTransientSqsError, translateSqsError } from "./adapters/sqs-errors.js";
 import { sqsMessageBytes } from "./adapters/sqs-message-size.js";
-import { MAX_MESSAGE_BYTES, validateEnvelope } from "./core/envelope.js";
+import {
+  envelopeTooLarge,
+  MAX_ENVELOPE_BYTES,
+  MAX_MESSAGE_BYTES,
+  validateEnvelope,
+} from "./core/envelope.js";
 import {
   type InputProblem,
   InvalidEnvelopeError,
@@ -224,12 +229,8 @@ export const createRicochetClient = (options: RicochetClientOptions): RicochetCl
       firstIndex.set(eventId, index);
       const body = JSON.stringify(checked.envelope);
       const bytes = sqsMessageBytes(body);
-      if (bytes > MAX_MESSAGE_BYTES) {
-        report.rejected.push({
-          eventId,
-          index,
-          error: `message is ${bytes} bytes; the SQS limit is ${MAX_MESSAGE_BYTES}`,
-        });
+      if (bytes > MAX_ENVELOPE_BYTES) {
+        report.rejected.push({ eventId, index, error: envelopeTooLarge(bytes) });
         return;
       }
       pending.push({ index, eventId, body });

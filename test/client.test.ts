@@ -97,7 +97,9 @@ describe("Ricochet producer client", () => {
     const client = createRicochetClient({ queueUrl: ingressQueueUrl, sqs });
     const report = await client.submitBatch([anEnvelope({ payload: "p".repeat(1024 * 1024) })]);
     expect(report.accepted).toEqual([]);
-    expect(report.rejected[0]?.error).toMatch(/bytes; the SQS limit is 1048576/);
+    expect(report.rejected[0]?.error).toMatch(
+      /bytes; the limit is 1040384 \(SQS's 1 MiB less room/,
+    );
     expect(await queueDepth(sqs, ingressQueueUrl)).toBe(0);
   });
 

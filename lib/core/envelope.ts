@@ -8,6 +8,13 @@ import { toProblems } from "./zod-problems.js";
  * enforces it; the emulators do not, so Ricochet checks it itself.
  */
 export const MAX_MESSAGE_BYTES = 1024 * 1024;
+/**
+ * Room kept below SQS's limit for what Ricochet wraps around an envelope: the dead-letter copy
+ * carries the whole envelope plus the failure summary and its attributes, and must still fit.
+ */
+export const ENVELOPE_HEADROOM_BYTES = 8 * 1024;
+/** The largest envelope accepted, serialized: what leaves room to dead-letter it whole. */
+export const MAX_ENVELOPE_BYTES = MAX_MESSAGE_BYTES - ENVELOPE_HEADROOM_BYTES;
 /** Deepest nesting accepted in a payload; deeper documents are hostile, not business data. */
 export const MAX_PAYLOAD_DEPTH = 64;
 export const MAX_EVENT_ID_LENGTH = 128;
@@ -156,6 +163,10 @@ export const validateEnvelope = (value: unknown): EnvelopeParseResult => {
   return { ok: false, problems: toProblems(parsed.error), eventId: readableEventId(value) };
 };
 
+/** The problem reported for an envelope over {@link MAX_ENVELOPE_BYTES}. */
+export const envelopeTooLarge = (bytes: number): string =>
+  `message is ${bytes} bytes; the limit is ${MAX_ENVELOPE_BYTES} (SQS's 1 MiB less room to dead-letter it whole)`;
+
 /** UTF-8 size of a string, as SQS counts it. */
 export const utf8Bytes = (text: string): number => Buffer.byteLength(text, "utf8");
 
@@ -165,13 +176,8 @@ export const utf8Bytes = (text: string): number => Buffer.byteLength(text, "utf8
  */
 export const parseEnvelope = (body: string): EnvelopeParseResult => {
   const size = utf8Bytes(body);
-  if (size > MAX_MESSAGE_BYTES) {
-    return {
-      ok: false,
-      problems: [
-        { path: "", message: `message is ${size} bytes; the limit is ${MAX_MESSAGE_BYTES}` },
-      ],
-    };
+  if (size > MAX_ENVELOPE_BYTES) {
+    return { ok: false, problems: [{ path: "", message: envelopeTooLarge(size) }] };
   }
   let value: unknown;
   try {

@@ -1,6 +1,9 @@
 import { describe, expect, it } from "vitest";
 import {
+  ENVELOPE_HEADROOM_BYTES,
   type EnvelopeParseResult,
+  envelopeTooLarge,
+  MAX_ENVELOPE_BYTES,
   MAX_MESSAGE_BYTES,
   MAX_PAYLOAD_DEPTH,
   parseEnvelope,
@@ -218,26 +221,24 @@ describe("parseEnvelope", () => {
     ]);
   });
 
-  it("rejects a body over 1 MiB by its UTF-8 size, before parsing it", () => {
+  it("rejects a body over the envelope limit by its UTF-8 size, before parsing it", () => {
     // "é" is two bytes in UTF-8: the body is under the limit in characters but over it in bytes.
-    const body = JSON.stringify(anEnvelope({ payload: "é".repeat(MAX_MESSAGE_BYTES / 2) }));
-    expect(body.length).toBeLessThan(MAX_MESSAGE_BYTES + 200);
+    const body = JSON.stringify(anEnvelope({ payload: "é".repeat(MAX_ENVELOPE_BYTES / 2) }));
+    expect(body.length).toBeLessThan(MAX_ENVELOPE_BYTES + 200);
     expect(problemsOf(parseEnvelope(body))).toEqual([
-      {
-        path: "",
-        message: `message is ${Buffer.byteLength(body)} bytes; the limit is ${MAX_MESSAGE_BYTES}`,
-      },
+      { path: "", message: envelopeTooLarge(Buffer.byteLength(body)) },
     ]);
   });
 
-  it("accepts a body of exactly 1 MiB", () => {
+  it("accepts a body of exactly the envelope limit, which leaves room under SQS's 1 MiB", () => {
     const skeleton = JSON.stringify(anEnvelope({ payload: "" }));
     const body = JSON.stringify(
-      anEnvelope({ payload: "x".repeat(MAX_MESSAGE_BYTES - skeleton.length) }),
+      anEnvelope({ payload: "x".repeat(MAX_ENVELOPE_BYTES - skeleton.length) }),
     );
     // The two envelopes differ only in their payload and event id, which has a fixed length.
-    expect(Buffer.byteLength(body)).toBe(MAX_MESSAGE_BYTES);
+    expect(Buffer.byteLength(body)).toBe(MAX_ENVELOPE_BYTES);
     expect(parseEnvelope(body).ok).toBe(true);
+    expect(MAX_ENVELOPE_BYTES + ENVELOPE_HEADROOM_BYTES).toBe(MAX_MESSAGE_BYTES);
   });
 
   it("survives hostile nesting without throwing", () => {
