@@ -169,7 +169,18 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
       policy,
       record: claim.record,
       target: deps.targets.forTarget(envelope.target.type),
-      callTimeoutMs: Math.min(timeoutOf(envelope), callBudgetMs),
+      // The lease was timed before the claim's write; if that write was slow (SDK retries), the
+      // call must still end a margin before the lease does, or another worker could take over.
+      callTimeoutMs: Math.max(
+        0,
+        Math.min(
+          timeoutOf(envelope),
+          callBudgetMs,
+          (claim.record.leaseExpiresAt ?? Number.POSITIVE_INFINITY) -
+            deps.clock() -
+            deps.leaseMarginMs,
+        ),
+      ),
     });
     if (end.kind === "lease_lost") {
       metrics.count(MetricName.LEASE_LOST);
