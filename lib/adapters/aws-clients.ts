@@ -107,6 +107,10 @@ export const createAwsClients = (options: AwsClientsOptions = {}): AwsClients =>
   const lambda = new LambdaClient({
     ...common,
     ...endpointFor(options.endpoints?.lambda, ENDPOINT_ENV.LAMBDA),
+    // The client invokes delivery targets: an SDK retry after a 5xx or a reset could run the
+    // target twice inside one attempt, outside the lease and the record. Ricochet's own retry
+    // policy is the only one that may call a target again.
+    maxAttempts: 1,
   });
   const cloudformation = new CloudFormationClient({
     ...common,

@@ -79,6 +79,20 @@ describe("createAwsClients", () => {
     }
   });
 
+  it("never lets the SDK retry a Lambda invoke, so a target runs at most once per attempt", async () => {
+    const clients = createAwsClients({
+      region: "us-east-1",
+      credentials: LOCAL_CREDENTIALS,
+      env: {},
+    });
+    try {
+      expect(await clients.lambda.config.maxAttempts()).toBe(1);
+      expect(await clients.sqs.config.maxAttempts()).toBeGreaterThan(1);
+    } finally {
+      clients.destroy();
+    }
+  });
+
   it("drops undefined attributes instead of rejecting the write", async () => {
     const tableName = await createTestTable("undefined-values");
     const { documents } = testClients();
