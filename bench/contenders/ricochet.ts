@@ -1,6 +1,4 @@
-import type { Context, SQSBatchResponse, SQSEvent } from "aws-lambda";
 import { createDynamoEventStore } from "../../lib/adapters/dynamo-event-store.js";
-import { fromLambdaRecord } from "../../lib/adapters/lambda-sqs-record.js";
 import { ENV, loadConfig } from "../../lib/config.js";
 import {
   type EventSourcePoller,
@@ -8,6 +6,7 @@ import {
 } from "../../lib/local/event-source-poller.js";
 import { CountingMetrics, silentLog } from "../../lib/observability.js";
 import { createOrchestratorRuntime, createPorts } from "../../lib/runtime.js";
+import { createSqsBatchHandler } from "../../lib/sqs-batch-handler.js";
 import { type Contender, MAX_ATTEMPTS } from "../contender.js";
 import { createQueuePair, createTable } from "../support/resources.js";
 import { percentile, scheduleErrors } from "../support/schedule-error.js";
@@ -40,12 +39,7 @@ export const ricochet: Contender = {
       log: silentLog,
       metrics: new CountingMetrics(),
     });
-    const handler = async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
-      const failed = await orchestrator.processBatch(event.Records.map(fromLambdaRecord), () =>
-        context.getRemainingTimeInMillis(),
-      );
-      return { batchItemFailures: failed.map((itemIdentifier) => ({ itemIdentifier })) };
-    };
+    const handler = createSqsBatchHandler(orchestrator);
     let poller: EventSourcePoller | undefined;
     return {
       queueUrl: queues.queueUrl,

@@ -1,10 +1,10 @@
 import { createAwsClients } from "../../lib/adapters/aws-clients.js";
-import { fromLambdaRecord } from "../../lib/adapters/lambda-sqs-record.js";
 import { ENV, loadConfig } from "../../lib/config.js";
 import { startEventSourcePoller } from "../../lib/local/event-source-poller.js";
 import { LOCAL_CREDENTIALS } from "../../lib/local/local-identity.js";
 import { CountingMetrics, silentLog } from "../../lib/observability.js";
 import { createOrchestratorRuntime, createPorts } from "../../lib/runtime.js";
+import { createSqsBatchHandler } from "../../lib/sqs-batch-handler.js";
 import { createAwsFaultInjector } from "./aws-fault-injector.js";
 import { streamFor } from "./chaos-random.js";
 import { readWorkerSettings, type WorkerReport } from "./worker-settings.js";
@@ -61,12 +61,7 @@ const poller = startEventSourcePoller({
   visibilityTimeoutSeconds: settings.visibilityTimeoutSeconds,
   // Injected faults make receive and delete errors routine; the report counts what matters.
   logger: { error: () => undefined },
-  handler: async (event, context) => {
-    const failed = await orchestrator.processBatch(event.Records.map(fromLambdaRecord), () =>
-      context.getRemainingTimeInMillis(),
-    );
-    return { batchItemFailures: failed.map((itemIdentifier) => ({ itemIdentifier })) };
-  },
+  handler: createSqsBatchHandler(orchestrator),
 });
 
 process.once("SIGTERM", () => {
