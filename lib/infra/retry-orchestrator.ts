@@ -190,6 +190,20 @@ export class RetryOrchestrator extends Construct {
       .combine(this.table.grantReadData(grantee));
   }
 
+  /**
+   * Lets `grantee` run `ricochet redrive` from a workstation, which moves messages with the
+   * caller's own credentials rather than through the redrive function: everything of
+   * {@link grantRedrive}, plus consuming the dead-letter queue, sending to the ingress queue and
+   * writing records (the redrive's audit entry). Prefer {@link grantRedrive} where operators can
+   * invoke the function instead.
+   */
+  public grantDirectRedrive(grantee: IGrantable): Grant {
+    return this.grantRedrive(grantee)
+      .combine(this.deadLetterQueue.grantConsumeMessages(grantee))
+      .combine(this.ingressQueue.grantSendMessages(grantee))
+      .combine(this.table.grantWriteData(grantee));
+  }
+
   private environment(settings: ResolvedRetryOrchestratorProps): Record<string, string> {
     const secret = settings.signingSecret;
     return {

@@ -289,6 +289,20 @@ describe("RetryOrchestrator permissions", () => {
     expect(JSON.stringify(document)).not.toMatch(/sqs:DeleteMessage|dynamodb:PutItem/);
   });
 
+  it("grantDirectRedrive adds what the CLI's in-process redrive needs: consume, send, write", () => {
+    const app = new App();
+    const own = new Stack(app, "Direct");
+    const orchestrator = new RetryOrchestrator(own, "Retries");
+    const oncall = new Role(own, "Oncall", { assumedBy: new AccountRootPrincipal() });
+    orchestrator.grantDirectRedrive(oncall);
+    const document = JSON.stringify(policyOf(Template.fromStack(own), oncall));
+
+    expect(document).toMatch(/sqs:DeleteMessage/);
+    expect(document).toMatch(/sqs:SendMessage/);
+    expect(document).toMatch(/dynamodb:UpdateItem/);
+    expect(document).toMatch(/lambda:InvokeFunction/);
+  });
+
   it("lets the orchestrator invoke only the listed Lambda targets", () => {
     const document = JSON.stringify(
       policyOf(customTemplate, customOrchestrator.orchestratorFunction.role),
