@@ -31,6 +31,11 @@ export interface BenchOptions {
   readonly healthy?: boolean;
   readonly pollers?: number;
   readonly batchSize?: number;
+  /**
+   * Events submitted per second, in batches of 10; 0 (the default) sends them all at once. A rate
+   * below the consumer's capacity keeps a backlog from inflating the retry scheduling error.
+   */
+  readonly submitRate?: number;
   /** How long one contender may take to deliver every event before the round fails. */
   readonly deliveryTimeoutMs?: number;
   /**
@@ -83,6 +88,8 @@ export interface BenchResult {
   readonly failureRate: number;
   readonly pollers: number;
   readonly batchSize: number;
+  /** Events submitted per second; 0 when all were sent at once (then rates measure capacity). */
+  readonly submitRate: number;
   /** Against the flaky receiver ({@link BenchResult.failureRate} of calls fail): the headline. */
   readonly contenders: Record<string, ContenderFigures>;
   /** Against a receiver that never fails: processing speed with no retry delays in the tail. */
@@ -180,6 +187,9 @@ const runContender = async (
     const startedAt = Date.now();
     prepared.start();
     for (let start = 0; start < eventIds.length; start += 10) {
+      if (options.submitRate > 0) {
+        await sleep(startedAt + (start / options.submitRate) * 1000 - Date.now());
+      }
       await clients.sqs.send(
         new SendMessageBatchCommand({
           QueueUrl: prepared.queueUrl,
@@ -281,6 +291,7 @@ export const runBenchmark = async (options: BenchOptions): Promise<BenchResult> 
     failureRate: options.failureRate ?? 0.3,
     pollers: options.pollers ?? 2,
     batchSize: options.batchSize ?? 10,
+    submitRate: options.submitRate ?? 0,
     deliveryTimeoutMs: options.deliveryTimeoutMs ?? 120_000,
   };
   const progress = options.progress ?? (() => {});
@@ -344,6 +355,7 @@ export const runBenchmark = async (options: BenchOptions): Promise<BenchResult> 
       failureRate: settings.failureRate,
       pollers: settings.pollers,
       batchSize: settings.batchSize,
+      submitRate: settings.submitRate,
       contenders: figuresOf(perContender),
       ...(healthy ? { healthy: figuresOf(perContenderHealthy) } : {}),
       ceiling: {

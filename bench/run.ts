@@ -4,6 +4,7 @@
  *
  *   npm run bench                              # 300 events × 3 rounds, a table
  *   npm run bench -- --json --events 100 --rounds 1
+ *   npm run bench -- --rate 20        # submit 20 events/s instead of all at once
  *
  * With --json the last line printed is one JSON object. Progress goes to stderr.
  */
@@ -27,6 +28,7 @@ const { values } = parseArgs({
     events: { type: "string" },
     rounds: { type: "string" },
     seed: { type: "string" },
+    rate: { type: "string" },
   },
 });
 
@@ -69,7 +71,7 @@ const tableOf = (figures: Figures, withApis: boolean): string => {
 
 const printTables = (result: BenchResult): void => {
   console.log(
-    `${result.events} events × ${result.rounds} rounds, ${result.pollers} pollers × batches of ${result.batchSize}; medians over rounds`,
+    `${result.events} events × ${result.rounds} rounds, ${result.pollers} pollers × batches of ${result.batchSize}, ${result.submitRate === 0 ? "all submitted at once" : `submitted at ${result.submitRate} events/s (rates are capped by it)`}; medians over rounds`,
   );
   console.log(
     `\nFlaky receiver: ${Math.round(result.failureRate * 100)}% of calls answer 503 (seed ${result.seed})`,
@@ -96,6 +98,7 @@ try {
     events: wholeNumber("events", values.events, 300),
     rounds: wholeNumber("rounds", values.rounds, 3),
     seed: wholeNumber("seed", values.seed, 7),
+    ...(values.rate === undefined ? {} : { submitRate: wholeNumber("rate", values.rate, 1) }),
     progress: (line) => console.error(`[bench] ${line}`),
   });
   if (values.json) console.log(JSON.stringify(result));
