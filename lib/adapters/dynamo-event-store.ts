@@ -5,7 +5,7 @@ import {
   QueryCommand,
   UpdateCommand,
 } from "@aws-sdk/lib-dynamodb";
-import { explainRefusedClaim } from "../core/claim-verdict.js";
+import { claimedRecord, explainRefusedClaim } from "../core/claim.js";
 import type {
   ClaimRequest,
   ClaimResult,
@@ -56,6 +56,7 @@ export const createDynamoEventStore = ({ doc, tableName }: DynamoEventStoreOptio
             "createdAt = if_not_exists(createdAt, :now), updatedAt = :now, " +
             "history = if_not_exists(history, :empty), redrives = if_not_exists(redrives, :empty), " +
             "targetSummary = if_not_exists(targetSummary, :summary) REMOVE nextAttemptAt",
+          // The rule of lib/core/claim.ts (mayClaim), as a condition.
           ConditionExpression:
             "attribute_not_exists(eventId) OR (generation = :generation AND " +
             "(#status IN (:pending, :retryScheduled) OR (#status = :inFlight AND leaseExpiresAt < :nowMs)))",
@@ -81,25 +82,7 @@ export const createDynamoEventStore = ({ doc, tableName }: DynamoEventStoreOptio
         }),
       );
       const old = result.Attributes === undefined ? undefined : itemToRecord(result.Attributes);
-      const record: EventRecord = {
-        ...(old ?? {
-          eventId,
-          generation,
-          attempts: 0,
-          attemptBudget: request.attemptBudget,
-          history: [],
-          redrives: [],
-          createdAt: iso(nowMs),
-          targetSummary: request.targetSummary,
-        }),
-        status: EventStatus.IN_FLIGHT,
-        attempts: (old?.attempts ?? 0) + 1,
-        leaseOwner: worker,
-        leaseExpiresAt: nowMs + request.leaseMs,
-        currentAttempt: { attempt: (old?.attempts ?? 0) + 1, worker, claimedAt: iso(nowMs) },
-        nextAttemptAt: undefined,
-        updatedAt: iso(nowMs),
-      };
+      const record = claimedRecord(old, request);
       return { kind: "claimed", record, takeover: old?.status === EventStatus.IN_FLIGHT };
     } catch (error) {
       if (!isConditionFailure(error)) return fail(error, "claim");

@@ -1,4 +1,4 @@
-import { explainRefusedClaim } from "../../lib/core/claim-verdict.js";
+import { claimedRecord, explainRefusedClaim, mayClaim } from "../../lib/core/claim.js";
 import type { Outcome } from "../../lib/core/outcome.js";
 import type {
   ClaimRequest,
@@ -57,40 +57,17 @@ export const createMemoryEventStore = (options: MemoryEventStoreOptions = {}): M
   };
 
   const claim = async (request: ClaimRequest): Promise<ClaimResult> => {
-    const { eventId, generation, worker, nowMs } = request;
+    const { eventId, generation, nowMs } = request;
     const old = read(eventId);
-    // attribute_not_exists(eventId) OR (generation = :generation AND (status IN (pending,
-    // retry_scheduled) OR (status = in_flight AND leaseExpiresAt < :nowMs)))
-    const leaseOver =
-      options.ignoreLeases === true ||
-      (old?.leaseExpiresAt !== undefined && old.leaseExpiresAt < nowMs);
-    const admitted =
-      old === undefined ||
-      (old.generation === generation &&
-        (old.status === EventStatus.PENDING ||
-          old.status === EventStatus.RETRY_SCHEDULED ||
-          (old.status === EventStatus.IN_FLIGHT && leaseOver)));
-    if (!admitted) return explainRefusedClaim(old, generation, nowMs);
-    const attempts = (old?.attempts ?? 0) + 1;
-    const record: EventRecord = {
-      ...(old ?? {
-        eventId,
-        generation,
-        attempts: 0,
-        attemptBudget: request.attemptBudget,
-        history: [],
-        redrives: [],
-        createdAt: iso(nowMs),
-        targetSummary: request.targetSummary,
-      }),
-      status: EventStatus.IN_FLIGHT,
-      attempts,
-      leaseOwner: worker,
-      leaseExpiresAt: nowMs + request.leaseMs,
-      currentAttempt: { attempt: attempts, worker, claimedAt: iso(nowMs) },
-      nextAttemptAt: undefined,
-      updatedAt: iso(nowMs),
-    };
+    // A store that ignores leases sees every lease as expired: the broken build the simulation
+    // must catch.
+    const admitted = mayClaim(
+      old,
+      generation,
+      options.ignoreLeases === true ? Number.POSITIVE_INFINITY : nowMs,
+    );
+    if (old !== undefined && !admitted) return explainRefusedClaim(old, generation, nowMs);
+    const record = claimedRecord(old, request);
     write(record);
     return {
       kind: "claimed",
