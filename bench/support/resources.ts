@@ -4,11 +4,11 @@ import {
   CreateTableCommand,
   type DynamoDBClient,
   KeyType,
-  ProjectionType,
   ScalarAttributeType,
   waitUntilTableExists,
 } from "@aws-sdk/client-dynamodb";
 import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from "@aws-sdk/client-sqs";
+import { recordTableDefinition } from "../../lib/adapters/dynamo-record-item.js";
 
 /** A uniquely named resource, so rounds and contenders never share state. */
 export const benchName = (prefix: string): string => `${prefix}-${randomUUID().slice(0, 8)}`;
@@ -58,36 +58,21 @@ export const createTable = async (
   options: { readonly key: string; readonly statusIndex?: boolean },
 ): Promise<string> => {
   const tableName = benchName(prefix);
-  const statusIndex = options.statusIndex === true;
+  // Ricochet's table is exactly the stack's (lib/adapters/dynamo-record-item.ts), sparse index
+  // included; the Powertools baseline's is the plain keyed table its persistence layer expects.
   await dynamodb.send(
-    new CreateTableCommand({
-      TableName: tableName,
-      BillingMode: BillingMode.PAY_PER_REQUEST,
-      AttributeDefinitions: [
-        { AttributeName: options.key, AttributeType: ScalarAttributeType.S },
-        ...(statusIndex
-          ? [
-              { AttributeName: "status", AttributeType: ScalarAttributeType.S },
-              { AttributeName: "updatedAt", AttributeType: ScalarAttributeType.S },
-            ]
-          : []),
-      ],
-      KeySchema: [{ AttributeName: options.key, KeyType: KeyType.HASH }],
-      ...(statusIndex
-        ? {
-            GlobalSecondaryIndexes: [
-              {
-                IndexName: "byStatus",
-                KeySchema: [
-                  { AttributeName: "status", KeyType: KeyType.HASH },
-                  { AttributeName: "updatedAt", KeyType: KeyType.RANGE },
-                ],
-                Projection: { ProjectionType: ProjectionType.ALL },
-              },
+    new CreateTableCommand(
+      options.statusIndex === true
+        ? recordTableDefinition(tableName)
+        : {
+            TableName: tableName,
+            BillingMode: BillingMode.PAY_PER_REQUEST,
+            AttributeDefinitions: [
+              { AttributeName: options.key, AttributeType: ScalarAttributeType.S },
             ],
-          }
-        : {}),
-    }),
+            KeySchema: [{ AttributeName: options.key, KeyType: KeyType.HASH }],
+          },
+    ),
   );
   await waitUntilTableExists(
     { client: dynamodb, maxWaitTime: 30, minDelay: 1, maxDelay: 2 },

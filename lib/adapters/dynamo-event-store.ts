@@ -3,6 +3,7 @@ import {
   GetCommand,
   PutCommand,
   QueryCommand,
+  ScanCommand,
   UpdateCommand,
 } from "@aws-sdk/lib-dynamodb";
 import { claimedRecord, explainRefusedClaim } from "../core/claim.js";
@@ -20,7 +21,7 @@ import type {
 import { appendBounded, type EventRecord, MAX_HISTORY_ENTRIES } from "../core/record.js";
 import { EventStatus, isTerminal } from "../core/status.js";
 import { conditionFailure, isConditionFailure, translateDynamoError } from "./dynamo-errors.js";
-import { itemToRecord, STATUS_INDEX } from "./dynamo-record-item.js";
+import { itemToRecord, LISTED_STATUSES, STATUS_INDEX } from "./dynamo-record-item.js";
 
 export interface DynamoEventStoreOptions {
   readonly doc: DynamoDBDocumentClient;
@@ -123,6 +124,7 @@ export const createDynamoEventStore = ({ doc, tableName }: DynamoEventStoreOptio
       ["lastDelaySeconds", request.entry.delaySeconds],
       ["deadLetterReason", request.deadLetterReason],
       ["expiresAt", terminal ? ttlSeconds(nowMs, request.retentionSeconds) : undefined],
+      ["listedStatus", LISTED_STATUSES.has(status) ? status : undefined],
     ];
     for (const [name, value] of optional) {
       if (value === undefined) {
@@ -164,6 +166,7 @@ export const createDynamoEventStore = ({ doc, tableName }: DynamoEventStoreOptio
             attempts: 0,
             attemptBudget: 0,
             deadLetterReason: "invalid_envelope",
+            listedStatus: EventStatus.REJECTED,
             lastOutcome: { class: "permanent", message: request.message },
             history: [],
             redrives: [],
@@ -191,7 +194,8 @@ export const createDynamoEventStore = ({ doc, tableName }: DynamoEventStoreOptio
             "attempts = if_not_exists(attempts, :zero), updatedAt = :now, " +
             "createdAt = if_not_exists(createdAt, :now), history = if_not_exists(history, :empty), " +
             "redrives = list_append(if_not_exists(redrives, :empty), :audit) " +
-            "REMOVE expiresAt, nextAttemptAt, deadLetterReason, leaseOwner, leaseExpiresAt, currentAttempt",
+            "REMOVE expiresAt, nextAttemptAt, deadLetterReason, leaseOwner, leaseExpiresAt, currentAttempt, " +
+            "listedStatus",
           // The rule of lib/core/redrive-rule.ts (mayRedrive), as a condition.
           ConditionExpression:
             "attribute_not_exists(eventId) OR (generation = :previous AND " +
@@ -235,35 +239,61 @@ export const createDynamoEventStore = ({ doc, tableName }: DynamoEventStoreOptio
     }
   };
 
+  /**
+   * Records in one status. The statuses an operator acts on (dead-lettered, rejected) are read
+   * from the sparse index, oldest update first. Any other status needs a filtered scan of the
+   * table, which is slow and costly on a large table — fine for an occasional diagnosis, not for
+   * a dashboard — and returns the first `limit` matches found, not necessarily the oldest.
+   */
   const listByStatus = async (request: ListByStatusRequest): Promise<EventRecord[]> => {
+    const indexed = LISTED_STATUSES.has(request.status);
+    const before = request.updatedBefore;
     const records: EventRecord[] = [];
     let startKey: Record<string, unknown> | undefined;
     try {
       do {
-        const result = await doc.send(
-          new QueryCommand({
-            TableName: tableName,
-            IndexName: STATUS_INDEX.name,
-            KeyConditionExpression:
-              request.updatedBefore === undefined
-                ? "#status = :status"
-                : "#status = :status AND updatedAt < :before",
-            ExpressionAttributeNames: { "#status": "status" },
-            ExpressionAttributeValues: {
-              ":status": request.status,
-              ...(request.updatedBefore === undefined ? {} : { ":before": request.updatedBefore }),
-            },
-            Limit: request.limit - records.length,
-            ExclusiveStartKey: startKey,
-          }),
-        );
-        for (const item of result.Items ?? []) records.push(itemToRecord(item));
-        startKey = result.LastEvaluatedKey;
+        const values = {
+          ":status": request.status,
+          ...(before === undefined ? {} : { ":before": before }),
+        };
+        const page = indexed
+          ? await doc.send(
+              new QueryCommand({
+                TableName: tableName,
+                IndexName: STATUS_INDEX.name,
+                KeyConditionExpression:
+                  before === undefined
+                    ? "listedStatus = :status"
+                    : "listedStatus = :status AND updatedAt < :before",
+                ExpressionAttributeValues: values,
+                Limit: request.limit - records.length,
+                ExclusiveStartKey: startKey,
+              }),
+            )
+          : await doc.send(
+              new ScanCommand({
+                TableName: tableName,
+                FilterExpression:
+                  before === undefined
+                    ? "#status = :status"
+                    : "#status = :status AND updatedAt < :before",
+                ExpressionAttributeNames: { "#status": "status" },
+                ExpressionAttributeValues: values,
+                ConsistentRead: true,
+                ExclusiveStartKey: startKey,
+              }),
+            );
+        for (const item of page.Items ?? []) records.push(itemToRecord(item));
+        startKey = page.LastEvaluatedKey;
       } while (startKey !== undefined && records.length < request.limit);
     } catch (error) {
       return fail(error, "listByStatus");
     }
-    return records;
+    // A scan stops at `limit` matches in table order, so these are some of the matching records,
+    // not necessarily the oldest; they are sorted like the index's for a consistent listing.
+    return indexed
+      ? records
+      : records.sort((a, b) => a.updatedAt.localeCompare(b.updatedAt)).slice(0, request.limit);
   };
 
   return { claim, recordResult, recordInvalid, recordRedrive, get, listByStatus };

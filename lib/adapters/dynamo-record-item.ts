@@ -1,14 +1,49 @@
+import type { CreateTableCommandInput } from "@aws-sdk/client-dynamodb";
 import type { EventRecord } from "../core/record.js";
 import type { EventStatus } from "../core/status.js";
 
 /** Attribute names of the record item; the CDK table and the byStatus index use the same. */
 export const RECORD_KEY = "eventId";
+export const TTL_ATTRIBUTE = "expiresAt";
+
+/**
+ * The statuses an operator lists by index: the events that need a decision. Only records in
+ * these statuses carry `listedStatus`, so the index is sparse: the hot path (pending, in flight,
+ * retry scheduled, delivered) never writes to it. An index on `status` itself was rewritten by
+ * every claim and every result — three of the five write units an event cost (benchmarked).
+ */
+export const LISTED_STATUSES: ReadonlySet<EventStatus> = new Set<EventStatus>([
+  "dead_lettered",
+  "rejected",
+]);
+
 export const STATUS_INDEX = {
   name: "byStatus",
-  partitionKey: "status",
+  partitionKey: "listedStatus",
   sortKey: "updatedAt",
 } as const;
-export const TTL_ATTRIBUTE = "expiresAt";
+
+/** The record table's keys and index, as CreateTable takes them (tests, chaos, benchmarks). */
+export const recordTableDefinition = (tableName: string): CreateTableCommandInput => ({
+  TableName: tableName,
+  BillingMode: "PAY_PER_REQUEST",
+  AttributeDefinitions: [
+    { AttributeName: RECORD_KEY, AttributeType: "S" },
+    { AttributeName: STATUS_INDEX.partitionKey, AttributeType: "S" },
+    { AttributeName: STATUS_INDEX.sortKey, AttributeType: "S" },
+  ],
+  KeySchema: [{ AttributeName: RECORD_KEY, KeyType: "HASH" }],
+  GlobalSecondaryIndexes: [
+    {
+      IndexName: STATUS_INDEX.name,
+      KeySchema: [
+        { AttributeName: STATUS_INDEX.partitionKey, KeyType: "HASH" },
+        { AttributeName: STATUS_INDEX.sortKey, KeyType: "RANGE" },
+      ],
+      Projection: { ProjectionType: "ALL" },
+    },
+  ],
+});
 
 const optionalNumber = (value: unknown): number | undefined =>
   typeof value === "number" ? value : undefined;

@@ -16,6 +16,7 @@ import type { ISecret } from "aws-cdk-lib/aws-secretsmanager";
 import { Queue, QueueEncryption } from "aws-cdk-lib/aws-sqs";
 import type { IStringParameter } from "aws-cdk-lib/aws-ssm";
 import { Construct } from "constructs";
+import { RECORD_KEY, STATUS_INDEX, TTL_ATTRIBUTE } from "../adapters/dynamo-record-item.js";
 import { ENV } from "../config.js";
 import { entryPath, type FunctionName, nodejsBundling, PROJECT_ROOT } from "./bundling.js";
 import { acknowledgeOrchestratorFindings } from "./nag-acknowledgements.js";
@@ -27,13 +28,13 @@ import {
   VISIBILITY_TIMEOUT_FACTOR,
 } from "./retry-orchestrator-props.js";
 
-/** Attribute names of the attempt-record table, shared with the DynamoDB adapter's schema. */
+/** Attribute names of the attempt-record table: the DynamoDB adapter's, so they cannot drift. */
 export const TABLE_KEYS = {
-  PARTITION_KEY: "eventId",
-  TTL_ATTRIBUTE: "expiresAt",
-  STATUS_INDEX: "byStatus",
-  STATUS_INDEX_PARTITION_KEY: "status",
-  STATUS_INDEX_SORT_KEY: "updatedAt",
+  PARTITION_KEY: RECORD_KEY,
+  TTL_ATTRIBUTE,
+  STATUS_INDEX: STATUS_INDEX.name,
+  STATUS_INDEX_PARTITION_KEY: STATUS_INDEX.partitionKey,
+  STATUS_INDEX_SORT_KEY: STATUS_INDEX.sortKey,
 } as const;
 
 /** The redrive runs on an operator's request and paces itself, so it gets Lambda's full 15 min. */

@@ -1,15 +1,8 @@
 import { randomUUID } from "node:crypto";
-import {
-  BillingMode,
-  CreateTableCommand,
-  KeyType,
-  ProjectionType,
-  ScalarAttributeType,
-  waitUntilTableExists,
-} from "@aws-sdk/client-dynamodb";
+import { CreateTableCommand, waitUntilTableExists } from "@aws-sdk/client-dynamodb";
 import { CreateQueueCommand, GetQueueAttributesCommand } from "@aws-sdk/client-sqs";
 import type { AwsClients } from "../../lib/adapters/aws-clients.js";
-import { RECORD_KEY, STATUS_INDEX } from "../../lib/adapters/dynamo-record-item.js";
+import { recordTableDefinition } from "../../lib/adapters/dynamo-record-item.js";
 
 /** The ingress queue's native redrive, as in the stack: receives before SQS parks a message. */
 export const CHAOS_MAX_RECEIVE_COUNT = 10;
@@ -54,28 +47,7 @@ export const createChaosResources = async (
     }),
   );
   const tableName = `${name}-events`;
-  await clients.dynamodb.send(
-    new CreateTableCommand({
-      TableName: tableName,
-      BillingMode: BillingMode.PAY_PER_REQUEST,
-      AttributeDefinitions: [
-        { AttributeName: RECORD_KEY, AttributeType: ScalarAttributeType.S },
-        { AttributeName: STATUS_INDEX.partitionKey, AttributeType: ScalarAttributeType.S },
-        { AttributeName: STATUS_INDEX.sortKey, AttributeType: ScalarAttributeType.S },
-      ],
-      KeySchema: [{ AttributeName: RECORD_KEY, KeyType: KeyType.HASH }],
-      GlobalSecondaryIndexes: [
-        {
-          IndexName: STATUS_INDEX.name,
-          KeySchema: [
-            { AttributeName: STATUS_INDEX.partitionKey, KeyType: KeyType.HASH },
-            { AttributeName: STATUS_INDEX.sortKey, KeyType: KeyType.RANGE },
-          ],
-          Projection: { ProjectionType: ProjectionType.ALL },
-        },
-      ],
-    }),
-  );
+  await clients.dynamodb.send(new CreateTableCommand(recordTableDefinition(tableName)));
   await waitUntilTableExists(
     { client: clients.dynamodb, maxWaitTime: 30, minDelay: 1, maxDelay: 2 },
     { TableName: tableName },

@@ -132,7 +132,7 @@ describe("RetryOrchestrator resources", () => {
     expect(ingress.VisibilityTimeout).toBeGreaterThanOrEqual(VISIBILITY_TIMEOUT_FACTOR * timeout);
   });
 
-  it("keys the record table by eventId, on demand, with PITR, TTL and the byStatus index", () => {
+  it("keys the record table by eventId, on demand, with PITR, TTL and the sparse byStatus index", () => {
     template.resourceCountIs("AWS::DynamoDB::Table", 1);
     template.hasResourceProperties("AWS::DynamoDB::Table", {
       KeySchema: [{ AttributeName: "eventId", KeyType: "HASH" }],
@@ -143,7 +143,7 @@ describe("RetryOrchestrator resources", () => {
         {
           IndexName: "byStatus",
           KeySchema: [
-            { AttributeName: "status", KeyType: "HASH" },
+            { AttributeName: "listedStatus", KeyType: "HASH" },
             { AttributeName: "updatedAt", KeyType: "RANGE" },
           ],
           Projection: { ProjectionType: "ALL" },

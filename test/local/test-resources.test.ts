@@ -36,7 +36,7 @@ describe("test resources", () => {
       [
         STATUS_INDEX,
         [
-          { AttributeName: "status", KeyType: "HASH" },
+          { AttributeName: "listedStatus", KeyType: "HASH" },
           { AttributeName: "updatedAt", KeyType: "RANGE" },
         ],
       ],

@@ -1,12 +1,5 @@
 import { randomUUID } from "node:crypto";
-import {
-  BillingMode,
-  CreateTableCommand,
-  KeyType,
-  ProjectionType,
-  ScalarAttributeType,
-  waitUntilTableExists,
-} from "@aws-sdk/client-dynamodb";
+import { CreateTableCommand, waitUntilTableExists } from "@aws-sdk/client-dynamodb";
 import { CreateQueueCommand, GetQueueAttributesCommand } from "@aws-sdk/client-sqs";
 import { inject } from "vitest";
 import {
@@ -15,6 +8,10 @@ import {
   createAwsClients,
   type LocalAwsTarget,
 } from "../../lib/adapters/aws-clients.js";
+import {
+  recordTableDefinition,
+  STATUS_INDEX as STORE_STATUS_INDEX,
+} from "../../lib/adapters/dynamo-record-item.js";
 import { LOCAL_CREDENTIALS } from "../../lib/local/local-identity.js";
 import "../setup/provided-context.js";
 
@@ -102,8 +99,8 @@ export const createTestQueues = async (prefix: string): Promise<TestQueues> => {
   };
 };
 
-/** The status index: records by status, oldest update first. */
-export const STATUS_INDEX = "byStatus";
+/** The status index: records needing a decision, by status, oldest update first. */
+export const STATUS_INDEX = STORE_STATUS_INDEX.name;
 
 /**
  * Creates a uniquely named attempt table like the stack's (partition key `eventId`, index
@@ -112,28 +109,7 @@ export const STATUS_INDEX = "byStatus";
 export const createTestTable = async (name: string): Promise<string> => {
   const clients = testClients();
   const tableName = uniqueName(name);
-  await clients.dynamodb.send(
-    new CreateTableCommand({
-      TableName: tableName,
-      BillingMode: BillingMode.PAY_PER_REQUEST,
-      AttributeDefinitions: [
-        { AttributeName: "eventId", AttributeType: ScalarAttributeType.S },
-        { AttributeName: "status", AttributeType: ScalarAttributeType.S },
-        { AttributeName: "updatedAt", AttributeType: ScalarAttributeType.S },
-      ],
-      KeySchema: [{ AttributeName: "eventId", KeyType: KeyType.HASH }],
-      GlobalSecondaryIndexes: [
-        {
-          IndexName: STATUS_INDEX,
-          KeySchema: [
-            { AttributeName: "status", KeyType: KeyType.HASH },
-            { AttributeName: "updatedAt", KeyType: KeyType.RANGE },
-          ],
-          Projection: { ProjectionType: ProjectionType.ALL },
-        },
-      ],
-    }),
-  );
+  await clients.dynamodb.send(new CreateTableCommand(recordTableDefinition(tableName)));
   await waitUntilTableExists(
     { client: clients.dynamodb, maxWaitTime: 30, minDelay: 1, maxDelay: 2 },
     { TableName: tableName },
