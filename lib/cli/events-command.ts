@@ -35,11 +35,17 @@ const renderEvents = (records: readonly EventRecord[]): string => {
   return table.toString();
 };
 
-/** `ricochet events --status s`: records in one status, from the byStatus index. */
+/**
+ * `ricochet events --status s`: records in one status. Dead-lettered and rejected events come
+ * from the sparse byStatus index; other statuses need a scan of the table (see the store).
+ */
 export const registerEventsCommand = (program: Command): void => {
   const command = program
     .command("events")
-    .description("List events in a status (oldest update first, as the index orders them).")
+    .description(
+      "List events in a status. dead_lettered and rejected are read from the status index, oldest " +
+        "first; other statuses scan the table (slow on a large table) and list the first matches.",
+    )
     .addOption(
       new Option("--status <status>", "the status to list")
         .choices(ALL_STATUSES)
