@@ -18,6 +18,7 @@ export {
   EventIdSchema,
   type HttpTarget,
   type LambdaTarget,
+  MAX_ENVELOPE_BYTES,
   MAX_MESSAGE_BYTES,
   parseEnvelope,
   type Target,
@@ -39,3 +40,4 @@ export {
   type PolicyOverride,
   type RetryPolicy,
 } from "./core/policy.js";
+export { verifyDelivery } from "./receiver.js";
