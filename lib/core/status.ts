@@ -29,9 +29,11 @@ export const INITIAL_STATUSES: ReadonlySet<EventStatus> = new Set([
   EventStatus.REJECTED,
 ]);
 
+// A live event goes back to pending only by a redrive of a copy the native redrive parked (a crash
+// loop stranded it; see lib/core/redrive-rule.ts), and from in_flight only once the lease expired.
 const TRANSITIONS: Readonly<Record<EventStatus, readonly EventStatus[]>> = {
-  pending: [EventStatus.IN_FLIGHT],
-  retry_scheduled: [EventStatus.IN_FLIGHT],
+  pending: [EventStatus.IN_FLIGHT, EventStatus.PENDING],
+  retry_scheduled: [EventStatus.IN_FLIGHT, EventStatus.PENDING],
   // in_flight -> in_flight is a takeover after the previous holder's lease expired.
   in_flight: [
     EventStatus.IN_FLIGHT,
@@ -39,6 +41,7 @@ const TRANSITIONS: Readonly<Record<EventStatus, readonly EventStatus[]>> = {
     EventStatus.RETRY_SCHEDULED,
     EventStatus.REJECTED,
     EventStatus.DEAD_LETTERED,
+    EventStatus.PENDING,
   ],
   // Redrive is the only way out of a terminal status.
   delivered: [],

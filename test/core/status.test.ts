@@ -26,6 +26,10 @@ const ALLOWED: readonly [From, EventStatus][] = [
   [S.IN_FLIGHT, S.DEAD_LETTERED],
   [S.REJECTED, S.PENDING],
   [S.DEAD_LETTERED, S.PENDING],
+  // Redrive of an event a crash loop stranded.
+  [S.PENDING, S.PENDING],
+  [S.RETRY_SCHEDULED, S.PENDING],
+  [S.IN_FLIGHT, S.PENDING],
 ];
 
 const key = ([from, to]: readonly [From, EventStatus]) => `${from ?? "(new)"}->${to}`;

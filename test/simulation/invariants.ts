@@ -18,6 +18,7 @@ export const Invariant = {
   DRAIN_LOSES_NOTHING: "6-drain-loses-nothing",
   REDRIVE_AUDITED: "7-redrive-keeps-identity-and-audit",
   QUIESCENCE: "quiescence",
+  LEGAL_TRANSITIONS: "legal-status-transitions",
 } as const;
 export type Invariant = (typeof Invariant)[keyof typeof Invariant];
 
@@ -39,6 +40,8 @@ export interface FinalState {
   readonly skewBoundMs: number;
   /** Who the simulated operator is, as written in redrive audit entries. */
   readonly operator: string;
+  /** Store writes that broke the state machine of lib/core/status.ts. */
+  readonly illegalTransitions: readonly string[];
 }
 
 const countBy = <T>(items: readonly T[], key: (item: T) => string): Map<string, number> => {
@@ -63,6 +66,9 @@ export const checkInvariants = (state: FinalState): Violation[] => {
   const { trace, records } = state;
   const submittedIds = new Set(state.submitted.map((e) => e.eventId));
   const claimOf = new Map(trace.claims.map((c) => [`${c.eventId}#${c.attempt}`, c]));
+
+  // The store only moves an event the way the documented state machine allows.
+  for (const move of state.illegalTransitions) fail(Invariant.LEGAL_TRANSITIONS, move);
 
   // 1 and 3: every call carried the submitted id, as event id and as Idempotency-Key.
   for (const call of trace.calls) {

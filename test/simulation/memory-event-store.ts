@@ -13,7 +13,7 @@ import type {
 } from "../../lib/core/ports.js";
 import { appendBounded, type EventRecord, MAX_HISTORY_ENTRIES } from "../../lib/core/record.js";
 import { mayRedrive } from "../../lib/core/redrive-rule.js";
-import { EventStatus, isTerminal } from "../../lib/core/status.js";
+import { canTransition, EventStatus, isTerminal } from "../../lib/core/status.js";
 
 /*
  * The attempt store in memory, for the simulation and the hostile-input test. Each method is one
@@ -34,6 +34,8 @@ export interface MemoryEventStoreOptions {
 export interface MemoryEventStore extends EventStore {
   /** Every record, by event id (copies). */
   snapshot(): Map<string, EventRecord>;
+  /** Writes that made a move the state machine forbids (none, when the rules agree). */
+  illegalTransitions(): string[];
 }
 
 const iso = (ms: number): string => new Date(ms).toISOString();
@@ -52,7 +54,15 @@ export const createMemoryEventStore = (options: MemoryEventStoreOptions = {}): M
     const item = items.get(eventId);
     return item === undefined ? undefined : structuredClone(item);
   };
+  // Every write passes through the state machine, so the simulation also proves that the store's
+  // rules never make a move lib/core/status.ts does not allow. The move is made anyway and noted:
+  // an exception here would be swallowed as a store failure and the run would look healthy.
+  const illegal: string[] = [];
   const write = (record: EventRecord): void => {
+    const from = items.get(record.eventId)?.status;
+    if (!canTransition(from, record.status)) {
+      illegal.push(`${record.eventId}: ${from ?? "(new)"} -> ${record.status}`);
+    }
     items.set(record.eventId, structuredClone(compact(record)));
   };
 
@@ -175,6 +185,7 @@ export const createMemoryEventStore = (options: MemoryEventStoreOptions = {}): M
     recordRedrive,
     get: async (eventId) => read(eventId),
     listByStatus,
+    illegalTransitions: () => [...illegal],
     snapshot: () => new Map([...items].map(([id, r]) => [id, structuredClone(r)])),
   };
 };
