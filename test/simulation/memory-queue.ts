@@ -98,12 +98,13 @@ export class MemoryQueue {
   private adopt(
     message: Pick<StoredMessage, "messageId" | "body" | "schedule" | "sentAtMs">,
     delayMs: number,
+    receiveCount = 0,
   ): void {
     this.messages.push({
       ...message,
       seq: this.seq++,
       visibleAtMs: this.options.clock() + delayMs,
-      receiveCount: 0,
+      receiveCount,
       receiptHandle: undefined,
     });
     if (delayMs === 0) this.notify();
@@ -152,8 +153,10 @@ export class MemoryQueue {
         sentAtMs: message.sentAtMs,
       });
       if (this.options.duplicate?.() === true) {
-        // A second copy of the same message, as SQS's at-least-once delivery may hand out.
-        this.adopt(message, 0);
+        // A second copy of the same message, as SQS's at-least-once delivery may hand out. It is
+        // the same message to SQS, so it keeps the receive count: a fresh count would let copies
+        // of copies multiply without bound (a branching process at a 10 % fault rate).
+        this.adopt(message, 0, message.receiveCount);
       }
     }
     return received;

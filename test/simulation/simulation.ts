@@ -348,7 +348,7 @@ export const runSimulation = async (options: SimulationOptions): Promise<Simulat
   };
 
   let redrivesRunning = 0;
-  const MAX_REDRIVE_RUNS = 20;
+  const MAX_REDRIVE_RUNS = 100;
   const operatorRedrive = async () => {
     redrivesRunning += 1;
     const operatorRandom = seededRandom(seed ^ 0x3c6ef372);
@@ -415,6 +415,7 @@ export const runSimulation = async (options: SimulationOptions): Promise<Simulat
       trace,
       skewBoundMs: o.skewBoundMs,
       operator: OPERATOR,
+      illegalTransitions: store.illegalTransitions(),
     }),
   );
   const statuses = [...final.values()].map((r) => r.status);
