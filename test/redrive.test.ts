@@ -1,57 +1,24 @@
 import { SendMessageCommand } from "@aws-sdk/client-sqs";
 import { beforeEach, describe, expect, it } from "vitest";
-import { createDynamoEventStore } from "../lib/adapters/dynamo-event-store.js";
 import { scheduleFromAttributes } from "../lib/adapters/message-schedule.js";
-import { createSqsDeadLetterQueue } from "../lib/adapters/sqs-dead-letter-queue.js";
-import { createSqsIngressQueue } from "../lib/adapters/sqs-ingress-queue.js";
 import type { DeadLetterMessage } from "../lib/core/dead-letter.js";
 import type { Envelope } from "../lib/core/envelope.js";
 import { InvalidRequestError, StoreUnavailableError } from "../lib/core/errors.js";
 import { DEFAULT_POLICY } from "../lib/core/policy.js";
 import type { DeadLetterQueue, EventStore } from "../lib/core/ports.js";
-import { type RedriveDeps, redrive } from "../lib/redrive.js";
+import { redrive } from "../lib/redrive.js";
 import { receiveRaw } from "./adapters/sqs-test-support.js";
 import { anEnvelope, FIXED_NOW_MS } from "./factories.js";
 import { deadLetterEvent } from "./support/dead-letter-fixture.js";
-import { createTestQueues, createTestTable, testClients } from "./support/local-aws.js";
+import { testClients } from "./support/local-aws.js";
+import { createRedriveWorld, type RedriveWorld } from "./support/redrive-world.js";
 
-const { sqs, documents } = testClients();
+const { sqs } = testClients();
 
-interface World {
-  readonly deps: RedriveDeps;
-  readonly store: EventStore;
-  readonly dlq: DeadLetterQueue;
-  readonly ingressQueueUrl: string;
-  readonly deadLetterQueueUrl: string;
-}
-
-let world: World;
+let world: RedriveWorld;
 
 beforeEach(async () => {
-  const [queues, tableName] = await Promise.all([
-    createTestQueues("redrive"),
-    createTestTable("redrive"),
-  ]);
-  const store = createDynamoEventStore({ doc: documents, tableName });
-  const dlq = createSqsDeadLetterQueue({ sqs, queueUrl: queues.deadLetterQueueUrl });
-  let now = FIXED_NOW_MS;
-  world = {
-    store,
-    dlq,
-    ingressQueueUrl: queues.ingressQueueUrl,
-    deadLetterQueueUrl: queues.deadLetterQueueUrl,
-    deps: {
-      deadLetterQueue: dlq,
-      ingressQueue: createSqsIngressQueue({ sqs, queueUrl: queues.ingressQueueUrl }),
-      store,
-      clock: () => now,
-      sleep: async (ms) => {
-        now += ms;
-      },
-      defaultPolicy: DEFAULT_POLICY,
-      scanVisibilitySeconds: 5,
-    },
-  };
+  world = await createRedriveWorld("redrive");
 });
 
 const deadLetter = (envelope?: Envelope): Promise<Envelope> =>
