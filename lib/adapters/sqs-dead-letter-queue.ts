@@ -1,17 +1,15 @@
 import {
-  ChangeMessageVisibilityCommand,
   DeleteMessageCommand,
   type Message,
   type MessageAttributeValue,
   ReceiveMessageCommand,
-  SendMessageCommand,
   type SQSClient,
 } from "@aws-sdk/client-sqs";
 import type { DeadLetterMessage } from "../core/dead-letter.js";
 import type { DeadLetterQueue, ReceivedMessage } from "../core/ports.js";
 import { scheduleFromAttributes, scheduleToAttributes } from "./message-schedule.js";
 import { sqsCall } from "./sqs-errors.js";
-import { assertSqsMessageSize } from "./sqs-message-size.js";
+import { changeMessageVisibility, sendMessage } from "./sqs-message-calls.js";
 
 /**
  * Attributes set beside a dead-letter body so a listing can filter without parsing it. Part of
@@ -67,18 +65,10 @@ export const createSqsDeadLetterQueue = ({
   queueUrl,
 }: SqsDeadLetterQueueOptions): DeadLetterQueue => ({
   async send(message: DeadLetterMessage): Promise<void> {
-    const body = JSON.stringify(message);
-    const attributes = deadLetterAttributes(message);
-    assertSqsMessageSize(body, attributes);
-    await sqsCall({ operation: "SendMessage", queueUrl }, () =>
-      sqs.send(
-        new SendMessageCommand({
-          QueueUrl: queueUrl,
-          MessageBody: body,
-          MessageAttributes: attributes,
-        }),
-      ),
-    );
+    await sendMessage(sqs, queueUrl, {
+      body: JSON.stringify(message),
+      attributes: deadLetterAttributes(message),
+    });
   },
 
   async receive({ maxMessages, visibilityTimeoutSeconds, waitSeconds }) {
@@ -105,15 +95,6 @@ export const createSqsDeadLetterQueue = ({
     );
   },
 
-  async changeVisibility(receiptHandle: string, seconds: number): Promise<void> {
-    await sqsCall({ operation: "ChangeMessageVisibility", queueUrl }, () =>
-      sqs.send(
-        new ChangeMessageVisibilityCommand({
-          QueueUrl: queueUrl,
-          ReceiptHandle: receiptHandle,
-          VisibilityTimeout: seconds,
-        }),
-      ),
-    );
-  },
+  changeVisibility: (receiptHandle: string, seconds: number) =>
+    changeMessageVisibility(sqs, queueUrl, receiptHandle, seconds),
 });

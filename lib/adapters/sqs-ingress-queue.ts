@@ -1,13 +1,8 @@
-import {
-  ChangeMessageVisibilityCommand,
-  SendMessageCommand,
-  type SQSClient,
-} from "@aws-sdk/client-sqs";
+import type { SQSClient } from "@aws-sdk/client-sqs";
 import { MAX_SQS_DELAY_SECONDS } from "../config.js";
 import type { IngressQueue, MessageSchedule } from "../core/ports.js";
 import { scheduleToAttributes } from "./message-schedule.js";
-import { sqsCall } from "./sqs-errors.js";
-import { assertSqsMessageSize } from "./sqs-message-size.js";
+import { changeMessageVisibility, sendMessage } from "./sqs-message-calls.js";
 
 export interface SqsIngressQueueOptions {
   readonly sqs: SQSClient;
@@ -33,29 +28,13 @@ export const createSqsIngressQueue = ({
   maxDelaySeconds = MAX_SQS_DELAY_SECONDS,
 }: SqsIngressQueueOptions): IngressQueue => ({
   async send(body: string, schedule: MessageSchedule, delaySeconds: number): Promise<void> {
-    const attributes = scheduleToAttributes(schedule);
-    assertSqsMessageSize(body, attributes);
-    await sqsCall({ operation: "SendMessage", queueUrl }, () =>
-      sqs.send(
-        new SendMessageCommand({
-          QueueUrl: queueUrl,
-          MessageBody: body,
-          MessageAttributes: attributes,
-          DelaySeconds: clampDelaySeconds(delaySeconds, maxDelaySeconds),
-        }),
-      ),
-    );
+    await sendMessage(sqs, queueUrl, {
+      body,
+      attributes: scheduleToAttributes(schedule),
+      delaySeconds: clampDelaySeconds(delaySeconds, maxDelaySeconds),
+    });
   },
 
-  async changeVisibility(receiptHandle: string, seconds: number): Promise<void> {
-    await sqsCall({ operation: "ChangeMessageVisibility", queueUrl }, () =>
-      sqs.send(
-        new ChangeMessageVisibilityCommand({
-          QueueUrl: queueUrl,
-          ReceiptHandle: receiptHandle,
-          VisibilityTimeout: seconds,
-        }),
-      ),
-    );
-  },
+  changeVisibility: (receiptHandle: string, seconds: number) =>
+    changeMessageVisibility(sqs, queueUrl, receiptHandle, seconds),
 });
