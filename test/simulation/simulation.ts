@@ -12,7 +12,7 @@ import { randomInt, seededRandom } from "../../lib/core/random.js";
 import { EventStatus } from "../../lib/core/status.js";
 import { CountingMetrics, silentLog } from "../../lib/observability.js";
 import { createOrchestrator } from "../../lib/orchestrator.js";
-import { redrive } from "../../lib/redrive.js";
+import { redrive, SkipReason } from "../../lib/redrive.js";
 import { FaultPlan, hang, type Process } from "./faults.js";
 import { checkInvariants, Invariant, type Violation } from "./invariants.js";
 import { createMemoryEventStore } from "./memory-event-store.js";
@@ -349,11 +349,15 @@ export const runSimulation = async (options: SimulationOptions): Promise<Simulat
 
   let redrivesRunning = 0;
   const MAX_REDRIVE_RUNS = 100;
-  const operatorRedrive = async () => {
+  const operatorRedrive = async (eventIds: readonly string[]) => {
     redrivesRunning += 1;
     const operatorRandom = seededRandom(seed ^ 0x3c6ef372);
-    // Like an operator, run it again after a crash; each run keeps what the last one finished.
-    for (let run = 0; run < MAX_REDRIVE_RUNS; run += 1) {
+    // The operator decides once which events to bring back (every one not delivered when the
+    // run went quiet) and keeps at it until each was moved, as a person would: a run can crash,
+    // fail on a throttled call, miss copies an earlier crashed run still holds hidden, or skip
+    // an event still leased by a worker that died.
+    const remaining = new Set(eventIds);
+    for (let run = 0; run < MAX_REDRIVE_RUNS && remaining.size > 0; run += 1) {
       const process = newProcess(`redrive.${run}`, drawSkew(operatorRandom));
       const ports = portsFor(process);
       const report = await Promise.race([
@@ -366,15 +370,28 @@ export const runSimulation = async (options: SimulationOptions): Promise<Simulat
             sleep,
             defaultPolicy: DEFAULT_POLICY,
           },
-          { by: OPERATOR, why: "simulation", extraAttempts: 2, ratePerSecond: 20 },
+          {
+            eventIds: [...remaining],
+            by: OPERATOR,
+            why: "simulation",
+            extraAttempts: 2,
+            ratePerSecond: 20,
+          },
         ).catch(() => undefined),
         process.stopped.then(() => undefined),
       ]);
       if (report !== undefined && !process.crashed) {
         trace.redrives.push(report);
-        break;
+        for (const moved of report.moved) remaining.delete(moved.eventId);
+        for (const skipped of report.skipped) {
+          const settled =
+            skipped.reason === SkipReason.ALREADY_REDRIVEN ||
+            skipped.reason === SkipReason.DELIVERED;
+          if (settled && skipped.eventId !== undefined) remaining.delete(skipped.eventId);
+        }
       }
-      await sleep(60_000);
+      // Longer than a crashed run's hold on the copies it scanned (count / rate + 60 s).
+      await sleep(120_000);
     }
     redrivesRunning -= 1;
   };
@@ -389,9 +406,11 @@ export const runSimulation = async (options: SimulationOptions): Promise<Simulat
   const records = store.snapshot();
   // Dead-lettered and rejected events, and events stranded mid-flight by a crash loop whose raw
   // message the native redrive parked: an operator redrives all of them.
-  const needsRedrive = [...records.values()].some((r) => r.status !== EventStatus.DELIVERED);
-  if (end === RunEnd.STOPPED && (options.redrive ?? true) && needsRedrive) {
-    void operatorRedrive();
+  const toRedrive = [...records.values()]
+    .filter((r) => r.status !== EventStatus.DELIVERED)
+    .map((r) => r.eventId);
+  if (end === RunEnd.STOPPED && (options.redrive ?? true) && toRedrive.length > 0) {
+    void operatorRedrive(toRedrive);
     end = await sched.run(quiet, START_MS + VIRTUAL_LIMIT_MS);
   }
   finished = true;
