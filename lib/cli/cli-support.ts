@@ -119,6 +119,13 @@ export const parsePositiveWholeNumber = (value: string): number => {
   return number;
 };
 
+/** Commander argument parser for a probability: a number from 0 to 1. */
+export const parseFraction = (value: string): number => {
+  const number = parseNonNegativeNumber(value);
+  if (number > 1) throw new InvalidArgumentError("must be a number from 0 to 1.");
+  return number;
+};
+
 /** Adds the `--json` flag every command that prints a result offers. */
 export const withJsonOption = (command: Command): Command =>
   command.option("--json", "print one JSON object instead of text", false);

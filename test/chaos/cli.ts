@@ -1,4 +1,5 @@
-import { Command, InvalidArgumentError } from "commander";
+import { Command } from "commander";
+import { parseFraction, parseWholeNumber } from "../../lib/cli/cli-support.js";
 import { type ChaosReport, runChaos } from "./run-chaos.js";
 
 /*
@@ -8,27 +9,23 @@ import { type ChaosReport, runChaos } from "./run-chaos.js";
  * Ctrl-C (after cleaning up).
  */
 
-const wholeNumber = (value: string): number => {
-  const parsed = Number(value);
-  if (!Number.isSafeInteger(parsed) || parsed < 0)
-    throw new InvalidArgumentError("must be a whole number");
-  return parsed;
-};
-
-const fraction = (value: string): number => {
-  const parsed = Number(value);
-  if (!(parsed >= 0 && parsed <= 1)) throw new InvalidArgumentError("must be between 0 and 1");
-  return parsed;
-};
-
 const program = new Command("chaos")
   .description("Chaos run on local AWS: faulty receiver, faulty AWS calls, killed workers")
-  .option("--seed <n>", "seed of every random choice", wholeNumber, 1)
-  .option("--events <n>", "events to submit", wholeNumber, 200)
-  .option("--workers <n>", "worker processes", wholeNumber, 3)
-  .option("--kills <n>", "most SIGKILLs of workers (default: events / 100, 1 to 20)", wholeNumber)
-  .option("--fault-rate <p>", "probability of a fault per AWS SDK HTTP attempt", fraction, 0.03)
-  .option("--timeout <seconds>", "give up waiting for terminal states after", wholeNumber, 900)
+  .option("--seed <n>", "seed of every random choice", parseWholeNumber, 1)
+  .option("--events <n>", "events to submit", parseWholeNumber, 200)
+  .option("--workers <n>", "worker processes", parseWholeNumber, 3)
+  .option(
+    "--kills <n>",
+    "most SIGKILLs of workers (default: events / 100, 1 to 20)",
+    parseWholeNumber,
+  )
+  .option(
+    "--fault-rate <p>",
+    "probability of a fault per AWS SDK HTTP attempt",
+    parseFraction,
+    0.03,
+  )
+  .option("--timeout <seconds>", "give up waiting for terminal states after", parseWholeNumber, 900)
   .option("--json", "print the summary as one JSON object, last", false)
   .parse();
 

@@ -1,5 +1,6 @@
 import { performance } from "node:perf_hooks";
-import { Command, InvalidArgumentError } from "commander";
+import { Command } from "commander";
+import { parseFraction, parseWholeNumber } from "../../lib/cli/cli-support.js";
 import type { Violation } from "./invariants.js";
 import { runSimulation } from "./simulation.js";
 
@@ -9,26 +10,13 @@ import { runSimulation } from "./simulation.js";
  * if there was any.
  */
 
-const wholeNumber = (value: string): number => {
-  const parsed = Number(value);
-  if (!Number.isSafeInteger(parsed) || parsed < 0)
-    throw new InvalidArgumentError("must be a whole number");
-  return parsed;
-};
-
-const fraction = (value: string): number => {
-  const parsed = Number(value);
-  if (!(parsed >= 0 && parsed <= 1)) throw new InvalidArgumentError("must be between 0 and 1");
-  return parsed;
-};
-
 const program = new Command("simulate")
   .description("Deterministic simulation of the orchestrator and redrive under seeded faults")
-  .option("--seed <n>", "first seed", wholeNumber, 1)
-  .option("--runs <n>", "number of runs (seeds seed, seed+1, …)", wholeNumber, 100)
-  .option("--events <n>", "events per run", wholeNumber, 20)
-  .option("--workers <n>", "concurrent workers", wholeNumber, 3)
-  .option("--fault-rate <p>", "base probability of a fault at each step", fraction, 0.02)
+  .option("--seed <n>", "first seed", parseWholeNumber, 1)
+  .option("--runs <n>", "number of runs (seeds seed, seed+1, …)", parseWholeNumber, 100)
+  .option("--events <n>", "events per run", parseWholeNumber, 20)
+  .option("--workers <n>", "concurrent workers", parseWholeNumber, 3)
+  .option("--fault-rate <p>", "base probability of a fault at each step", parseFraction, 0.02)
   .option("--lambda-targets", "send some events to Lambda targets (60 s timeout)", false)
   .option("--broken-store", "use a store that ignores leases (self-test)", false)
   .option("--json", "print one JSON summary as the last line", false)
