@@ -1,5 +1,10 @@
 import type { AwsClients } from "../lib/adapters/aws-clients.js";
 import type { PollerLogger } from "../lib/local/event-source-poller.js";
+import {
+  type EventSourcePoller,
+  type SqsBatchHandler,
+  startEventSourcePoller,
+} from "../lib/local/event-source-poller.js";
 import type { SeededReceiver } from "./support/seeded-receiver.js";
 
 /** What the harness hands a contender for one round. */
@@ -75,4 +80,42 @@ export const postEnvelope = async (envelope: BenchEnvelope): Promise<boolean> =>
   });
   await response.arrayBuffer();
   return response.ok;
+};
+
+/**
+ * The consuming half every contender shares: the local event-source poller, with the same batch
+ * size, concurrency and long poll for all, driving the contender's own SQS handler.
+ */
+export const consumeWith = (
+  context: ContenderContext,
+  options: {
+    readonly queueUrl: string;
+    readonly functionName: string;
+    readonly handler: SqsBatchHandler;
+    readonly functionTimeoutMs?: number;
+  },
+): Omit<PreparedContender, "extraFigures"> => {
+  let poller: EventSourcePoller | undefined;
+  return {
+    queueUrl: options.queueUrl,
+    start: () => {
+      poller = startEventSourcePoller({
+        sqs: context.clients.sqs,
+        queueUrl: options.queueUrl,
+        handler: options.handler,
+        batchSize: context.batchSize,
+        maxConcurrency: context.pollers,
+        logger: context.pollerLogger,
+        waitTimeSeconds: 1,
+        functionName: options.functionName,
+        ...(options.functionTimeoutMs === undefined
+          ? {}
+          : { functionTimeoutMs: options.functionTimeoutMs }),
+      });
+    },
+    recordsHandled: () => poller?.stats.receivedMessages ?? 0,
+    stop: async () => {
+      await poller?.stop();
+    },
+  };
 };

@@ -3,10 +3,12 @@ import { IdempotencyConfig, makeIdempotent } from "@aws-lambda-powertools/idempo
 import { DynamoDBPersistenceLayer } from "@aws-lambda-powertools/idempotency/dynamodb";
 import type { SQSRecord } from "aws-lambda";
 import {
-  type EventSourcePoller,
-  startEventSourcePoller,
-} from "../../lib/local/event-source-poller.js";
-import { type BenchEnvelope, type Contender, MAX_ATTEMPTS, postEnvelope } from "../contender.js";
+  type BenchEnvelope,
+  type Contender,
+  consumeWith,
+  MAX_ATTEMPTS,
+  postEnvelope,
+} from "../contender.js";
 import { createQueuePair, createTable } from "../support/resources.js";
 
 /** Redelivery delay: a failed record reappears when its visibility timeout ends. */
@@ -20,7 +22,8 @@ const VISIBILITY_TIMEOUT_SECONDS = 1;
  */
 export const powertools: Contender = {
   name: "powertools",
-  prepare: async ({ clients, pollers, batchSize, pollerLogger }) => {
+  prepare: async (context) => {
+    const { clients } = context;
     const queues = await createQueuePair(clients.sqs, "bench-powertools", {
       maxReceiveCount: MAX_ATTEMPTS,
       visibilityTimeoutSeconds: VISIBILITY_TIMEOUT_SECONDS,
@@ -41,30 +44,15 @@ export const powertools: Contender = {
       },
       { persistenceStore, config },
     );
-    let poller: EventSourcePoller | undefined;
-    return {
+    return consumeWith(context, {
       queueUrl: queues.queueUrl,
-      start: () => {
-        poller = startEventSourcePoller({
-          sqs: clients.sqs,
-          queueUrl: queues.queueUrl,
-          batchSize,
-          maxConcurrency: pollers,
-          logger: pollerLogger,
-          waitTimeSeconds: 1,
-          functionName: "bench-powertools",
-          handler: (event, context) => {
-            config.registerLambdaContext(context);
-            // A processor keeps the state of one batch: one per invocation, as one per sandbox.
-            const processor = new BatchProcessor(EventType.SQS);
-            return processPartialResponse(event, deliver, processor, { context });
-          },
-        });
+      functionName: "bench-powertools",
+      handler: (event, lambdaContext) => {
+        config.registerLambdaContext(lambdaContext);
+        // A processor keeps the state of one batch: one per invocation, as one per sandbox.
+        const processor = new BatchProcessor(EventType.SQS);
+        return processPartialResponse(event, deliver, processor, { context: lambdaContext });
       },
-      recordsHandled: () => poller?.stats.receivedMessages ?? 0,
-      stop: async () => {
-        await poller?.stop();
-      },
-    };
+    });
   },
 };

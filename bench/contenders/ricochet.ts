@@ -1,13 +1,9 @@
 import { createDynamoEventStore } from "../../lib/adapters/dynamo-event-store.js";
 import { ENV, loadConfig } from "../../lib/config.js";
-import {
-  type EventSourcePoller,
-  startEventSourcePoller,
-} from "../../lib/local/event-source-poller.js";
 import { CountingMetrics, silentLog } from "../../lib/observability.js";
 import { createOrchestratorRuntime, createPorts } from "../../lib/runtime.js";
 import { createSqsBatchHandler } from "../../lib/sqs-batch-handler.js";
-import { type Contender, MAX_ATTEMPTS } from "../contender.js";
+import { type Contender, consumeWith, MAX_ATTEMPTS } from "../contender.js";
 import { createQueuePair, createTable } from "../support/resources.js";
 import { percentile, scheduleErrors } from "../support/schedule-error.js";
 
@@ -18,7 +14,8 @@ import { percentile, scheduleErrors } from "../support/schedule-error.js";
  */
 export const ricochet: Contender = {
   name: "ricochet",
-  prepare: async ({ clients, plainClients, receiver, pollers, batchSize, pollerLogger }) => {
+  prepare: async (context) => {
+    const { clients, plainClients, receiver } = context;
     const queues = await createQueuePair(clients.sqs, "bench-ricochet", {
       maxReceiveCount: MAX_ATTEMPTS,
       visibilityTimeoutSeconds: 30,
@@ -39,27 +36,13 @@ export const ricochet: Contender = {
       log: silentLog,
       metrics: new CountingMetrics(),
     });
-    const handler = createSqsBatchHandler(orchestrator);
-    let poller: EventSourcePoller | undefined;
     return {
-      queueUrl: queues.queueUrl,
-      start: () => {
-        poller = startEventSourcePoller({
-          sqs: clients.sqs,
-          queueUrl: queues.queueUrl,
-          handler,
-          batchSize,
-          maxConcurrency: pollers,
-          logger: pollerLogger,
-          functionTimeoutMs: 30_000,
-          waitTimeSeconds: 1,
-          functionName: "bench-ricochet",
-        });
-      },
-      recordsHandled: () => poller?.stats.receivedMessages ?? 0,
-      stop: async () => {
-        await poller?.stop();
-      },
+      ...consumeWith(context, {
+        queueUrl: queues.queueUrl,
+        functionName: "bench-ricochet",
+        handler: createSqsBatchHandler(orchestrator),
+        functionTimeoutMs: 30_000,
+      }),
       extraFigures: async (eventIds) => {
         const store = createDynamoEventStore({ doc: plainClients.documents, tableName });
         const records = await Promise.all(eventIds.map((eventId) => store.get(eventId)));
