@@ -126,6 +126,18 @@ const crossChecks = (policy: RetryPolicy, ctx: z.RefinementCtx): void => {
   }
 };
 
+/** Every field set and cross-checked; built once, as building a zod schema costs far more than using it. */
+const CompletePolicySchema = PolicyFieldsSchema.required({
+  maxAttempts: true,
+  baseDelaySeconds: true,
+  multiplier: true,
+  maxDelaySeconds: true,
+  jitter: true,
+  maxRetryAfterSeconds: true,
+  retryOnStatus: true,
+  noRetryOnStatus: true,
+}).superRefine((p, ctx) => crossChecks(p, ctx));
+
 /**
  * Merges overrides over a base policy (later wins) and validates the result as a whole, so a
  * per-event override that breaks the deployment's policy (base above max) is reported as such.
@@ -144,17 +156,7 @@ export const resolvePolicy = (
       if (value !== undefined) merged[key] = value;
     }
   }
-  const complete = PolicyFieldsSchema.required({
-    maxAttempts: true,
-    baseDelaySeconds: true,
-    multiplier: true,
-    maxDelaySeconds: true,
-    jitter: true,
-    maxRetryAfterSeconds: true,
-    retryOnStatus: true,
-    noRetryOnStatus: true,
-  }).superRefine((p, ctx) => crossChecks(p, ctx));
-  const parsed = complete.safeParse(merged);
+  const parsed = CompletePolicySchema.safeParse(merged);
   if (!parsed.success) throw new InvalidPolicyError(toProblems(parsed.error));
   return Object.freeze(parsed.data);
 };
