@@ -5,6 +5,7 @@ import {
   type SqsBatchHandler,
   startEventSourcePoller,
 } from "../lib/local/event-source-poller.js";
+import { createQueuePair } from "./support/resources.js";
 import type { SeededReceiver } from "./support/seeded-receiver.js";
 
 /** What the harness hands a contender for one round. */
@@ -119,3 +120,14 @@ export const consumeWith = (
     },
   };
 };
+
+/**
+ * The queue pair of a contender that retries by redelivery (the baselines): a failed message
+ * reappears after a 1 s visibility timeout and is dead-lettered natively after
+ * {@link MAX_ATTEMPTS} receives.
+ */
+export const createRedeliveryQueues = (context: ContenderContext, prefix: string) =>
+  createQueuePair(context.clients.sqs, prefix, {
+    maxReceiveCount: MAX_ATTEMPTS,
+    visibilityTimeoutSeconds: 1,
+  });

@@ -2,13 +2,10 @@ import {
   type BenchEnvelope,
   type Contender,
   consumeWith,
+  createRedeliveryQueues,
   MAX_ATTEMPTS,
   postEnvelope,
 } from "../contender.js";
-import { createQueuePair } from "../support/resources.js";
-
-/** Redelivery delay: a failed message reappears when its visibility timeout ends. */
-const VISIBILITY_TIMEOUT_SECONDS = 1;
 
 /**
  * The floor on cost: a consumer with no records at all. It calls the target and leaves failures
@@ -18,10 +15,7 @@ const VISIBILITY_TIMEOUT_SECONDS = 1;
 export const bareSqs: Contender = {
   name: "bareSqs",
   prepare: async (context) => {
-    const queues = await createQueuePair(context.clients.sqs, "bench-bare", {
-      maxReceiveCount: MAX_ATTEMPTS,
-      visibilityTimeoutSeconds: VISIBILITY_TIMEOUT_SECONDS,
-    });
+    const queues = await createRedeliveryQueues(context, "bench-bare");
     return consumeWith(context, {
       queueUrl: queues.queueUrl,
       functionName: "bench-bare-sqs",

@@ -6,13 +6,11 @@ import {
   type BenchEnvelope,
   type Contender,
   consumeWith,
+  createRedeliveryQueues,
   MAX_ATTEMPTS,
   postEnvelope,
 } from "../contender.js";
-import { createQueuePair, createTable } from "../support/resources.js";
-
-/** Redelivery delay: a failed record reappears when its visibility timeout ends. */
-const VISIBILITY_TIMEOUT_SECONDS = 1;
+import { createTable } from "../support/resources.js";
 
 /**
  * What an AWS TypeScript team writes today: Powertools' BatchProcessor for partial batch
@@ -24,10 +22,7 @@ export const powertools: Contender = {
   name: "powertools",
   prepare: async (context) => {
     const { clients } = context;
-    const queues = await createQueuePair(clients.sqs, "bench-powertools", {
-      maxReceiveCount: MAX_ATTEMPTS,
-      visibilityTimeoutSeconds: VISIBILITY_TIMEOUT_SECONDS,
-    });
+    const queues = await createRedeliveryQueues(context, "bench-powertools");
     const tableName = await createTable(clients.dynamodb, "bench-powertools", { key: "id" });
     const persistenceStore = new DynamoDBPersistenceLayer({
       tableName,
