@@ -1,5 +1,5 @@
 import { createDynamoEventStore } from "../../lib/adapters/dynamo-event-store.js";
-import { ENV, loadConfig } from "../../lib/config.js";
+import { localConfig } from "../../lib/local/local-config.js";
 import { CountingMetrics, silentLog } from "../../lib/observability.js";
 import { createOrchestratorRuntime, createPorts } from "../../lib/runtime.js";
 import { createSqsBatchHandler } from "../../lib/sqs-batch-handler.js";
@@ -24,11 +24,10 @@ export const ricochet: Contender = {
       key: "eventId",
       statusIndex: true,
     });
-    const config = loadConfig({
-      [ENV.TABLE_NAME]: tableName,
-      [ENV.INGRESS_QUEUE_URL]: queues.queueUrl,
-      [ENV.DEAD_LETTER_QUEUE_URL]: queues.deadLetterQueueUrl,
-      [ENV.ALLOWED_TARGET_HOSTS]: "127.0.0.1",
+    const config = localConfig({
+      tableName,
+      ingressQueueUrl: queues.queueUrl,
+      deadLetterQueueUrl: queues.deadLetterQueueUrl,
     });
     const orchestrator = createOrchestratorRuntime({
       config,

@@ -1,6 +1,6 @@
 import { createAwsClients } from "../../lib/adapters/aws-clients.js";
-import { ENV, loadConfig } from "../../lib/config.js";
 import { startEventSourcePoller } from "../../lib/local/event-source-poller.js";
+import { localConfig } from "../../lib/local/local-config.js";
 import { LOCAL_CREDENTIALS } from "../../lib/local/local-identity.js";
 import { CountingMetrics, silentLog } from "../../lib/observability.js";
 import { createOrchestratorRuntime, createPorts } from "../../lib/runtime.js";
@@ -35,13 +35,7 @@ const clients = createAwsClients({
     }),
   ],
 });
-const config = loadConfig({
-  [ENV.TABLE_NAME]: settings.tableName,
-  [ENV.INGRESS_QUEUE_URL]: settings.ingressQueueUrl,
-  [ENV.DEAD_LETTER_QUEUE_URL]: settings.deadLetterQueueUrl,
-  // The chaos receiver listens on loopback, which targets may not reach by default.
-  [ENV.ALLOWED_TARGET_HOSTS]: "127.0.0.1",
-});
+const config = localConfig(settings);
 const orchestrator = createOrchestratorRuntime({
   config,
   ports: createPorts(config, clients),

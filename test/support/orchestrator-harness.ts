@@ -6,7 +6,7 @@ import {
   SendMessageBatchCommand,
 } from "@aws-sdk/client-sqs";
 import { scheduleFromAttributes } from "../../lib/adapters/message-schedule.js";
-import { loadConfig, type RicochetConfig } from "../../lib/config.js";
+import type { RicochetConfig } from "../../lib/config.js";
 import type { DeadLetterMessage } from "../../lib/core/dead-letter.js";
 import type { Envelope } from "../../lib/core/envelope.js";
 import type { PolicyOverride } from "../../lib/core/policy.js";
@@ -14,6 +14,7 @@ import type { EventStore, ReceivedMessage } from "../../lib/core/ports.js";
 import type { EventRecord } from "../../lib/core/record.js";
 import { type EventStatus, isTerminal } from "../../lib/core/status.js";
 import { startEventSourcePoller } from "../../lib/local/event-source-poller.js";
+import { localConfig } from "../../lib/local/local-config.js";
 import { CountingMetrics, silentLog } from "../../lib/observability.js";
 import type { Orchestrator } from "../../lib/orchestrator.js";
 import { createOrchestratorRuntime, createPorts, type RicochetPorts } from "../../lib/runtime.js";
@@ -49,14 +50,8 @@ export const createOrchestratorHarness = async (prefix: string) => {
   const metrics = new CountingMetrics();
   const pollers: { stop(): Promise<void> }[] = [];
 
-  const configWith = (overrides: Partial<Record<string, string>> = {}): RicochetConfig =>
-    loadConfig({
-      RICOCHET_TABLE_NAME: tableName,
-      RICOCHET_INGRESS_QUEUE_URL: queues.ingressQueueUrl,
-      RICOCHET_DEAD_LETTER_QUEUE_URL: queues.deadLetterQueueUrl,
-      RICOCHET_ALLOWED_TARGET_HOSTS: "127.0.0.1",
-      ...overrides,
-    });
+  const configWith = (overrides: NodeJS.ProcessEnv = {}): RicochetConfig =>
+    localConfig({ tableName, ...queues }, overrides);
   const config = configWith();
   const ports: RicochetPorts = createPorts(config, clients);
 
