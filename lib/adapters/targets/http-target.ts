@@ -1,5 +1,10 @@
-import { type ClientRequest, request as httpRequest, type IncomingMessage } from "node:http";
-import { request as httpsRequest } from "node:https";
+import {
+  type ClientRequest,
+  Agent as HttpAgent,
+  request as httpRequest,
+  type IncomingMessage,
+} from "node:http";
+import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import { performance } from "node:perf_hooks";
 import { StringDecoder } from "node:string_decoder";
 import { createAddressPolicy } from "../../core/address-policy.js";
@@ -34,6 +39,12 @@ export interface HttpTargetOptions {
 
 export const DEFAULT_USER_AGENT = "Ricochet/1 (+retry orchestrator)";
 export const DEFAULT_MAX_BODY_EXCERPT_BYTES = 512;
+/**
+ * How long an idle pooled connection is kept: below the 5 s idle timeout of Node's and many other
+ * servers (load balancers keep 60 s), so the pool seldom offers a socket the server is closing.
+ * A server's `Keep-Alive: timeout=` hint shortens it further.
+ */
+export const IDLE_CONNECTION_MS = 4_000;
 
 /** Merges header records by case-insensitive name; later records win, keeping their spelling. */
 const mergeHeaders = (
@@ -113,6 +124,11 @@ const errorMessage = (error: unknown): string =>
  * `Ricochet-Event-Id` and `Ricochet-Attempt` (and signature headers when a signer is given),
  * refuses internal addresses after DNS, pins the connection to the address checked, never follows
  * redirects, and bounds the whole call (DNS, signing, connect, response) by the target's timeout.
+ * Connections are kept alive and reused per host: a TCP and TLS handshake per attempt would often
+ * cost more than the call. A reused connection the server closes just as a request goes out is
+ * reported like any reset after sending (uncertain), never silently sent again: one attempt is
+ * one call. Every call still resolves and checks the host, so a name that now resolves to an
+ * internal address is refused even while a pooled connection to its old address is open.
  * It never throws: every failure comes back as an error result with its category and whether the
  * request may have reached the receiver. Body excerpts and messages are scrubbed of the request's
  * secret header values.
@@ -123,6 +139,12 @@ export const createHttpTarget = (options: HttpTargetOptions = {}): DeliveryTarge
   const now = options.now ?? (() => performance.now());
   const maxExcerpt = options.maxBodyExcerptBytes ?? DEFAULT_MAX_BODY_EXCERPT_BYTES;
   const userAgent = options.userAgent ?? DEFAULT_USER_AGENT;
+  // One pool per target. Idle pooled sockets are unreferenced, so they never keep a process
+  // alive; a new connection uses the pinned lookup, so it goes where the check looked.
+  const agents = {
+    http: new HttpAgent({ keepAlive: true, timeout: IDLE_CONNECTION_MS }),
+    https: new HttpsAgent({ keepAlive: true, timeout: IDLE_CONNECTION_MS }),
+  };
 
   const deliver = ({
     envelope,
@@ -160,12 +182,15 @@ export const createHttpTarget = (options: HttpTargetOptions = {}): DeliveryTarge
       const chunks: Buffer[] = [];
       let received = 0;
 
+      let ended = false;
+
       const finish = (result: AttemptResult): void => {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
-        // Stops reading the rest of the body and frees the socket; no keep-alive to preserve.
-        request?.destroy();
+        // A response read to its end leaves its socket to the pool; anything cut short (a long
+        // body, a timeout, an error) closes it, since the connection's state is unknown.
+        if (!ended) request?.destroy();
         settle(result);
       };
       const fail = (category: ErrorCategory, message: string, requestSent = flushed): void =>
@@ -225,7 +250,8 @@ export const createHttpTarget = (options: HttpTargetOptions = {}): DeliveryTarge
             "Ricochet-Attempt": String(attempt),
           },
         );
-        const transport = url.protocol === "https:" ? httpsRequest : httpRequest;
+        const secure = url.protocol === "https:";
+        const transport = secure ? httpsRequest : httpRequest;
         request = transport({
           protocol: url.protocol,
           host: url.hostname.replace(/^\[(.*)\]$/, "$1"),
@@ -235,9 +261,7 @@ export const createHttpTarget = (options: HttpTargetOptions = {}): DeliveryTarge
           headers,
           auth: username === "" && password === "" ? undefined : `${username}:${password}`,
           lookup: pinnedLookup(safe.address, safe.family),
-          // A fresh connection per attempt: a pooled socket closed by the server would surface
-          // as a reset after sending, a false "uncertain".
-          agent: false,
+          agent: secure ? agents.https : agents.http,
         });
         request.on("finish", () => {
           flushed = true;
@@ -254,7 +278,10 @@ export const createHttpTarget = (options: HttpTargetOptions = {}): DeliveryTarge
             received += chunk.length;
             if (received >= maxExcerpt) respond(res);
           });
-          res.on("end", () => respond(res));
+          res.on("end", () => {
+            ended = true;
+            respond(res);
+          });
           // A reset in the middle of the body: the status line already said what happened.
           res.on("error", () => respond(res));
           res.on("aborted", () => respond(res));

@@ -106,6 +106,48 @@ describe("createHttpTarget against a local receiver", () => {
     });
   });
 
+  it("reuses one kept-alive connection for consecutive calls to the same host", async () => {
+    const server = await receiver((_req, res) => res.writeHead(200).end("ok"));
+    const target = createHttpTarget({ allowedHosts: LOOPBACK });
+    const envelope = envelopeTo(`http://127.0.0.1:${server.port}/`);
+
+    const results = [];
+    for (let call = 0; call < 3; call += 1) {
+      results.push(await target.deliver({ envelope, attempt: call + 1 }));
+    }
+
+    expect(results.map((r) => (r.kind === "response" ? r.statusCode : r.kind))).toEqual([
+      200, 200, 200,
+    ]);
+    expect(server.seen).toHaveLength(3);
+    expect(server.connections()).toBe(1);
+  });
+
+  it("reports a reused connection closed without an answer as sent, and reconnects for the next call", async () => {
+    // The keep-alive race as the client sees it: the server drops a pooled connection as the next
+    // request goes out on it. It may have read the request, so the call is not silently repeated.
+    const server = await receiver((_req, res) => {
+      if (server.seen.length === 2) res.socket?.destroy();
+      else res.writeHead(200).end("ok");
+    });
+    const target = createHttpTarget({ allowedHosts: LOOPBACK });
+    const envelope = envelopeTo(`http://127.0.0.1:${server.port}/`);
+
+    const first = await target.deliver({ envelope, attempt: 1 });
+    const dropped = await target.deliver({ envelope, attempt: 2 });
+    const next = await target.deliver({ envelope, attempt: 3 });
+
+    expect(first).toMatchObject({ kind: "response", statusCode: 200 });
+    expect(dropped).toMatchObject({
+      kind: "error",
+      category: ErrorCategory.CONNECTION_RESET,
+      requestSent: true,
+    });
+    expect(next).toMatchObject({ kind: "response", statusCode: 200 });
+    expect(server.seen.map((r) => r.headers["ricochet-attempt"])).toEqual(["1", "2", "3"]);
+    expect(server.connections()).toBe(2);
+  });
+
   it("defaults to POST with Content-Type application/json", async () => {
     const server = await receiver((_req, res) => res.writeHead(200).end());
     await deliver(envelopeTo(`http://127.0.0.1:${server.port}/`));
