@@ -17,6 +17,7 @@ import {
   DYNAMO_READ_COMMANDS,
   DYNAMO_WRITE_COMMANDS,
 } from "./support/request-counter.js";
+import { percentile, retryGapSamples } from "./support/schedule-error.js";
 import { startSeededReceiver } from "./support/seeded-receiver.js";
 
 export interface BenchOptions {
@@ -39,8 +40,10 @@ export interface BenchOptions {
   /** How long one contender may take to deliver every event before the round fails. */
   readonly deliveryTimeoutMs?: number;
   /**
-   * Events per contender in one unmeasured warm-up pass before round 1 (0 for none); default
-   * min(50, events). Without it the first contender of round 1 pays for the emulators' JIT.
+   * Events per contender in one unmeasured warm-up pass against the healthy receiver before
+   * round 1 (0 for none); default {@link DEFAULT_WARMUP_EVENTS}. DynamoDB Local's JVM and V8 are
+   * still compiling after a few hundred requests: with a 50-event warm-up the first rounds ran
+   * at half the rate of later ones, which fell on whichever contender went first.
    */
   readonly warmupEvents?: number;
   /** Build the orchestrator bundle and time its initialisation; default true. */
@@ -69,8 +72,15 @@ export interface ContenderFigures {
   readonly dynamoIndexWriteUnitsPerEvent: number;
   readonly dynamoReadUnitsPerEvent: number;
   readonly cpuMsPerRecord: number;
+  /** Ricochet: how late each retry's call came against the time its record scheduled. */
   readonly scheduleErrorP50Ms: number | null;
   readonly scheduleErrorP99Ms: number | null;
+  /**
+   * Every contender: ms from a failed call to the next call of the same event, at the receiver.
+   * The retry delay as the target sees it; it sets the flaky scenario's tail, hence its rate.
+   */
+  readonly retryGapP50Ms: number | null;
+  readonly retryGapP99Ms: number | null;
   /** Median size of a finished attempt record as JSON: ≈ DynamoDB item size (1 WRU per KB). */
   readonly recordBytesP50: number | null;
   readonly recordBytesMax: number | null;
@@ -97,8 +107,17 @@ export interface BenchResult {
   readonly ceiling: CeilingFigures & { readonly rounds: number };
 }
 
-/** The contenders, in the order each round runs them. */
+/** The contenders; round `r` runs them rotated by `r - 1`, so none always goes first. */
 export const CONTENDERS: readonly Contender[] = [ricochet, powertools, bareSqs];
+
+/** Warm-up events per contender: enough for the emulators' request rate to level off. */
+export const DEFAULT_WARMUP_EVENTS = 1_000;
+
+/** The order of round `round` (1-based): machine drift and after-effects fall on each in turn. */
+export const contendersInRound = (round: number): readonly Contender[] => {
+  const shift = (round - 1) % CONTENDERS.length;
+  return [...CONTENDERS.slice(shift), ...CONTENDERS.slice(0, shift)];
+};
 
 interface RoundFigures {
   readonly delivered: number;
@@ -109,6 +128,7 @@ interface RoundFigures {
   readonly requests: Record<string, number>;
   readonly capacity: CapacityTotals;
   readonly extra: Record<string, number | null>;
+  readonly retryGaps: readonly number[];
   readonly failedBatches: number;
 }
 
@@ -226,6 +246,7 @@ const runContender = async (
       requests,
       capacity: consumed,
       extra,
+      retryGaps: retryGapSamples(receiver.calls),
       failedBatches,
     };
   } finally {
@@ -269,6 +290,8 @@ const summarise = (
     cpuMsPerRecord: round3(median(rounds.map((r) => r.cpuMs / Math.max(1, r.records)))),
     scheduleErrorP50Ms: medianOrNull(rounds.map((r) => r.extra.scheduleErrorP50Ms)),
     scheduleErrorP99Ms: medianOrNull(rounds.map((r) => r.extra.scheduleErrorP99Ms)),
+    retryGapP50Ms: medianOrNull(rounds.map((r) => percentile(r.retryGaps, 50))),
+    retryGapP99Ms: medianOrNull(rounds.map((r) => percentile(r.retryGaps, 99))),
     recordBytesP50: medianOrNull(rounds.map((r) => r.extra.recordBytesP50)),
     recordBytesMax: medianOrNull(rounds.map((r) => r.extra.recordBytesMax)),
     bundleBytes: bundle?.bundleBytes ?? null,
@@ -280,7 +303,8 @@ const summarise = (
 
 /**
  * Runs every contender on the same events against the same local AWS, interleaved round by round
- * (A B C ceiling, A B C ceiling, …) so machine noise falls on all alike, and reports medians.
+ * and rotated (A B C ceiling, B C A ceiling, C A B ceiling, …) so machine noise and drift fall on
+ * all alike, and reports medians.
  */
 export const runBenchmark = async (options: BenchOptions): Promise<BenchResult> => {
   const settings = {
@@ -303,16 +327,22 @@ export const runBenchmark = async (options: BenchOptions): Promise<BenchResult> 
     );
     const healthy = options.healthy !== false;
     const ceilings: CeilingFigures[] = [];
-    const warmupEvents = options.warmupEvents ?? Math.min(50, settings.events);
+    const warmupEvents = options.warmupEvents ?? DEFAULT_WARMUP_EVENTS;
     if (warmupEvents > 0) {
       for (const contender of CONTENDERS) {
-        await runContender(contender, 0, { ...settings, events: warmupEvents }, plainClients);
+        await runContender(
+          contender,
+          0,
+          { ...settings, events: warmupEvents, failureRate: 0 },
+          plainClients,
+        );
       }
       await measureCeiling(plainClients, { ...settings, messages: warmupEvents });
       progress(`warm-up: ${warmupEvents} events per contender, not measured`);
     }
     for (let round = 1; round <= settings.rounds; round += 1) {
-      for (const contender of healthy ? CONTENDERS : []) {
+      const order = contendersInRound(round);
+      for (const contender of healthy ? order : []) {
         const figures = await runContender(
           contender,
           round,
@@ -324,7 +354,7 @@ export const runBenchmark = async (options: BenchOptions): Promise<BenchResult> 
           `round ${round} ${contender.name} (healthy): ${figures.delivered} events in ${figures.wallMs} ms`,
         );
       }
-      for (const contender of CONTENDERS) {
+      for (const contender of order) {
         const figures = await runContender(contender, round, settings, plainClients);
         perContender.get(contender.name)?.push(figures);
         progress(

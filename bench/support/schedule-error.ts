@@ -40,3 +40,16 @@ export const scheduleErrors = (
     retries: samples.length,
   };
 };
+
+/**
+ * For every failed call that was retried: ms from the failed call's arrival to the next call's
+ * arrival at the receiver. Needs no records, so it compares contenders whose retry clocks start at
+ * different moments (Ricochet's at the failure, a visibility timeout's at the receive).
+ */
+export const retryGapSamples = (calls: ReadonlyMap<string, readonly ReceiverCall[]>): number[] =>
+  [...calls.values()].flatMap((list) =>
+    list.flatMap((call, index) => {
+      const next = list[index + 1];
+      return call.status >= 500 && next !== undefined ? [next.startedAt - call.startedAt] : [];
+    }),
+  );

@@ -12,6 +12,8 @@ const figureNames = [
   "cpuMsPerRecord",
   "scheduleErrorP50Ms",
   "scheduleErrorP99Ms",
+  "retryGapP50Ms",
+  "retryGapP99Ms",
   "bundleBytes",
   "initMs",
   "ceilingFraction",
@@ -35,6 +37,8 @@ describe("benchmark harness", () => {
       expect(figures.eventsPerSecond).toBeGreaterThan(0);
       // 30% of calls fail, so every contender needs more target calls than events.
       expect(figures.attemptsPerEvent).toBeGreaterThan(1);
+      // Every contender waits its 1 s retry delay, give or take the time to pick a retry up.
+      expect(figures.retryGapP50Ms).toBeGreaterThan(500);
     }
     expect(json.ceiling.attemptsPerSecond).toBeGreaterThan(0);
 
