@@ -36,6 +36,7 @@ const { values } = parseArgs({
     rounds: { type: "string" },
     seed: { type: "string" },
     rate: { type: "string" },
+    pollers: { type: "string" },
   },
 });
 
@@ -108,6 +109,7 @@ try {
     rounds: wholeNumber("rounds", values.rounds, 3),
     seed: wholeNumber("seed", values.seed, 7),
     ...(values.rate === undefined ? {} : { submitRate: wholeNumber("rate", values.rate, 1) }),
+    ...(values.pollers === undefined ? {} : { pollers: wholeNumber("pollers", values.pollers, 1) }),
     progress: (line) => console.error(`[bench] ${line}`),
   });
   if (values.json) console.log(JSON.stringify(result));
