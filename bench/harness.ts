@@ -40,10 +40,10 @@ export interface BenchOptions {
   /** How long one contender may take to deliver every event before the round fails. */
   readonly deliveryTimeoutMs?: number;
   /**
-   * Events per contender in one unmeasured warm-up pass against the healthy receiver before
-   * round 1 (0 for none); default {@link DEFAULT_WARMUP_EVENTS}. DynamoDB Local's JVM and V8 are
-   * still compiling after a few hundred requests: with a 50-event warm-up the first rounds ran
-   * at half the rate of later ones, which fell on whichever contender went first.
+   * Events per contender in one unmeasured warm-up round, run exactly like a measured one (both
+   * scenarios and the ceiling), before round 1; 0 for none; default `events`. DynamoDB Local's
+   * JVM keeps compiling for thousands of requests: after a 50-event warm-up the first round ran
+   * at half the rate of later ones, and after 1 000 healthy events still a third slower.
    */
   readonly warmupEvents?: number;
   /** Build the orchestrator bundle and time its initialisation; default true. */
@@ -110,12 +110,10 @@ export interface BenchResult {
 /** The contenders; round `r` runs them rotated by `r - 1`, so none always goes first. */
 export const CONTENDERS: readonly Contender[] = [ricochet, powertools, bareSqs];
 
-/** Warm-up events per contender: enough for the emulators' request rate to level off. */
-export const DEFAULT_WARMUP_EVENTS = 1_000;
-
-/** The order of round `round` (1-based): machine drift and after-effects fall on each in turn. */
+/** The order of round `round` (1-based; 0 is the warm-up): drift and after-effects fall on each in turn. */
 export const contendersInRound = (round: number): readonly Contender[] => {
-  const shift = (round - 1) % CONTENDERS.length;
+  const n = CONTENDERS.length;
+  const shift = (((round - 1) % n) + n) % n;
   return [...CONTENDERS.slice(shift), ...CONTENDERS.slice(0, shift)];
 };
 
@@ -304,7 +302,7 @@ const summarise = (
 /**
  * Runs every contender on the same events against the same local AWS, interleaved round by round
  * and rotated (A B C ceiling, B C A ceiling, C A B ceiling, …) so machine noise and drift fall on
- * all alike, and reports medians.
+ * all alike, after one unmeasured warm-up round, and reports medians.
  */
 export const runBenchmark = async (options: BenchOptions): Promise<BenchResult> => {
   const settings = {
@@ -327,47 +325,42 @@ export const runBenchmark = async (options: BenchOptions): Promise<BenchResult> 
     );
     const healthy = options.healthy !== false;
     const ceilings: CeilingFigures[] = [];
-    const warmupEvents = options.warmupEvents ?? DEFAULT_WARMUP_EVENTS;
-    if (warmupEvents > 0) {
-      for (const contender of CONTENDERS) {
-        await runContender(
-          contender,
-          0,
-          { ...settings, events: warmupEvents, failureRate: 0 },
-          plainClients,
-        );
-      }
-      await measureCeiling(plainClients, { ...settings, messages: warmupEvents });
-      progress(`warm-up: ${warmupEvents} events per contender, not measured`);
-    }
-    for (let round = 1; round <= settings.rounds; round += 1) {
+    /** One round: healthy then flaky for each contender in the round's order, then the ceiling. */
+    const runRound = async (round: number, events: number, measured: boolean): Promise<void> => {
+      const label = measured ? `round ${round}` : "warm-up";
       const order = contendersInRound(round);
       for (const contender of healthy ? order : []) {
         const figures = await runContender(
           contender,
           round,
-          { ...settings, failureRate: 0 },
+          { ...settings, events, failureRate: 0 },
           plainClients,
         );
-        perContenderHealthy.get(contender.name)?.push(figures);
+        if (measured) perContenderHealthy.get(contender.name)?.push(figures);
         progress(
-          `round ${round} ${contender.name} (healthy): ${figures.delivered} events in ${figures.wallMs} ms`,
+          `${label} ${contender.name} (healthy): ${figures.delivered} events in ${figures.wallMs} ms`,
         );
       }
       for (const contender of order) {
-        const figures = await runContender(contender, round, settings, plainClients);
-        perContender.get(contender.name)?.push(figures);
+        const figures = await runContender(contender, round, { ...settings, events }, plainClients);
+        if (measured) perContender.get(contender.name)?.push(figures);
         progress(
-          `round ${round} ${contender.name}: ${figures.delivered} events in ${figures.wallMs} ms, ${figures.targetCalls} target calls`,
+          `${label} ${contender.name}: ${figures.delivered} events in ${figures.wallMs} ms, ${figures.targetCalls} target calls`,
         );
       }
       const ceiling = await measureCeiling(plainClients, {
-        messages: settings.events,
+        messages: events,
         pollers: settings.pollers,
         batchSize: settings.batchSize,
       });
-      ceilings.push(ceiling);
-      progress(`round ${round} ceiling: ${ceiling.attemptsPerSecond.toFixed(1)} attempts/s`);
+      if (measured) ceilings.push(ceiling);
+      progress(`${label} ceiling: ${ceiling.attemptsPerSecond.toFixed(1)} attempts/s`);
+    };
+
+    const warmupEvents = options.warmupEvents ?? settings.events;
+    if (warmupEvents > 0) await runRound(0, warmupEvents, false);
+    for (let round = 1; round <= settings.rounds; round += 1) {
+      await runRound(round, settings.events, true);
     }
     const ceiling = median(ceilings.map((c) => c.attemptsPerSecond));
     const bundle = options.measureBundle === false ? undefined : await measureBundle(options.local);
