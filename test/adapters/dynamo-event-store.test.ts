@@ -77,6 +77,18 @@ describe("DynamoDB event store", () => {
       leaseExpiresAt: FIXED_NOW_MS + LEASE_MS,
       currentAttempt: { attempt: 1, worker: "worker-a" },
     });
+    expect(await store.get(id)).toEqual(record);
+  });
+
+  it("returns the record exactly as stored when a later claim updates it", async () => {
+    const id = anEventId();
+    const first = await claimed(id);
+    await store.recordResult(resultOf(first, EventStatus.RETRY_SCHEDULED));
+
+    const retry = await claimed(id, { generation: 1, nowMs: FIXED_NOW_MS + 1_000 });
+
+    expect(retry).toMatchObject({ attempts: 2, generation: 1, status: "in_flight" });
+    expect(await store.get(id)).toEqual(retry);
   });
 
   it.each([
