@@ -56,7 +56,3 @@ export const canTransition = (from: EventStatus | undefined, to: EventStatus): b
 export const assertTransition = (from: EventStatus | undefined, to: EventStatus): void => {
   if (!canTransition(from, to)) throw new IllegalTransitionError(from ?? "(new)", to);
 };
-
-/** The statuses from which `to` can be reached: what a conditional write must require. */
-export const statusesLeadingTo = (to: EventStatus): EventStatus[] =>
-  ALL_STATUSES.filter((from) => TRANSITIONS[from].includes(to));

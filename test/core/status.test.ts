@@ -6,7 +6,6 @@ import {
   canTransition,
   EventStatus,
   isTerminal,
-  statusesLeadingTo,
 } from "../../lib/core/status.js";
 
 const S = EventStatus;
@@ -72,12 +71,5 @@ describe("event status transitions", () => {
     [S.RETRY_SCHEDULED, false],
   ])("%s is terminal: %s", (status, terminal) => {
     expect(isTerminal(status)).toBe(terminal);
-  });
-
-  it.each(ALL_STATUSES)("lists exactly the existing statuses leading to %s", (to) => {
-    const expected = ALLOWED.filter(([from, t]) => from !== undefined && t === to).map(
-      ([from]) => from,
-    );
-    expect(statusesLeadingTo(to).sort()).toEqual(expected.sort());
   });
 });
