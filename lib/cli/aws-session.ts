@@ -14,6 +14,7 @@ import { type ResourceFlags, type ResourceName, resolveResources } from "./resou
 export interface AwsSession {
   readonly clients: AwsClients;
   ingressQueueUrl(): string;
+  redriveFunctionName(): string;
   ingressQueue(): IngressQueue;
   deadLetterQueue(): DeadLetterQueue;
   store(): EventStore;
@@ -43,6 +44,7 @@ export const withAwsSession = async <T>(
     return await work({
       clients,
       ingressQueueUrl: () => need("ingressQueueUrl"),
+      redriveFunctionName: () => need("redriveFunctionName"),
       ingressQueue: () =>
         createSqsIngressQueue({ sqs: clients.sqs, queueUrl: need("ingressQueueUrl") }),
       deadLetterQueue: () =>

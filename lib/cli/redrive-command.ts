@@ -1,11 +1,12 @@
 import Table from "cli-table3";
 import { type Command, Option } from "commander";
+import { invokeRedriveFunction } from "../adapters/redrive-function.js";
 import { ENV } from "../config.js";
 import { DeadLetterReason } from "../core/decide.js";
 import { ConfigurationError, QueueUnavailableError } from "../core/errors.js";
 import { DEFAULT_POLICY, type RetryPolicy, resolvePolicy } from "../core/policy.js";
 import { type RedriveReport, redrive } from "../redrive.js";
-import type { RedriveRequestInput } from "../redrive-request.js";
+import { parseRedriveRequest, type RedriveRequestInput } from "../redrive-request.js";
 import { callerName, withAwsSession } from "./aws-session.js";
 import {
   parseNonNegativeNumber,
@@ -30,6 +31,8 @@ interface RedriveFlags extends ResourceFlags {
   readonly why?: string;
   readonly dryRun: boolean;
   readonly json: boolean;
+  /** `--function` alone: the stack's redrive function; with a value: that function. */
+  readonly function?: string | true;
 }
 
 const renderReport = (report: RedriveReport): string => {
@@ -81,7 +84,10 @@ export const requestFromFlags = (flags: RedriveFlags): RedriveRequestInput => ({
   why: flags.why,
 });
 
-/** `ricochet redrive`: moves dead-lettered events back, with the caller's own credentials. */
+/**
+ * `ricochet redrive`: moves dead-lettered events back, in this process with the caller's own
+ * credentials, or in the deployed redrive function with `--function`.
+ */
 export const registerRedriveCommand = (program: Command): void => {
   const command = program
     .command("redrive")
@@ -113,32 +119,18 @@ export const registerRedriveCommand = (program: Command): void => {
     .option("--rate <perSecond>", "moves per second (default 10)", parseNonNegativeNumber)
     .option("--by <name>", "who asks, for the audit entry (default $USER)")
     .option("--why <text>", "why, for the audit entry")
-    .option("--dry-run", "list what would move; change nothing", false);
+    .option("--dry-run", "list what would move; change nothing", false)
+    .option(
+      "--function [name]",
+      "run it in the deployed redrive function (its role, the deployment's policy); " +
+        "default: the stack's RedriveFunctionName output",
+    );
   addResourceOptions(withJsonOption(command)).action(async (flags: RedriveFlags) => {
     const request = requestFromFlags(flags);
-    const progress = createProgress(flags.dryRun ? "checking" : "redriving", flags);
-    let report: RedriveReport;
-    try {
-      report = await withAwsSession(
-        ["ingressQueueUrl", "deadLetterQueueUrl", "tableName"],
-        flags,
-        (session) =>
-          redrive(
-            {
-              deadLetterQueue: session.deadLetterQueue(),
-              ingressQueue: session.ingressQueue(),
-              store: session.store(),
-              clock: Date.now,
-              sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
-              defaultPolicy: defaultPolicyFromEnv(),
-              onProgress: (p) => progress.update(p.done, p.total),
-            },
-            request,
-          ),
-      );
-    } finally {
-      progress.stop();
-    }
+    const report =
+      flags.function === undefined
+        ? await redriveHere(flags, request)
+        : await redriveInFunction(flags, flags.function, request);
     printResult(report, { json: flags.json, human: renderReport });
     if (report.failed.length > 0) {
       throw new QueueUnavailableError(
@@ -146,4 +138,52 @@ export const registerRedriveCommand = (program: Command): void => {
       );
     }
   });
+};
+
+/** Runs the redrive in this process, with the caller's credentials and a progress display. */
+const redriveHere = async (
+  flags: RedriveFlags,
+  request: RedriveRequestInput,
+): Promise<RedriveReport> => {
+  const progress = createProgress(flags.dryRun ? "checking" : "redriving", flags);
+  try {
+    return await withAwsSession(
+      ["ingressQueueUrl", "deadLetterQueueUrl", "tableName"],
+      flags,
+      (session) =>
+        redrive(
+          {
+            deadLetterQueue: session.deadLetterQueue(),
+            ingressQueue: session.ingressQueue(),
+            store: session.store(),
+            clock: Date.now,
+            sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+            defaultPolicy: defaultPolicyFromEnv(),
+            onProgress: (p) => progress.update(p.done, p.total),
+          },
+          request,
+        ),
+    );
+  } finally {
+    progress.stop();
+  }
+};
+
+/**
+ * Asks the deployed redrive function to run the request: the operator needs only permission to
+ * invoke it. The request is validated here first, so a bad flag fails before any AWS call.
+ */
+const redriveInFunction = async (
+  flags: RedriveFlags,
+  name: string | true,
+  request: RedriveRequestInput,
+): Promise<RedriveReport> => {
+  parseRedriveRequest(request);
+  const named = name === true ? undefined : name;
+  return withAwsSession(named === undefined ? ["redriveFunctionName"] : [], flags, (session) =>
+    invokeRedriveFunction(
+      { lambda: session.clients.lambda, functionName: named ?? session.redriveFunctionName() },
+      request,
+    ),
+  );
 };

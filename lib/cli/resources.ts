@@ -25,7 +25,7 @@ const FLAG: Readonly<Record<ResourceName, string>> = {
   ingressQueueUrl: "--queue-url",
   deadLetterQueueUrl: "--dead-letter-queue-url",
   tableName: "--table",
-  redriveFunctionName: "--stack",
+  redriveFunctionName: "--function <name>",
 };
 
 const ENV_VAR: Readonly<Partial<Record<ResourceName, string>>> = {

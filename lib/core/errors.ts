@@ -96,5 +96,8 @@ export class InvalidRequestError extends RicochetError {
   }
 }
 
+/** The deployed redrive function could not be invoked, failed, or answered with no report. */
+export class RedriveFunctionError extends RicochetError {}
+
 /** A secret Ricochet needs (the signing key) could not be read from its store. */
 export class SecretUnavailableError extends RicochetError {}

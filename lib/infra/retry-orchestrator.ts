@@ -172,8 +172,9 @@ export class RetryOrchestrator extends Construct {
   }
 
   /**
-   * Lets `grantee` run redrives and list what is dead-lettered: invoke the redrive function, read
-   * the dead-letter queue (its KMS key too, if any) and read the record table.
+   * Lets `grantee` run redrives and list what is dead-lettered: invoke the redrive function
+   * (`ricochet redrive --function`), read the dead-letter queue (its KMS key too, if any) and
+   * read the record table.
    */
   public grantRedrive(grantee: IGrantable): Grant {
     return this.redriveFunction
@@ -196,7 +197,7 @@ export class RetryOrchestrator extends Construct {
    * caller's own credentials rather than through the redrive function: everything of
    * {@link grantRedrive}, plus consuming the dead-letter queue, sending to the ingress queue and
    * writing records (the redrive's audit entry). Prefer {@link grantRedrive} where operators can
-   * invoke the function instead.
+   * invoke the function instead (`ricochet redrive --function`).
    */
   public grantDirectRedrive(grantee: IGrantable): Grant {
     return this.grantRedrive(grantee)

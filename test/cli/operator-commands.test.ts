@@ -18,7 +18,7 @@ import {
   type TestQueues,
   testClients,
 } from "../support/local-aws.js";
-import { runCli } from "./run-cli.js";
+import { expectOneLineError, runCli } from "./run-cli.js";
 
 const { sqs, documents } = testClients();
 
@@ -42,11 +42,6 @@ beforeAll(async () => {
   dead = [await deadLetterEvent(store, dlq), await deadLetterEvent(store, dlq)];
 });
 
-const oneLine = (text: string): void => {
-  expect(text.trim().split("\n")).toHaveLength(1);
-  expect(text).toMatch(/^ricochet: /);
-};
-
 describe("ricochet CLI", () => {
   it("submits one envelope from a file and reports it accepted", async () => {
     const dir = await mkdtemp(join(tmpdir(), "ricochet-cli-"));
@@ -68,7 +63,7 @@ describe("ricochet CLI", () => {
     const report = JSON.parse(result.stdout) as SubmitReport;
     expect(report.accepted.map((a) => a.eventId)).toEqual([good.eventId]);
     expect(report.rejected.map((r) => r.index)).toEqual([1]);
-    oneLine(result.stderr);
+    expectOneLineError(result.stderr);
   });
 
   it("shows an event's record with its history", async () => {
@@ -83,7 +78,7 @@ describe("ricochet CLI", () => {
   it("exits 1 with one line for an event that has no record", async () => {
     const result = await runCli(["status", "no-such-event", ...resources]);
     expect(result.code).toBe(1);
-    oneLine(result.stderr);
+    expectOneLineError(result.stderr);
   });
 
   it("lists events by status", async () => {
@@ -141,7 +136,7 @@ describe("ricochet CLI", () => {
       { stdin: JSON.stringify(anEnvelope()) },
     );
     expect(result.code).toBe(1);
-    oneLine(result.stderr);
+    expectOneLineError(result.stderr);
     expect(result.stderr).toMatch(/queue does not exist/);
   });
 });

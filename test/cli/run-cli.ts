@@ -1,4 +1,5 @@
 import { execFile } from "node:child_process";
+import { expect } from "vitest";
 import { localAwsEnv } from "../../lib/adapters/aws-clients.js";
 import { localAws } from "../support/local-aws.js";
 
@@ -14,7 +15,7 @@ export interface CliResult {
  */
 export const runCli = (
   args: readonly string[],
-  options: { stdin?: string } = {},
+  options: { stdin?: string; env?: Readonly<Record<string, string>> } = {},
 ): Promise<CliResult> =>
   new Promise((resolve) => {
     const child = execFile(
@@ -26,6 +27,7 @@ export const runCli = (
           HOME: process.env.HOME ?? "",
           USER: "cli-test",
           ...localAwsEnv(localAws()),
+          ...options.env,
         },
         timeout: 60_000,
       },
@@ -36,3 +38,9 @@ export const runCli = (
     );
     child.stdin?.end(options.stdin ?? "");
   });
+
+/** The CLI's contract for failures: exactly one line on stderr, prefixed `ricochet: `. */
+export const expectOneLineError = (stderr: string): void => {
+  expect(stderr.trim().split("\n")).toHaveLength(1);
+  expect(stderr).toMatch(/^ricochet: /);
+};
