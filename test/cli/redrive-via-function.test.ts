@@ -8,6 +8,7 @@ import { createSqsIngressQueue } from "../../lib/adapters/sqs-ingress-queue.js";
 import { DEFAULT_POLICY } from "../../lib/core/policy.js";
 import { type RedriveReport, redrive } from "../../lib/redrive.js";
 import type { RedriveRequestInput } from "../../lib/redrive-request.js";
+import { closedPort } from "../adapters/targets/local-servers.js";
 import { deadLetterEvent } from "../support/dead-letter-fixture.js";
 import {
   createTestQueues,
@@ -122,6 +123,18 @@ describe("ricochet redrive --function", () => {
     expect(result.code).toBe(1);
     expectOneLineError(result.stderr);
     expect(result.stderr.trim()).toBe(`ricochet: ${message}`);
+  });
+
+  it("reports a function it cannot reach as one line and exit 1", async () => {
+    const port = await closedPort();
+    const result = await runCli(["redrive", "--function", FUNCTION, "--reason", "exhausted"], {
+      env: { [ENDPOINT_ENV.LAMBDA]: `http://127.0.0.1:${port}` },
+    });
+    expect(result.code).toBe(1);
+    expectOneLineError(result.stderr);
+    expect(result.stderr).toMatch(
+      /^ricochet: could not invoke the redrive function ricochet-redrive: /,
+    );
   });
 
   it("refuses an invalid request before invoking anything", async () => {
