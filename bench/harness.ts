@@ -12,6 +12,7 @@ import { bareSqs } from "./contenders/bare-sqs.js";
 import { powertools } from "./contenders/powertools.js";
 import { ricochet } from "./contenders/ricochet.js";
 import { type CapacityTotals, createCapacityCounter } from "./support/capacity-counter.js";
+import { usdPerMillionEvents } from "./support/list-prices.js";
 import {
   createRequestCounter,
   DYNAMO_READ_COMMANDS,
@@ -71,6 +72,13 @@ export interface ContenderFigures {
   /** Of those, the units spent on global secondary indexes. */
   readonly dynamoIndexWriteUnitsPerEvent: number;
   readonly dynamoReadUnitsPerEvent: number;
+  /** SQS requests per delivered event (the sum of the `SQS.*` entries of `requestsByApi`). */
+  readonly sqsRequestsPerEvent: number;
+  /**
+   * SQS + DynamoDB list price of a million delivered events, in dollars
+   * (bench/support/list-prices.ts); Lambda duration and invocations are not included.
+   */
+  readonly usdPerMillionEvents: number;
   readonly cpuMsPerRecord: number;
   /** Ricochet: how late each retry's call came against the time its record scheduled. */
   readonly scheduleErrorP50Ms: number | null;
@@ -268,6 +276,7 @@ const summarise = (
     const [service, command = ""] = key.split(".");
     return service === "DynamoDB" && set.has(command);
   };
+  const isSqs = (key: string) => key.startsWith("SQS.");
   const apis = [...new Set(rounds.flatMap((r) => Object.keys(r.requests)))].sort();
   const eventsPerSecond = round3(median(rounds.map((r) => (r.delivered / r.wallMs) * 1000)));
   return {
@@ -285,6 +294,18 @@ const summarise = (
     dynamoWriteUnitsPerEvent: perEvent((r) => r.capacity.writeUnits),
     dynamoIndexWriteUnitsPerEvent: perEvent((r) => r.capacity.indexWriteUnits),
     dynamoReadUnitsPerEvent: perEvent((r) => r.capacity.readUnits),
+    sqsRequestsPerEvent: perEvent((r) => sumWhere(r, isSqs)),
+    usdPerMillionEvents: round3(
+      median(
+        rounds.map((r) =>
+          usdPerMillionEvents({
+            sqsRequests: sumWhere(r, isSqs) / r.delivered,
+            dynamoWriteUnits: r.capacity.writeUnits / r.delivered,
+            dynamoReadUnits: r.capacity.readUnits / r.delivered,
+          }),
+        ),
+      ),
+    ),
     cpuMsPerRecord: round3(median(rounds.map((r) => r.cpuMs / Math.max(1, r.records)))),
     scheduleErrorP50Ms: medianOrNull(rounds.map((r) => r.extra.scheduleErrorP50Ms)),
     scheduleErrorP99Ms: medianOrNull(rounds.map((r) => r.extra.scheduleErrorP99Ms)),

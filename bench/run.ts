@@ -62,6 +62,7 @@ const tableOf = (figures: Figures, withApis: boolean): string => {
   pick("DynamoDB write units/event", (f) => f.dynamoWriteUnitsPerEvent);
   pick("  of which index units", (f) => f.dynamoIndexWriteUnitsPerEvent);
   pick("CPU ms/record", (f) => f.cpuMsPerRecord);
+  pick("$ per million events (SQS + DynamoDB)", (f) => f.usdPerMillionEvents);
   pick("fraction of ceiling", (f) => f.ceilingFraction);
   if (withApis) {
     pick("schedule error p50 ms", (f) => f.scheduleErrorP50Ms);

@@ -10,6 +10,8 @@ const figureNames = [
   "dynamoReadsPerEvent",
   "dynamoWriteUnitsPerEvent",
   "cpuMsPerRecord",
+  "sqsRequestsPerEvent",
+  "usdPerMillionEvents",
   "scheduleErrorP50Ms",
   "scheduleErrorP99Ms",
   "retryGapP50Ms",
@@ -71,6 +73,9 @@ describe("benchmark harness", () => {
     // delivered event's writes never touch it and cost one unit each.
     expect(healthy?.dynamoWriteUnitsPerEvent).toBe(2);
     expect(json.healthy?.bareSqs?.dynamoWriteUnitsPerEvent).toBe(0);
+    // The bill is the counts at list prices: the floor pays for SQS requests alone.
+    const floor = json.healthy?.bareSqs;
+    expect(floor?.usdPerMillionEvents).toBeCloseTo((floor?.sqsRequestsPerEvent ?? 0) * 0.4, 2);
     // The floor has no records at all.
     expect(json.contenders.bareSqs?.dynamoWritesPerEvent).toBe(0);
   }, 180_000);
