@@ -1,8 +1,10 @@
 import { InvokeCommand, type InvokeCommandOutput, type LambdaClient } from "@aws-sdk/client-lambda";
 import { z } from "zod";
 import { RedriveFunctionError } from "../core/errors.js";
+import { truncate } from "../core/outcome.js";
 import type { RedriveReport } from "../redrive.js";
 import type { RedriveRequestInput } from "../redrive-request.js";
+import { decodeExcerpt, describeFunctionError } from "./lambda-payload.js";
 
 /*
  * Redrive through the deployed redrive function instead of in this process: the function's own
@@ -21,16 +23,8 @@ const RedriveReportSchema = z.object({
   ),
 }) satisfies z.ZodType<RedriveReport>;
 
-const FunctionErrorPayloadSchema = z.looseObject({
-  errorType: z.string().optional(),
-  errorMessage: z.string().optional(),
-});
-
 /** How much of an unreadable answer an error message quotes. */
 const MAX_QUOTED_CHARS = 200;
-
-const quote = (text: string): string =>
-  text.length <= MAX_QUOTED_CHARS ? text : `${text.slice(0, MAX_QUOTED_CHARS)}…`;
 
 const parseJson = (text: string): unknown => {
   try {
@@ -75,21 +69,17 @@ export const invokeRedriveFunction = async (
       { cause: error, context: { functionName } },
     );
   }
-  const text = new TextDecoder().decode(output.Payload ?? new Uint8Array());
-  const body = parseJson(text);
+  const text = decodeExcerpt(output.Payload, Number.POSITIVE_INFINITY);
   if (output.FunctionError !== undefined) {
-    const failure = FunctionErrorPayloadSchema.safeParse(body);
-    const detail = failure.success
-      ? `${failure.data.errorType ?? "Error"}: ${failure.data.errorMessage ?? "(no message)"}`
-      : quote(text);
+    const detail = describeFunctionError(truncate(text, MAX_QUOTED_CHARS), output.Payload);
     throw new RedriveFunctionError(`the redrive function ${functionName} failed: ${detail}`, {
       context: { functionName, functionError: output.FunctionError },
     });
   }
-  const report = RedriveReportSchema.safeParse(body);
+  const report = RedriveReportSchema.safeParse(parseJson(text));
   if (!report.success) {
     throw new RedriveFunctionError(
-      `the redrive function ${functionName} answered something that is not a redrive report: ${quote(text)}`,
+      `the redrive function ${functionName} answered something that is not a redrive report: ${truncate(text, MAX_QUOTED_CHARS)}`,
       { context: { functionName } },
     );
   }

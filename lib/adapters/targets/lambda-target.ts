@@ -1,9 +1,9 @@
 import { performance } from "node:perf_hooks";
-import { StringDecoder } from "node:string_decoder";
 import { InvokeCommand, type InvokeCommandOutput, type LambdaClient } from "@aws-sdk/client-lambda";
 import type { AttemptResult } from "../../core/outcome.js";
 import { ErrorCategory } from "../../core/policy.js";
 import type { DeliveryRequest, DeliveryTarget } from "../../core/ports.js";
+import { decodeExcerpt, describeFunctionError } from "../lambda-payload.js";
 
 /** Options of {@link createLambdaTarget}. */
 export interface LambdaTargetOptions {
@@ -108,29 +108,6 @@ const categoriseError = (
   if (name === "TimeoutError" || name === "AbortError") return result(ErrorCategory.TIMEOUT, true);
   // ServiceException and other server faults: the function may have run.
   return result(ErrorCategory.UNKNOWN, shape.$fault !== "client");
-};
-
-const decodeExcerpt = (payload: Uint8Array | undefined, maxBytes: number): string =>
-  payload === undefined
-    ? ""
-    : new StringDecoder("utf8").write(
-        Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength).subarray(0, maxBytes),
-      );
-
-/** `errorType: errorMessage` from a Lambda error payload, or the raw excerpt if it is not one. */
-const describeFunctionError = (excerpt: string, payload: Uint8Array | undefined): string => {
-  try {
-    const parsed: unknown = JSON.parse(Buffer.from(payload ?? new Uint8Array()).toString("utf8"));
-    if (typeof parsed === "object" && parsed !== null) {
-      const { errorType, errorMessage } = parsed as { errorType?: unknown; errorMessage?: unknown };
-      if (typeof errorMessage === "string") {
-        return typeof errorType === "string" ? `${errorType}: ${errorMessage}` : errorMessage;
-      }
-    }
-  } catch {
-    // Not JSON (a runtime crash can return anything): fall back to the excerpt.
-  }
-  return excerpt;
 };
 
 /**

@@ -1,0 +1,30 @@
+import { StringDecoder } from "node:string_decoder";
+
+/*
+ * Reading what a Lambda invocation returned, shared by everything that invokes a function (the
+ * Lambda delivery target, the CLI's redrive through the redrive function).
+ */
+
+/** The first `maxBytes` of a payload as text, never splitting a multi-byte character. */
+export const decodeExcerpt = (payload: Uint8Array | undefined, maxBytes: number): string =>
+  payload === undefined
+    ? ""
+    : new StringDecoder("utf8").write(
+        Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength).subarray(0, maxBytes),
+      );
+
+/** `errorType: errorMessage` from a Lambda error payload, or the raw excerpt if it is not one. */
+export const describeFunctionError = (excerpt: string, payload: Uint8Array | undefined): string => {
+  try {
+    const parsed: unknown = JSON.parse(Buffer.from(payload ?? new Uint8Array()).toString("utf8"));
+    if (typeof parsed === "object" && parsed !== null) {
+      const { errorType, errorMessage } = parsed as { errorType?: unknown; errorMessage?: unknown };
+      if (typeof errorMessage === "string") {
+        return typeof errorType === "string" ? `${errorType}: ${errorMessage}` : errorMessage;
+      }
+    }
+  } catch {
+    // Not JSON (a runtime crash can return anything): fall back to the excerpt.
+  }
+  return excerpt;
+};
