@@ -29,6 +29,11 @@ export interface DynamoEventStoreOptions {
 }
 
 const iso = (ms: number): string => new Date(ms).toISOString();
+/** The in-flight attempt as the item stores it; the attempt number is the item's `attempts`. */
+const storedCurrentAttempt = ({ worker, nowMs }: ClaimRequest) => ({
+  worker,
+  claimedAt: iso(nowMs),
+});
 const ttlSeconds = (nowMs: number, retentionSeconds: number): number =>
   Math.floor(nowMs / 1000) + retentionSeconds;
 
@@ -56,11 +61,7 @@ export const createDynamoEventStore = ({ doc, tableName }: DynamoEventStoreOptio
       await doc.send(
         new PutCommand({
           TableName: tableName,
-          Item: {
-            ...record,
-            // Stored as the update below stores it; the attempt number is `attempts`.
-            currentAttempt: { worker: request.worker, claimedAt: iso(request.nowMs) },
-          },
+          Item: { ...record, currentAttempt: storedCurrentAttempt(request) },
           ConditionExpression: "attribute_not_exists(eventId)",
           ReturnValuesOnConditionCheckFailure: "ALL_OLD",
         }),
@@ -113,7 +114,7 @@ export const createDynamoEventStore = ({ doc, tableName }: DynamoEventStoreOptio
             ":budget": request.attemptBudget,
             ":worker": worker,
             ":leaseEnd": nowMs + request.leaseMs,
-            ":current": { worker, claimedAt: iso(nowMs) },
+            ":current": storedCurrentAttempt(request),
             ":now": iso(nowMs),
             ":nowMs": nowMs,
             ":empty": [],
