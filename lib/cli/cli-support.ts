@@ -1,4 +1,5 @@
-import { Command, CommanderError, InvalidArgumentError } from "commander";
+import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
+import { DeadLetterReason } from "../core/decide.js";
 import {
   ConfigurationError,
   InvalidEnvelopeError,
@@ -168,3 +169,7 @@ export const formatSeconds = (totalSeconds: number): string => {
   const nextAmount = Math.floor((seconds - amount * size) / next[0]);
   return nextAmount === 0 ? `${amount}${unit}` : `${amount}${unit} ${nextAmount}${next[1]}`;
 };
+
+/** `--reason <reason...>`: narrows a dead-letter command to these reasons (`dlq list`, `redrive`). */
+export const deadLetterReasonOption = (): Option =>
+  new Option("--reason <reason...>", "only these reasons").choices(Object.values(DeadLetterReason));

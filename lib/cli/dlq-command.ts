@@ -1,9 +1,14 @@
 import Table from "cli-table3";
-import { type Command, Option } from "commander";
-import { DeadLetterReason } from "../core/decide.js";
+import type { Command } from "commander";
+import type { DeadLetterReason } from "../core/decide.js";
 import { type DeadLetterListing, listDeadLetters } from "../dead-letter-scan.js";
 import { withAwsSession } from "./aws-session.js";
-import { parsePositiveWholeNumber, printResult, withJsonOption } from "./cli-support.js";
+import {
+  deadLetterReasonOption,
+  parsePositiveWholeNumber,
+  printResult,
+  withJsonOption,
+} from "./cli-support.js";
 import { createProgress } from "./progress.js";
 import { addResourceOptions, type ResourceFlags } from "./resources.js";
 
@@ -43,11 +48,7 @@ export const registerDlqCommands = (program: Command): void => {
     .description(
       "List dead-lettered messages without consuming them (each is hidden for a few seconds).",
     )
-    .addOption(
-      new Option("--reason <reason...>", "only these reasons").choices(
-        Object.values(DeadLetterReason),
-      ),
-    )
+    .addOption(deadLetterReasonOption())
     .option(
       "--limit <n>",
       "at most this many messages",

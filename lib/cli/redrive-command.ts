@@ -2,13 +2,14 @@ import Table from "cli-table3";
 import { type Command, Option } from "commander";
 import { invokeRedriveFunction } from "../adapters/redrive-function.js";
 import { ENV } from "../config.js";
-import { DeadLetterReason } from "../core/decide.js";
+import type { DeadLetterReason } from "../core/decide.js";
 import { ConfigurationError, QueueUnavailableError } from "../core/errors.js";
 import { DEFAULT_POLICY, type RetryPolicy, resolvePolicy } from "../core/policy.js";
 import { type RedriveReport, redrive } from "../redrive.js";
 import { parseRedriveRequest, type RedriveRequestInput } from "../redrive-request.js";
 import { callerName, withAwsSession } from "./aws-session.js";
 import {
+  deadLetterReasonOption,
   parseNonNegativeNumber,
   parsePositiveWholeNumber,
   printResult,
@@ -93,11 +94,7 @@ export const registerRedriveCommand = (program: Command): void => {
     .command("redrive")
     .description("Move dead-lettered events back to the ingress queue, with an audit entry.")
     .option("--event-id <id...>", "only these events")
-    .addOption(
-      new Option("--reason <reason...>", "only these reasons").choices(
-        Object.values(DeadLetterReason),
-      ),
-    )
+    .addOption(deadLetterReasonOption())
     .option(
       "--since <time>",
       "dead-lettered at or after (ISO time, or a duration ago: 2h)",
