@@ -182,15 +182,13 @@ export const createHttpTarget = (options: HttpTargetOptions = {}): DeliveryTarge
       const chunks: Buffer[] = [];
       let received = 0;
 
-      let ended = false;
-
       const finish = (result: AttemptResult): void => {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
-        // A response read to its end leaves its socket to the pool; anything cut short (a long
+        // A response received whole leaves its socket to the pool; anything cut short (a long
         // body, a timeout, an error) closes it, since the connection's state is unknown.
-        if (!ended) request?.destroy();
+        if (response?.complete !== true) request?.destroy();
         settle(result);
       };
       const fail = (category: ErrorCategory, message: string, requestSent = flushed): void =>
@@ -278,10 +276,7 @@ export const createHttpTarget = (options: HttpTargetOptions = {}): DeliveryTarge
             received += chunk.length;
             if (received >= maxExcerpt) respond(res);
           });
-          res.on("end", () => {
-            ended = true;
-            respond(res);
-          });
+          res.on("end", () => respond(res));
           // A reset in the middle of the body: the status line already said what happened.
           res.on("error", () => respond(res));
           res.on("aborted", () => respond(res));
