@@ -15,6 +15,7 @@ import type { DeliveryRequest, DeliveryTarget } from "../../core/ports.js";
 import { redactText, secretHeaderValues } from "../../core/redact.js";
 import type { DeliverySigner } from "../../core/signing.js";
 import { pinnedLookup, type Resolve, resolveSafeAddress, systemResolve } from "./address-policy.js";
+import { notifySent } from "./notify-sent.js";
 
 /** Options of {@link createHttpTarget}. */
 export interface HttpTargetOptions {
@@ -263,11 +264,7 @@ export const createHttpTarget = (options: HttpTargetOptions = {}): DeliveryTarge
         });
         request.on("finish", () => {
           flushed = true;
-          try {
-            onSent?.();
-          } catch {
-            // The caller's bookkeeping must not turn a sent request into a failed one.
-          }
+          notifySent(onSent);
         });
         request.on("response", (res) => {
           response = res;

@@ -4,6 +4,7 @@ import type { AttemptResult } from "../../core/outcome.js";
 import { ErrorCategory } from "../../core/policy.js";
 import type { DeliveryRequest, DeliveryTarget } from "../../core/ports.js";
 import { decodeExcerpt, describeFunctionError } from "../lambda-payload.js";
+import { notifySent } from "./notify-sent.js";
 
 /** Options of {@link createLambdaTarget}. */
 export interface LambdaTargetOptions {
@@ -155,11 +156,7 @@ export const createLambdaTarget = (options: LambdaTargetOptions): DeliveryTarget
       const sending = options.lambda.send(command, {
         abortSignal: AbortSignal.timeout(Math.min(timeoutMs, cutOffMs ?? Number.POSITIVE_INFINITY)),
       });
-      try {
-        onSent?.();
-      } catch {
-        // The caller's bookkeeping must not turn a sent request into a failed one.
-      }
+      notifySent(onSent);
       output = await sending;
     } catch (error) {
       const { category, requestSent, label } = categoriseError(error);

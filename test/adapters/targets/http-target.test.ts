@@ -106,6 +106,23 @@ describe("createHttpTarget against a local receiver", () => {
     });
   });
 
+  it("reports the receiver's answer even when the onSent callback throws", async () => {
+    const server = await receiver((_req, res) => res.writeHead(200).end("ok"));
+    const throwing = vi.fn(() => {
+      throw new Error("bookkeeping failed");
+    });
+
+    const result = await deliver(
+      envelopeTo(`http://127.0.0.1:${server.port}/`),
+      { allowedHosts: LOOPBACK },
+      throwing,
+    );
+
+    expect(result).toMatchObject({ kind: "response", statusCode: 200 });
+    expect(throwing).toHaveBeenCalledOnce();
+    expect(server.seen).toHaveLength(1);
+  });
+
   it("reuses one kept-alive connection for consecutive calls to the same host", async () => {
     const server = await receiver((_req, res) => res.writeHead(200).end("ok"));
     const target = createHttpTarget({ allowedHosts: LOOPBACK });

@@ -91,6 +91,18 @@ describe("createLambdaTarget", () => {
     expect(context).toEqual({ custom: { idempotencyKey: envelope.eventId, attempt: "2" } });
   });
 
+  it("reports the function's answer even when the onSent callback throws", async () => {
+    const server = await fakeLambda((_req, res) => res.writeHead(200).end('{"ok":true}'));
+    const throwing = vi.fn(() => {
+      throw new Error("bookkeeping failed");
+    });
+
+    const result = await invoke(server.port, undefined, {}, throwing);
+
+    expect(result).toMatchObject({ kind: "response", statusCode: 200 });
+    expect(throwing).toHaveBeenCalledOnce();
+  });
+
   it("bounds the response excerpt", async () => {
     const server = await fakeLambda((_req, res) =>
       res.writeHead(200).end(JSON.stringify("r".repeat(5000))),
