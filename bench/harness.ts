@@ -18,6 +18,7 @@ import {
   DYNAMO_READ_COMMANDS,
   DYNAMO_WRITE_COMMANDS,
 } from "./support/request-counter.js";
+import { median, type PairedRatio, pairedRatio } from "./support/round-statistics.js";
 import { percentile, retryGapSamples } from "./support/schedule-error.js";
 import { startSeededReceiver } from "./support/seeded-receiver.js";
 
@@ -56,6 +57,12 @@ export interface BenchOptions {
 /** One contender's figures: medians over the rounds. */
 export interface ContenderFigures {
   readonly eventsPerSecond: number;
+  /**
+   * This contender's events/s divided by Powertools' in the same round: median, lowest and
+   * highest over the rounds. Steadier than comparing the medians of the rates (see
+   * {@link pairedRatio}); 1 for Powertools itself.
+   */
+  readonly eventsPerSecondVsPowertools: PairedRatio | null;
   /** Target calls per delivered event (1 plus the retries). */
   readonly attemptsPerEvent: number;
   readonly requestsPerEvent: number;
@@ -139,15 +146,6 @@ interface RoundFigures {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-const median = (values: readonly number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  if (sorted.length === 0) return Number.NaN;
-  return sorted.length % 2 === 1
-    ? (sorted[mid] ?? Number.NaN)
-    : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
-};
 
 const medianOrNull = (values: readonly (number | null | undefined)[]): number | null => {
   const present = values.filter((v): v is number => typeof v === "number" && Number.isFinite(v));
@@ -261,8 +259,17 @@ const runContender = async (
   }
 };
 
+const ratePerRound = (rounds: readonly RoundFigures[]): number[] =>
+  rounds.map((r) => (r.delivered / r.wallMs) * 1000);
+
+const round3Ratio = (ratio: PairedRatio | null): PairedRatio | null =>
+  ratio === null
+    ? null
+    : { median: round3(ratio.median), min: round3(ratio.min), max: round3(ratio.max) };
+
 const summarise = (
   rounds: readonly RoundFigures[],
+  baseline: readonly RoundFigures[],
   ceiling: number,
   bundle: BundleFigures | undefined,
 ): ContenderFigures => {
@@ -278,9 +285,12 @@ const summarise = (
   };
   const isSqs = (key: string) => key.startsWith("SQS.");
   const apis = [...new Set(rounds.flatMap((r) => Object.keys(r.requests)))].sort();
-  const eventsPerSecond = round3(median(rounds.map((r) => (r.delivered / r.wallMs) * 1000)));
+  const eventsPerSecond = round3(median(ratePerRound(rounds)));
   return {
     eventsPerSecond,
+    eventsPerSecondVsPowertools: round3Ratio(
+      pairedRatio(ratePerRound(rounds), ratePerRound(baseline)),
+    ),
     attemptsPerEvent: perEvent((r) => r.targetCalls),
     requestsPerEvent: perEvent((r) => sumWhere(r, () => true)),
     requestsByApi: Object.fromEntries(
@@ -389,7 +399,12 @@ export const runBenchmark = async (options: BenchOptions): Promise<BenchResult> 
       Object.fromEntries(
         CONTENDERS.map((c) => [
           c.name,
-          summarise(rounds.get(c.name) ?? [], ceiling, c.name === "ricochet" ? bundle : undefined),
+          summarise(
+            rounds.get(c.name) ?? [],
+            rounds.get(powertools.name) ?? [],
+            ceiling,
+            c.name === "ricochet" ? bundle : undefined,
+          ),
         ]),
       );
     return {

@@ -54,6 +54,10 @@ const tableOf = (figures: Figures, withApis: boolean): string => {
     table.push([label, ...cells]);
   };
   pick("events/s", (f) => f.eventsPerSecond);
+  pick("events/s ÷ powertools, same round: median (min–max)", (f) => {
+    const ratio = f.eventsPerSecondVsPowertools;
+    return ratio === null ? null : `${ratio.median} (${ratio.min}–${ratio.max})`;
+  });
   pick("target calls/event", (f) => f.attemptsPerEvent);
   pick("AWS requests/event", (f) => f.requestsPerEvent);
   pick("DynamoDB writes/event", (f) => f.dynamoWritesPerEvent);

@@ -4,6 +4,7 @@ import { localAws } from "../support/local-aws.js";
 
 const figureNames = [
   "eventsPerSecond",
+  "eventsPerSecondVsPowertools",
   "requestsPerEvent",
   "requestsByApi",
   "dynamoWritesPerEvent",
@@ -43,6 +44,12 @@ describe("benchmark harness", () => {
       expect(figures.retryGapP50Ms).toBeGreaterThan(500);
     }
     expect(json.ceiling.attemptsPerSecond).toBeGreaterThan(0);
+    expect(json.contenders.powertools?.eventsPerSecondVsPowertools).toEqual({
+      median: 1,
+      min: 1,
+      max: 1,
+    });
+    expect(json.contenders.ricochet?.eventsPerSecondVsPowertools?.median).toBeGreaterThan(0);
 
     const ricochet = json.contenders.ricochet;
     if (ricochet === undefined) throw new Error("no figures for ricochet");
