@@ -1,0 +1,18 @@
+/**
+ * Ricochet's public entry point for CDK apps (`ricochet/infra`): the construct, its props and
+ * encryption choice, and the stack `cdk deploy` builds from this repository, for apps that want it
+ * whole.
+ */
+
+export { RetryOrchestrator, TABLE_KEYS } from "./retry-orchestrator.js";
+export {
+  OrchestratorEncryption,
+  RETRY_ORCHESTRATOR_DEFAULTS,
+  type RetryOrchestratorProps,
+} from "./retry-orchestrator-props.js";
+export {
+  DEFAULT_STACK_NAME,
+  RicochetStack,
+  type RicochetStackProps,
+  STACK_OUTPUTS,
+} from "./ricochet-stack.js";
