@@ -1,7 +1,7 @@
 import { execFile } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
+import { readUserDocuments } from "./support/user-documents.js";
 
 /*
  * Users reach Ricochet only through the package's export map, and learn how from the README and
@@ -10,16 +10,12 @@ import { describe, expect, it } from "vitest";
  * the package does not export or a name an entry point does not provide.
  */
 
-const DOCUMENTS = ["README.md", ...readdirSync("docs").map((name) => `docs/${name}`)].filter(
-  (path) => path.endsWith(".md"),
-);
-
 /** `import { a, type B } from "ricochet…"` in the documents: specifier → runtime names. */
 const documentedImports = (): Map<string, Set<string>> => {
   const imports = new Map<string, Set<string>>();
   const pattern = /import\s*\{([^}]*)\}\s*from\s*"(ricochet(?:\/[^"]*)?)"/g;
-  for (const path of DOCUMENTS) {
-    for (const [, names = "", specifier = ""] of readFileSync(path, "utf8").matchAll(pattern)) {
+  for (const { text } of readUserDocuments()) {
+    for (const [, names = "", specifier = ""] of text.matchAll(pattern)) {
       const wanted = imports.get(specifier) ?? new Set<string>();
       imports.set(specifier, wanted);
       for (const name of names.split(",").map((n) => n.trim())) {

@@ -1,5 +1,5 @@
-import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { readUserDocuments } from "../support/user-documents.js";
 import { runCli } from "./run-cli.js";
 
 /*
@@ -7,10 +7,6 @@ import { runCli } from "./run-cli.js";
  * take every option the example passes, or the guide has drifted from the code: this asks the
  * CLI for the command's help and looks for each option in it.
  */
-
-const DOCUMENTS = ["README.md", ...readdirSync("docs").map((name) => `docs/${name}`)].filter(
-  (path) => path.endsWith(".md"),
-);
 
 interface DocumentedCommand {
   /** Where it was found, for the failure message. */
@@ -37,8 +33,8 @@ const logicalLines = (text: string): { line: string; number: number }[] => {
 };
 
 const documentedCommands = (): DocumentedCommand[] =>
-  DOCUMENTS.flatMap((path) =>
-    logicalLines(readFileSync(path, "utf8")).flatMap(({ line, number }) => {
+  readUserDocuments().flatMap(({ path, text }) =>
+    logicalLines(text).flatMap(({ line, number }) => {
       const match = /^\s*npx ricochet ((?:(?! #).)*)/.exec(line);
       if (match === null) return [];
       const words = (match[1] ?? "").trim().split(/\s+/);
