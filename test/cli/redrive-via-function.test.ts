@@ -2,20 +2,11 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ENDPOINT_ENV } from "../../lib/adapters/aws-clients.js";
-import { createDynamoEventStore } from "../../lib/adapters/dynamo-event-store.js";
-import { createSqsDeadLetterQueue } from "../../lib/adapters/sqs-dead-letter-queue.js";
-import { createSqsIngressQueue } from "../../lib/adapters/sqs-ingress-queue.js";
-import { DEFAULT_POLICY } from "../../lib/core/policy.js";
 import { type RedriveReport, redrive } from "../../lib/redrive.js";
 import type { RedriveRequestInput } from "../../lib/redrive-request.js";
 import { closedPort } from "../adapters/targets/local-servers.js";
 import { deadLetterEvent } from "../support/dead-letter-fixture.js";
-import {
-  createTestQueues,
-  createTestTable,
-  type TestQueues,
-  testClients,
-} from "../support/local-aws.js";
+import { createRedriveWorld, type RedriveWorld } from "../support/redrive-world.js";
 import { expectOneLineError, runCli } from "./run-cli.js";
 
 /*
@@ -24,7 +15,6 @@ import { expectOneLineError, runCli } from "./run-cli.js";
  * redrive against the emulators (or, per function name, by failing in the ways a function can).
  */
 
-const { sqs, documents } = testClients();
 const FUNCTION = "ricochet-redrive";
 
 interface Invocation {
@@ -32,8 +22,7 @@ interface Invocation {
   readonly request: Record<string, unknown>;
 }
 
-let queues: TestQueues;
-let table: string;
+let world: RedriveWorld;
 let lambda: Server;
 let lambdaEnv: Record<string, string>;
 const invocations: Invocation[] = [];
@@ -46,22 +35,12 @@ const answer = async (name: string, request: Record<string, unknown>) => {
     };
   }
   if (name === "says-nothing") return { headers: {}, body: null };
-  const report = await redrive(
-    {
-      deadLetterQueue: createSqsDeadLetterQueue({ sqs, queueUrl: queues.deadLetterQueueUrl }),
-      ingressQueue: createSqsIngressQueue({ sqs, queueUrl: queues.ingressQueueUrl }),
-      store: createDynamoEventStore({ doc: documents, tableName: table }),
-      clock: Date.now,
-      sleep: async () => undefined,
-      defaultPolicy: DEFAULT_POLICY,
-    },
-    request as RedriveRequestInput,
-  );
+  const report = await redrive(world.deps, request as RedriveRequestInput);
   return { headers: {}, body: report };
 };
 
 beforeAll(async () => {
-  [queues, table] = await Promise.all([createTestQueues("fn"), createTestTable("fn")]);
+  world = await createRedriveWorld("fn");
   lambda = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
@@ -89,8 +68,7 @@ afterAll(async () => {
 
 describe("ricochet redrive --function", () => {
   it("runs the redrive in the named function and prints its report", async () => {
-    const store = createDynamoEventStore({ doc: documents, tableName: table });
-    const dlq = createSqsDeadLetterQueue({ sqs, queueUrl: queues.deadLetterQueueUrl });
+    const { store, dlq } = world;
     const dead = await deadLetterEvent(store, dlq);
 
     const result = await runCli(
