@@ -285,12 +285,11 @@ const summarise = (
   };
   const isSqs = (key: string) => key.startsWith("SQS.");
   const apis = [...new Set(rounds.flatMap((r) => Object.keys(r.requests)))].sort();
-  const eventsPerSecond = round3(median(ratePerRound(rounds)));
+  const rates = ratePerRound(rounds);
+  const eventsPerSecond = round3(median(rates));
   return {
     eventsPerSecond,
-    eventsPerSecondVsPowertools: round3Ratio(
-      pairedRatio(ratePerRound(rounds), ratePerRound(baseline)),
-    ),
+    eventsPerSecondVsPowertools: round3Ratio(pairedRatio(rates, ratePerRound(baseline))),
     attemptsPerEvent: perEvent((r) => r.targetCalls),
     requestsPerEvent: perEvent((r) => sumWhere(r, () => true)),
     requestsByApi: Object.fromEntries(
@@ -386,7 +385,7 @@ export const runBenchmark = async (options: BenchOptions): Promise<BenchResult> 
     for (let round = 1; round <= settings.rounds; round += 1) {
       await runRound(round, settings.events, true);
     }
-    // The ceilings run after every round, not between rounds: right after a ceiling, the next
+    // The ceilings run after all rounds, not between them: right after a ceiling, the next
     // contender's first-attempt backlog drained 10–35% slower (5 of 6 rounds traced), and with
     // the rotation the first contender to use DynamoDB after it was Ricochet in two rounds of three.
     for (let round = 1; round <= settings.rounds; round += 1) {
