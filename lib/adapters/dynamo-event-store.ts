@@ -141,7 +141,6 @@ export const createDynamoEventStore = ({ doc, tableName }: DynamoEventStoreOptio
     const values: Record<string, unknown> = {
       ":status": status,
       ":newGeneration": request.newGeneration,
-      ":history": appendBounded(request.claimed.history, request.entry, MAX_HISTORY_ENTRIES),
       ":outcome": {
         class: request.entry.outcome,
         statusCode: request.entry.statusCode,
@@ -153,10 +152,23 @@ export const createDynamoEventStore = ({ doc, tableName }: DynamoEventStoreOptio
       ":generation": request.generation,
       ":inFlight": EventStatus.IN_FLIGHT,
     };
+    // Under the lease the stored history is the claimed one, so appending the new entry gives
+    // the same list as rewriting it, and the request carries one entry instead of the whole
+    // history (up to MAX_HISTORY_ENTRIES); only a full history is rewritten, to drop its oldest.
+    const history = request.claimed.history;
+    const appending = history.length < MAX_HISTORY_ENTRIES;
+    if (appending) {
+      values[":entries"] = [request.entry];
+      values[":noEntries"] = [];
+    } else {
+      values[":history"] = appendBounded(history, request.entry, MAX_HISTORY_ENTRIES);
+    }
     const sets = [
       "#status = :status",
       "generation = :newGeneration",
-      "history = :history",
+      appending
+        ? "history = list_append(if_not_exists(history, :noEntries), :entries)"
+        : "history = :history",
       "lastOutcome = :outcome",
       "updatedAt = :now",
     ];

@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { createDynamoEventStore } from "../../lib/adapters/dynamo-event-store.js";
 import { STATUS_INDEX } from "../../lib/adapters/dynamo-record-item.js";
 import type { ClaimRequest, EventStore, RecordResultRequest } from "../../lib/core/ports.js";
-import type { EventRecord } from "../../lib/core/record.js";
+import { type EventRecord, MAX_HISTORY_ENTRIES } from "../../lib/core/record.js";
 import { EventStatus } from "../../lib/core/status.js";
 import { anAttemptEntry, anEventId, FIXED_NOW_MS } from "../factories.js";
 import { createTestTable, testClients } from "../support/local-aws.js";
@@ -113,6 +113,22 @@ describe("DynamoDB event store", () => {
       takeover: true,
       record: { attempts: 2, leaseOwner: "worker-b" },
     });
+  });
+
+  it(`keeps the last ${MAX_HISTORY_ENTRIES} attempts in order, dropping the oldest, while counting every one`, async () => {
+    const id = anEventId();
+    const attempts = MAX_HISTORY_ENTRIES + 2;
+    for (let generation = 0; generation < attempts; generation += 1) {
+      const record = await claimed(id, { generation, attemptBudget: attempts });
+      const written = await store.recordResult(resultOf(record, EventStatus.RETRY_SCHEDULED));
+      expect(written).toEqual({ kind: "recorded" });
+    }
+
+    const stored = await store.get(id);
+    expect(stored?.attempts).toBe(attempts);
+    expect(stored?.history.map((entry) => entry.attempt)).toEqual(
+      Array.from({ length: MAX_HISTORY_ENTRIES }, (_, i) => attempts - MAX_HISTORY_ENTRIES + 1 + i),
+    );
   });
 
   it("refuses a result from a worker that lost its lease", async () => {
