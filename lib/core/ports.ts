@@ -46,7 +46,7 @@ export interface RecordResultRequest {
     EventStatus,
     "delivered" | "retry_scheduled" | "rejected" | "dead_lettered"
   >;
-  /** The full record as claimed, so the bounded history can be rewritten in the same write. */
+  /** The record as claimed: its history is what the result extends (and trims once full). */
   readonly claimed: EventRecord;
   readonly entry: AttemptEntry;
   readonly nextAttemptAt?: string | undefined;
