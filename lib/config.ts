@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { ConfigurationError, formatProblems } from "./core/errors.js";
 import {
   DEFAULT_POLICY,

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { DEAD_LETTER_KIND, type DeadLetterMessage } from "./core/dead-letter.js";
 import { DeadLetterReason } from "./core/decide.js";
 import { parseEnvelope } from "./core/envelope.js";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { DeadLetterReason } from "./core/decide.js";
 import { EventIdSchema } from "./core/envelope.js";
 import { InvalidRequestError } from "./core/errors.js";

@@ -1,6 +1,6 @@
 import { writeFileSync } from "node:fs";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { z } from "zod";
+import * as z from "zod";
 import { ENVELOPE_VERSION, EnvelopeSchema } from "../lib/core/envelope.js";
 
 /**

@@ -1,5 +1,5 @@
 import { InvokeCommand, type InvokeCommandOutput, type LambdaClient } from "@aws-sdk/client-lambda";
-import { z } from "zod";
+import * as z from "zod";
 import { RedriveFunctionError } from "../core/errors.js";
 import { truncate } from "../core/outcome.js";
 import type { RedriveReport } from "../redrive.js";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import type { InputProblem } from "./errors.js";
 import { PolicyFieldsSchema } from "./policy.js";
 import { toProblems } from "./zod-problems.js";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { InvalidPolicyError } from "./errors.js";
 import { toProblems } from "./zod-problems.js";
 

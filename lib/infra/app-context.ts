@@ -1,5 +1,5 @@
 import { Duration } from "aws-cdk-lib";
-import { z } from "zod";
+import * as z from "zod";
 import { ConfigurationError, formatProblems } from "../core/errors.js";
 import { PolicyFieldsSchema } from "../core/policy.js";
 import { toProblems } from "../core/zod-problems.js";

@@ -2,7 +2,7 @@ import { Duration, RemovalPolicy, Token } from "aws-cdk-lib";
 import type { IKey } from "aws-cdk-lib/aws-kms";
 import type { ISecret } from "aws-cdk-lib/aws-secretsmanager";
 import type { IStringParameter } from "aws-cdk-lib/aws-ssm";
-import { z } from "zod";
+import * as z from "zod";
 import { MAX_SQS_DELAY_SECONDS } from "../config.js";
 import {
   ConfigurationError,

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { ALL_AWS_FAULTS, type AwsFault } from "./aws-fault-injector.js";
 
 /** The environment variable that hands a worker its settings, as JSON. */
