@@ -1,6 +1,6 @@
-import { CloudFormationClient } from "@aws-sdk/client-cloudformation";
+import type { CloudFormationClient } from "@aws-sdk/client-cloudformation";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { LambdaClient } from "@aws-sdk/client-lambda";
+import type { LambdaClient } from "@aws-sdk/client-lambda";
 import { SQSClient } from "@aws-sdk/client-sqs";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type {
@@ -45,14 +45,21 @@ export interface AwsClientsOptions {
   readonly env?: NodeJS.ProcessEnv | undefined;
 }
 
-/** The SDK clients Ricochet uses, built once and shared. */
+/**
+ * The SDK clients Ricochet uses, built once and shared. The SQS and DynamoDB clients every process
+ * needs are built at once; the Lambda and CloudFormation clients are loaded on first use, because
+ * loading an SDK client package costs a cold start tens of milliseconds and most processes never
+ * call them (the orchestrator needs Lambda only for Lambda targets, CloudFormation only the CLI).
+ */
 export interface AwsClients {
   readonly sqs: SQSClient;
   readonly dynamodb: DynamoDBClient;
   /** Marshals plain objects; `undefined` attributes are dropped rather than rejected. */
   readonly documents: DynamoDBDocumentClient;
-  readonly lambda: LambdaClient;
-  readonly cloudformation: CloudFormationClient;
+  /** The Lambda client (no SDK retries: see below), loaded and built on the first call. */
+  lambda(): Promise<LambdaClient>;
+  /** The CloudFormation client, loaded and built on the first call. */
+  cloudformation(): Promise<CloudFormationClient>;
   /** Closes the clients' connection pools (lets a short-lived process exit promptly). */
   destroy(): void;
 }
@@ -96,48 +103,84 @@ export const createAwsClients = (options: AwsClientsOptions = {}): AwsClients =>
     const endpoint = resolveEndpoint(explicit, variable, env);
     return endpoint === undefined ? {} : { endpoint };
   };
-  const sqs = new SQSClient({
-    ...common,
-    ...endpointFor(options.endpoints?.sqs, ENDPOINT_ENV.SQS),
-  });
-  const dynamodb = new DynamoDBClient({
-    ...common,
-    ...endpointFor(options.endpoints?.dynamodb, ENDPOINT_ENV.DYNAMODB),
-  });
-  const lambda = new LambdaClient({
-    ...common,
-    ...endpointFor(options.endpoints?.lambda, ENDPOINT_ENV.LAMBDA),
-    // The client invokes delivery targets: an SDK retry after a 5xx or a reset could run the
-    // target twice inside one attempt, outside the lease and the record. Ricochet's own retry
-    // policy is the only one that may call a target again.
-    maxAttempts: 1,
-  });
-  const cloudformation = new CloudFormationClient({
-    ...common,
-    ...endpointFor(options.endpoints?.cloudformation, ENDPOINT_ENV.CLOUDFORMATION),
-  });
-  for (const { name, middleware } of options.middleware ?? []) {
-    const placement = { step: "finalizeRequest", name } as const;
-    sqs.middlewareStack.add(middleware, placement);
-    dynamodb.middlewareStack.add(middleware, placement);
-    lambda.middlewareStack.add(middleware, placement);
-    cloudformation.middlewareStack.add(middleware, placement);
-  }
+  const withMiddleware = <Client extends MiddlewareHost>(client: Client): Client => {
+    for (const { name, middleware } of options.middleware ?? []) {
+      client.middlewareStack.add(middleware, { step: "finalizeRequest", name });
+    }
+    return client;
+  };
+  const sqs = withMiddleware(
+    new SQSClient({ ...common, ...endpointFor(options.endpoints?.sqs, ENDPOINT_ENV.SQS) }),
+  );
+  const dynamodb = withMiddleware(
+    new DynamoDBClient({
+      ...common,
+      ...endpointFor(options.endpoints?.dynamodb, ENDPOINT_ENV.DYNAMODB),
+    }),
+  );
   const documents = DynamoDBDocumentClient.from(dynamodb, {
     marshallOptions: { removeUndefinedValues: true },
+  });
+  const lambda = loadOnFirstUse(async () => {
+    const { LambdaClient } = await import("@aws-sdk/client-lambda");
+    return withMiddleware(
+      new LambdaClient({
+        ...common,
+        ...endpointFor(options.endpoints?.lambda, ENDPOINT_ENV.LAMBDA),
+        // The client invokes delivery targets: an SDK retry after a 5xx or a reset could run the
+        // target twice inside one attempt, outside the lease and the record. Ricochet's own
+        // retry policy is the only one that may call a target again.
+        maxAttempts: 1,
+      }),
+    );
+  });
+  const cloudformation = loadOnFirstUse(async () => {
+    const { CloudFormationClient } = await import("@aws-sdk/client-cloudformation");
+    return withMiddleware(
+      new CloudFormationClient({
+        ...common,
+        ...endpointFor(options.endpoints?.cloudformation, ENDPOINT_ENV.CLOUDFORMATION),
+      }),
+    );
   });
   return {
     sqs,
     dynamodb,
     documents,
-    lambda,
-    cloudformation,
+    lambda: lambda.get,
+    cloudformation: cloudformation.get,
     destroy: () => {
       sqs.destroy();
       dynamodb.destroy();
       lambda.destroy();
       cloudformation.destroy();
     },
+  };
+};
+
+/** What {@link createAwsClients} needs of a client to add the caller's middleware. */
+interface MiddlewareHost {
+  readonly middlewareStack: {
+    add(
+      middleware: AwsClientMiddleware["middleware"],
+      options: { readonly step: "finalizeRequest"; readonly name: string },
+    ): void;
+  };
+}
+
+/** One client built on the first `get`, shared by every later caller. */
+const loadOnFirstUse = <Client extends { destroy(): void }>(load: () => Promise<Client>) => {
+  let loading: Promise<Client> | undefined;
+  let built: Client | undefined;
+  return {
+    get: (): Promise<Client> => {
+      loading ??= load().then((client) => {
+        built = client;
+        return client;
+      });
+      return loading;
+    },
+    destroy: (): void => built?.destroy(),
   };
 };
 

@@ -1,5 +1,5 @@
-import { GetSecretValueCommand, SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
-import { GetParameterCommand, SSMClient } from "@aws-sdk/client-ssm";
+import type { SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
+import type { SSMClient } from "@aws-sdk/client-ssm";
 import {
   ConfigurationError,
   ResourceNotFoundError,
@@ -67,11 +67,17 @@ const readSecret = async (
   reference: SecretReference,
   options: SigningSecretOptions,
 ): Promise<string | undefined> => {
+  // Each store's SDK package is loaded on the first read, so a deployment that signs with one
+  // store (or does not sign) never loads the other's at cold start.
   if (reference.store === "secretsmanager") {
+    const { GetSecretValueCommand, SecretsManagerClient } = await import(
+      "@aws-sdk/client-secrets-manager"
+    );
     const client = options.secretsManager ?? new SecretsManagerClient({});
     const output = await client.send(new GetSecretValueCommand({ SecretId: reference.secretId }));
     return output.SecretString;
   }
+  const { GetParameterCommand, SSMClient } = await import("@aws-sdk/client-ssm");
   const client = options.ssm ?? new SSMClient({});
   const output = await client.send(
     new GetParameterCommand({ Name: reference.parameterName, WithDecryption: true }),

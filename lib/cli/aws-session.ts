@@ -33,7 +33,7 @@ export const withAwsSession = async <T>(
   try {
     const resources: Partial<Record<ResourceName, string>> = await resolveResources(needs, flags, {
       env: process.env,
-      cloudformation: () => clients.cloudformation,
+      cloudformation: clients.cloudformation,
     });
     const need = (name: ResourceName): string => {
       const value = resources[name];

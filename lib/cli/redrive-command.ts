@@ -177,10 +177,16 @@ const redriveInFunction = async (
 ): Promise<RedriveReport> => {
   parseRedriveRequest(request);
   const named = name === true ? undefined : name;
-  return withAwsSession(named === undefined ? ["redriveFunctionName"] : [], flags, (session) =>
-    invokeRedriveFunction(
-      { lambda: session.clients.lambda, functionName: named ?? session.redriveFunctionName() },
-      request,
-    ),
+  return withAwsSession(
+    named === undefined ? ["redriveFunctionName"] : [],
+    flags,
+    async (session) =>
+      invokeRedriveFunction(
+        {
+          lambda: await session.clients.lambda(),
+          functionName: named ?? session.redriveFunctionName(),
+        },
+        request,
+      ),
   );
 };

@@ -98,7 +98,10 @@ const stackOutputs = async (
 export const resolveResources = async <N extends ResourceName>(
   names: readonly N[],
   flags: ResourceFlags,
-  sources: { readonly env: NodeJS.ProcessEnv; readonly cloudformation: () => CloudFormationClient },
+  sources: {
+    readonly env: NodeJS.ProcessEnv;
+    readonly cloudformation: () => Promise<CloudFormationClient>;
+  },
 ): Promise<Record<N, string>> => {
   const found = new Map<ResourceName, string>();
   for (const name of names) {
@@ -110,7 +113,7 @@ export const resolveResources = async <N extends ResourceName>(
   const missing = names.filter((name) => !found.has(name));
   if (missing.length > 0) {
     const stackName = nonEmpty(flags.stack) ?? DEFAULT_STACK_NAME;
-    const outputs = await stackOutputs(sources.cloudformation(), stackName);
+    const outputs = await stackOutputs(await sources.cloudformation(), stackName);
     for (const name of missing) {
       const value = outputs.get(STACK_OUTPUT[name]);
       if (value === undefined) {

@@ -86,7 +86,7 @@ describe("createAwsClients", () => {
       env: {},
     });
     try {
-      expect(await clients.lambda.config.maxAttempts()).toBe(1);
+      expect(await (await clients.lambda()).config.maxAttempts()).toBe(1);
       expect(await clients.sqs.config.maxAttempts()).toBeGreaterThan(1);
     } finally {
       clients.destroy();

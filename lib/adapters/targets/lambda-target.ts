@@ -1,5 +1,5 @@
 import { performance } from "node:perf_hooks";
-import { InvokeCommand, type InvokeCommandOutput, type LambdaClient } from "@aws-sdk/client-lambda";
+import type { InvokeCommandOutput, LambdaClient } from "@aws-sdk/client-lambda";
 import type { AttemptResult } from "../../core/outcome.js";
 import { ErrorCategory } from "../../core/policy.js";
 import type { DeliveryRequest, DeliveryTarget } from "../../core/ports.js";
@@ -9,10 +9,11 @@ import { notifySent } from "./notify-sent.js";
 /** Options of {@link createLambdaTarget}. */
 export interface LambdaTargetOptions {
   /**
-   * The client to invoke with. Give it `maxAttempts: 1`: Ricochet's policy owns retries, and an
-   * SDK retry after a 5xx or a reset could run the function again within one attempt.
+   * Gives the client to invoke with (`AwsClients.lambda`, which loads it on first use). Give it
+   * `maxAttempts: 1`: Ricochet's policy owns retries, and an SDK retry after a 5xx or a reset
+   * could run the function again within one attempt.
    */
-  readonly lambda: LambdaClient;
+  readonly lambda: () => Promise<LambdaClient>;
   /** Abandons a call still running after this long (default {@link DEFAULT_LAMBDA_TIMEOUT_MS}). */
   readonly timeoutMs?: number;
   /** Bytes of the function's response kept as an excerpt (default 512). */
@@ -144,6 +145,21 @@ export const createLambdaTarget = (options: LambdaTargetOptions): DeliveryTarget
     const context: RicochetClientContext = {
       custom: { idempotencyKey: envelope.eventId, attempt: String(attempt) },
     };
+    let client: LambdaClient;
+    let InvokeCommand: typeof import("@aws-sdk/client-lambda").InvokeCommand;
+    try {
+      // Loaded with the client on the first Lambda target: most deployments never pay for it.
+      ({ InvokeCommand } = await import("@aws-sdk/client-lambda"));
+      client = await options.lambda();
+    } catch (error) {
+      return {
+        kind: "error",
+        category: ErrorCategory.UNKNOWN,
+        requestSent: false,
+        message: `cannot load the Lambda client: ${error instanceof Error ? error.message : String(error)}`,
+        durationMs: elapsed(),
+      };
+    }
     const command = new InvokeCommand({
       FunctionName: target.functionName,
       InvocationType: "RequestResponse",
@@ -153,8 +169,10 @@ export const createLambdaTarget = (options: LambdaTargetOptions): DeliveryTarget
     let output: InvokeCommandOutput;
     try {
       // The SDK gives no hook for "request written"; the call leaving is the nearest mark.
-      const sending = options.lambda.send(command, {
-        abortSignal: AbortSignal.timeout(Math.min(timeoutMs, cutOffMs ?? Number.POSITIVE_INFINITY)),
+      // The cut-off counts from the start of the attempt, loading the client included.
+      const allowedMs = Math.min(timeoutMs, cutOffMs ?? Number.POSITIVE_INFINITY) - elapsed();
+      const sending = client.send(command, {
+        abortSignal: AbortSignal.timeout(Math.max(0, allowedMs)),
       });
       notifySent(onSent);
       output = await sending;

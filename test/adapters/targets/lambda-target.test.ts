@@ -52,7 +52,7 @@ const invoke = (
   options: Omit<LambdaTargetOptions, "lambda"> = {},
   onSent?: () => void,
 ): Promise<AttemptResult> =>
-  createLambdaTarget({ lambda: clientFor(port), ...options }).deliver({
+  createLambdaTarget({ lambda: async () => clientFor(port), ...options }).deliver({
     envelope,
     attempt: 2,
     onSent,
