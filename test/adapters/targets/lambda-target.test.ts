@@ -91,6 +91,27 @@ describe("createLambdaTarget", () => {
     expect(context).toEqual({ custom: { idempotencyKey: envelope.eventId, attempt: "2" } });
   });
 
+  it("reports a client that cannot be loaded as an error with nothing sent", async () => {
+    const onSent = vi.fn();
+    const target = createLambdaTarget({
+      lambda: () => Promise.reject(new Error("credentials provider failed")),
+    });
+
+    const result = await target.deliver({
+      envelope: anEnvelope({ target: aLambdaTarget() }),
+      attempt: 1,
+      onSent,
+    });
+
+    expect(result).toMatchObject({
+      kind: "error",
+      category: ErrorCategory.UNKNOWN,
+      requestSent: false,
+      message: "cannot load the Lambda client: credentials provider failed",
+    });
+    expect(onSent).not.toHaveBeenCalled();
+  });
+
   it("reports the function's answer even when the onSent callback throws", async () => {
     const server = await fakeLambda((_req, res) => res.writeHead(200).end('{"ok":true}'));
     const throwing = vi.fn(() => {
