@@ -56,7 +56,10 @@ export interface AwsClients {
   readonly dynamodb: DynamoDBClient;
   /** Marshals plain objects; `undefined` attributes are dropped rather than rejected. */
   readonly documents: DynamoDBDocumentClient;
-  /** The Lambda client (no SDK retries: see below), loaded and built on the first call. */
+  /**
+   * The Lambda client, loaded and built on the first call, with `maxAttempts: 1`: an SDK retry
+   * must never call a delivery target a second time.
+   */
   lambda(): Promise<LambdaClient>;
   /** The CloudFormation client, loaded and built on the first call. */
   cloudformation(): Promise<CloudFormationClient>;
@@ -174,10 +177,17 @@ const loadOnFirstUse = <Client extends { destroy(): void }>(load: () => Promise<
   let built: Client | undefined;
   return {
     get: (): Promise<Client> => {
-      loading ??= load().then((client) => {
-        built = client;
-        return client;
-      });
+      loading ??= load().then(
+        (client) => {
+          built = client;
+          return client;
+        },
+        (error: unknown) => {
+          // Let the next caller try again rather than fail forever on one bad load.
+          loading = undefined;
+          throw error;
+        },
+      );
       return loading;
     },
     destroy: (): void => built?.destroy(),

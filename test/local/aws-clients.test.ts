@@ -1,4 +1,6 @@
+import { ListStacksCommand } from "@aws-sdk/client-cloudformation";
 import { ListTablesCommand } from "@aws-sdk/client-dynamodb";
+import { ListFunctionsCommand } from "@aws-sdk/client-lambda";
 import { ListQueuesCommand } from "@aws-sdk/client-sqs";
 import { GetCommand, PutCommand, ScanCommand } from "@aws-sdk/lib-dynamodb";
 import { describe, expect, it } from "vitest";
@@ -9,6 +11,7 @@ import {
   resolveEndpoint,
 } from "../../lib/adapters/aws-clients.js";
 import { LOCAL_CREDENTIALS } from "../../lib/local/local-identity.js";
+import { closedPort } from "../adapters/targets/local-servers.js";
 import { createTestTable, localAws, testClients } from "../support/local-aws.js";
 
 describe("resolveEndpoint", () => {
@@ -57,6 +60,39 @@ describe("createAwsClients", () => {
       "DynamoDBClient.ListTablesCommand",
       "DynamoDBClient.ScanCommand",
     ]);
+  });
+
+  it("sends the clients loaded on first use through the added middleware too", async () => {
+    const seen: string[] = [];
+    const counter: AwsClientMiddleware = {
+      name: "countRequests",
+      middleware: (next, context) => (args) => {
+        seen.push(`${context.clientName}.${context.commandName}`);
+        return next(args);
+      },
+    };
+    // Nothing listens there: the middleware sees the request before the connection is refused.
+    const nowhere = `http://127.0.0.1:${await closedPort()}`;
+    const clients = createAwsClients({
+      region: localAws().region,
+      credentials: LOCAL_CREDENTIALS,
+      endpoints: { lambda: nowhere, cloudformation: nowhere },
+      middleware: [counter],
+      env: {},
+    });
+    try {
+      const lambda = await clients.lambda();
+      expect(await clients.lambda()).toBe(lambda);
+      await expect(lambda.send(new ListFunctionsCommand({}))).rejects.toThrow();
+      const cloudformation = await clients.cloudformation();
+      await expect(cloudformation.send(new ListStacksCommand({}))).rejects.toThrow();
+    } finally {
+      clients.destroy();
+    }
+    // CloudFormation keeps the SDK's retries, and the middleware sees every attempt.
+    expect(new Set(seen)).toEqual(
+      new Set(["LambdaClient.ListFunctionsCommand", "CloudFormationClient.ListStacksCommand"]),
+    );
   });
 
   it("reads the endpoints from the standard variables when none is passed", async () => {
