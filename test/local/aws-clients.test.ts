@@ -36,16 +36,22 @@ describe("resolveEndpoint", () => {
   });
 });
 
+/** A middleware recording `Client.Command` for every request attempt it sees. */
+const requestRecorder = () => {
+  const seen: string[] = [];
+  const counter: AwsClientMiddleware = {
+    name: "recordRequests",
+    middleware: (next, context) => (args) => {
+      seen.push(`${context.clientName}.${context.commandName}`);
+      return next(args);
+    },
+  };
+  return { seen, counter };
+};
+
 describe("createAwsClients", () => {
   it("sends every client's requests, document client included, through added middleware", async () => {
-    const seen: string[] = [];
-    const counter: AwsClientMiddleware = {
-      name: "countRequests",
-      middleware: (next, context) => (args) => {
-        seen.push(`${context.clientName}.${context.commandName}`);
-        return next(args);
-      },
-    };
+    const { seen, counter } = requestRecorder();
     const tableName = await createTestTable("clients");
     const clients = testClients({ middleware: [counter] });
     try {
@@ -63,14 +69,7 @@ describe("createAwsClients", () => {
   });
 
   it("sends the clients loaded on first use through the added middleware too", async () => {
-    const seen: string[] = [];
-    const counter: AwsClientMiddleware = {
-      name: "countRequests",
-      middleware: (next, context) => (args) => {
-        seen.push(`${context.clientName}.${context.commandName}`);
-        return next(args);
-      },
-    };
+    const { seen, counter } = requestRecorder();
     // Nothing listens there: the middleware sees the request before the connection is refused.
     const nowhere = `http://127.0.0.1:${await closedPort()}`;
     const clients = createAwsClients({
