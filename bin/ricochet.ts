@@ -13,6 +13,10 @@ import { registerSubmitCommand } from "../lib/cli/submit-command.js";
  * register function; add yours to the list below and touch nothing else here.
  */
 
+// The SDK's multi-line Node-version notice would break the CLI's one-line-error contract, and
+// clutter `npm start`; an operator can still opt back in by setting the variable to "false".
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
+
 const { version } = createRequire(import.meta.url)("../package.json") as { version: string };
 const program = createProgram(version);
 

@@ -26,9 +26,6 @@ export const withAwsSession = async <T>(
   flags: ResourceFlags,
   work: (session: AwsSession) => Promise<T>,
 ): Promise<T> => {
-  // The SDK's multi-line Node-version notice would break the CLI's one-line-error contract on
-  // every command; an operator can still opt back in by setting the variable to "false".
-  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
   const clients = createAwsClients();
   try {
     const resources: Partial<Record<ResourceName, string>> = await resolveResources(needs, flags, {
