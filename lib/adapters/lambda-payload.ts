@@ -13,10 +13,13 @@ export const decodeExcerpt = (payload: Uint8Array | undefined, maxBytes: number)
         Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength).subarray(0, maxBytes),
       );
 
-/** `errorType: errorMessage` from a Lambda error payload, or the raw excerpt if it is not one. */
-export const describeFunctionError = (excerpt: string, payload: Uint8Array | undefined): string => {
+/**
+ * `errorType: errorMessage` from a Lambda error payload (`payloadText`, the whole payload decoded),
+ * or `fallback` (an excerpt of it) if it is not one.
+ */
+export const describeFunctionError = (payloadText: string, fallback: string): string => {
   try {
-    const parsed: unknown = JSON.parse(Buffer.from(payload ?? new Uint8Array()).toString("utf8"));
+    const parsed: unknown = JSON.parse(payloadText);
     if (typeof parsed === "object" && parsed !== null) {
       const { errorType, errorMessage } = parsed as { errorType?: unknown; errorMessage?: unknown };
       if (typeof errorMessage === "string") {
@@ -26,5 +29,5 @@ export const describeFunctionError = (excerpt: string, payload: Uint8Array | und
   } catch {
     // Not JSON (a runtime crash can return anything): fall back to the excerpt.
   }
-  return excerpt;
+  return fallback;
 };

@@ -71,7 +71,7 @@ export const invokeRedriveFunction = async (
   }
   const text = decodeExcerpt(output.Payload, Number.POSITIVE_INFINITY);
   if (output.FunctionError !== undefined) {
-    const detail = describeFunctionError(truncate(text, MAX_QUOTED_CHARS), output.Payload);
+    const detail = describeFunctionError(text, truncate(text, MAX_QUOTED_CHARS));
     throw new RedriveFunctionError(`the redrive function ${functionName} failed: ${detail}`, {
       context: { functionName, functionError: output.FunctionError },
     });

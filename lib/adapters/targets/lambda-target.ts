@@ -189,11 +189,12 @@ export const createLambdaTarget = (options: LambdaTargetOptions): DeliveryTarget
     }
     const excerpt = decodeExcerpt(output.Payload, maxExcerpt);
     if (output.FunctionError !== undefined) {
+      const payloadText = Buffer.from(output.Payload ?? new Uint8Array()).toString("utf8");
       return {
         kind: "error",
         category: ErrorCategory.FUNCTION_ERROR,
         requestSent: true,
-        message: `function error (${output.FunctionError}): ${describeFunctionError(excerpt, output.Payload)}`,
+        message: `function error (${output.FunctionError}): ${describeFunctionError(payloadText, excerpt)}`,
         durationMs: elapsed(),
       };
     }
