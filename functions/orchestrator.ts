@@ -16,4 +16,7 @@ const orchestrator = createOrchestratorRuntime({
 });
 
 /** SQS event source handler: reports the messages to keep as a partial batch response. */
-export const handler = createSqsBatchHandler(orchestrator, { afterBatch: () => metrics.flush() });
+export const handler = createSqsBatchHandler(orchestrator, {
+  internalQueue: config.internalQueueUrl,
+  afterBatch: () => metrics.flush(),
+});

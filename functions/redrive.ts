@@ -30,7 +30,8 @@ export const handler = async (request: unknown, context: Context): Promise<Redri
       }),
       ingressQueue: createSqsIngressQueue({
         sqs: clients.sqs,
-        queueUrl: config.ingressQueueUrl,
+        ingressQueueUrl: config.ingressQueueUrl,
+        internalQueueUrl: config.internalQueueUrl,
         maxDelaySeconds: config.hopSeconds,
       }),
       store: createDynamoEventStore({ doc: clients.documents, tableName: config.tableName }),

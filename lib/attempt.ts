@@ -1,4 +1,8 @@
-import { DEAD_LETTER_KIND, type DeadLetterMessage } from "./core/dead-letter.js";
+import {
+  DEAD_LETTER_KIND,
+  DEAD_LETTER_VERSION,
+  type DeadLetterMessage,
+} from "./core/dead-letter.js";
 import { type Decision, decideAfterAttempt, effectiveDeadlineMs } from "./core/decide.js";
 import type { Envelope } from "./core/envelope.js";
 import { classify, type Outcome, OutcomeClass } from "./core/outcome.js";
@@ -22,7 +26,7 @@ export interface AttemptDeps {
 
 export interface ClaimedAttempt {
   readonly envelope: Envelope;
-  /** The message body exactly as received, re-sent unchanged on a retry. */
+  /** The message body exactly as received, re-sent unchanged on a retry and dead-lettered as is. */
   readonly body: string;
   readonly policy: RetryPolicy;
   readonly record: EventRecord;
@@ -150,10 +154,10 @@ export const runClaimedAttempt = async (
       const reason = decision.kind === "rejected" ? "rejected" : decision.reason;
       const message: DeadLetterMessage = {
         kind: DEAD_LETTER_KIND,
-        version: 1,
+        version: DEAD_LETTER_VERSION,
         reason,
         eventId: envelope.eventId,
-        envelope,
+        body: claimed.body,
         attempts: record.attempts,
         generation: record.generation,
         lastOutcome: outcome,

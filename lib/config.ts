@@ -15,6 +15,8 @@ import { toProblems } from "./core/zod-problems.js";
 export const ENV = {
   TABLE_NAME: "RICOCHET_TABLE_NAME",
   INGRESS_QUEUE_URL: "RICOCHET_INGRESS_QUEUE_URL",
+  /** Ricochet's own queue (retries, hops, redrives); only Ricochet's roles may send to it. */
+  INTERNAL_QUEUE_URL: "RICOCHET_INTERNAL_QUEUE_URL",
   DEAD_LETTER_QUEUE_URL: "RICOCHET_DEAD_LETTER_QUEUE_URL",
   /** JSON of a policy override applied over {@link DEFAULT_POLICY}. */
   DEFAULT_POLICY: "RICOCHET_DEFAULT_POLICY",
@@ -38,6 +40,7 @@ export const MAX_SQS_DELAY_SECONDS = 900;
 const ConfigSchema = z.object({
   tableName: z.string().min(1, "is required"),
   ingressQueueUrl: z.string().min(1, "is required"),
+  internalQueueUrl: z.string().min(1, "is required"),
   deadLetterQueueUrl: z.string().min(1, "is required"),
   defaultPolicy: PolicyFieldsSchema.optional(),
   allowedTargetHosts: z.array(z.string().min(1)),
@@ -52,6 +55,7 @@ const ConfigSchema = z.object({
 export interface RicochetConfig {
   readonly tableName: string;
   readonly ingressQueueUrl: string;
+  readonly internalQueueUrl: string;
   readonly deadLetterQueueUrl: string;
   readonly defaultPolicy: RetryPolicy;
   readonly allowedTargetHosts: readonly string[];
@@ -88,6 +92,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): RicochetConfig
   const parsed = ConfigSchema.safeParse({
     tableName: env[ENV.TABLE_NAME] ?? "",
     ingressQueueUrl: env[ENV.INGRESS_QUEUE_URL] ?? "",
+    internalQueueUrl: env[ENV.INTERNAL_QUEUE_URL] ?? "",
     deadLetterQueueUrl: env[ENV.DEAD_LETTER_QUEUE_URL] ?? "",
     defaultPolicy: jsonOr(ENV.DEFAULT_POLICY, env[ENV.DEFAULT_POLICY]),
     allowedTargetHosts: list(env[ENV.ALLOWED_TARGET_HOSTS]),

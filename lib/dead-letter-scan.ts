@@ -1,8 +1,13 @@
 import * as z from "zod";
-import { DEAD_LETTER_KIND, type DeadLetterMessage } from "./core/dead-letter.js";
+import {
+  DEAD_LETTER_KIND,
+  DEAD_LETTER_VERSION,
+  type DeadLetterMessage,
+  type DeadLetterSummary,
+} from "./core/dead-letter.js";
 import { DeadLetterReason } from "./core/decide.js";
 import { parseEnvelope } from "./core/envelope.js";
-import type { DeadLetterQueue, ReceivedMessage } from "./core/ports.js";
+import type { DeadLetterQueue, ReceivedDeadLetter } from "./core/ports.js";
 
 /*
  * Reading the dead-letter queue without consuming it. SQS has no "peek": a scan receives with a
@@ -15,45 +20,67 @@ export const DEFAULT_SCAN_VISIBILITY_SECONDS = 10;
 /** A scan stops after this many messages whatever it found, so it always ends. */
 export const MAX_SCANNED_MESSAGES = 50_000;
 
-const DeadLetterBodySchema = z.looseObject({
+const SummarySchema = z.looseObject({
   kind: z.literal(DEAD_LETTER_KIND),
-  version: z.literal(1),
+  version: z.literal(DEAD_LETTER_VERSION),
   reason: z.enum(Object.values(DeadLetterReason) as [DeadLetterReason, ...DeadLetterReason[]]),
   eventId: z.string().optional(),
-  envelope: z.unknown().optional(),
-  rawBody: z.string().optional(),
   attempts: z.int().min(0),
   generation: z.int().min(0),
   deadLetteredAt: z.string(),
 });
 
-/** A dead-letter body read back, or why it could not be. */
+/** Copies written before the body travelled unchanged: the envelope re-serialised in a JSON body. */
+const LegacyBodySchema = SummarySchema.extend({
+  version: z.literal(1),
+  envelope: z.unknown().optional(),
+  rawBody: z.string().optional(),
+});
+
+/** A dead-letter copy read back, or why it could not be. */
 export type DeadLetterParseResult =
   | { readonly ok: true; readonly message: DeadLetterMessage }
   | { readonly ok: false; readonly error: string };
 
-/**
- * Reads a dead-letter queue body. Bodies not written by Ricochet (the queue's native
- * `maxReceiveCount` moves raw ingress bodies here; anyone with access can send anything) are
- * reported, never thrown.
- */
-export const parseDeadLetterBody = (body: string): DeadLetterParseResult => {
-  let value: unknown;
+const parseJson = (text: string): unknown => {
   try {
-    value = JSON.parse(body);
+    return JSON.parse(text);
   } catch {
+    return undefined;
+  }
+};
+
+/**
+ * Reads a copy Ricochet wrote: the summary attribute beside the producer's body, or an older
+ * release's JSON body. Anything else (a native move, a stranger's message) is reported, never
+ * thrown.
+ */
+export const parseDeadLetterCopy = (body: string, summary?: string): DeadLetterParseResult => {
+  if (summary !== undefined) {
+    const parsed = SummarySchema.safeParse(parseJson(summary));
+    if (!parsed.success) return { ok: false, error: "unreadable Ricochet dead-letter summary" };
+    return { ok: true, message: { ...(parsed.data as DeadLetterSummary), body } };
+  }
+  const value = parseJson(body);
+  if (value === undefined) {
     return { ok: false, error: "not a Ricochet dead-letter message: body is not JSON" };
   }
-  const parsed = DeadLetterBodySchema.safeParse(value);
-  if (!parsed.success) {
-    return { ok: false, error: "not a Ricochet dead-letter message" };
-  }
-  return { ok: true, message: parsed.data as DeadLetterMessage };
+  const legacy = LegacyBodySchema.safeParse(value);
+  if (!legacy.success) return { ok: false, error: "not a Ricochet dead-letter message" };
+  const { envelope, rawBody, ...rest } = legacy.data;
+  return {
+    ok: true,
+    message: {
+      ...(rest as unknown as DeadLetterSummary),
+      version: DEAD_LETTER_VERSION,
+      body: rawBody ?? JSON.stringify(envelope ?? null),
+    },
+  };
 };
 
 /** One message found by a scan, parsed when possible. */
 export interface ScannedMessage {
-  readonly received: ReceivedMessage;
+  readonly received: ReceivedDeadLetter;
   readonly parsed: DeadLetterParseResult;
   /** When it was dead-lettered (epoch ms): the body's timestamp, else SQS's sent time. */
   readonly deadLetteredAtMs: number;
@@ -92,19 +119,19 @@ export const matchesFilter = (message: ScannedMessage, filter: DeadLetterFilter)
  * native redrive parked after repeated failures (reason `unprocessed`), so that a crash loop
  * can be redriven like any other dead-lettering. Anything else stays unreadable.
  */
-export const readDeadLetter = (received: ReceivedMessage): DeadLetterParseResult => {
-  const parsed = parseDeadLetterBody(received.body);
-  if (parsed.ok) return parsed;
+export const readDeadLetter = (received: ReceivedDeadLetter): DeadLetterParseResult => {
+  const parsed = parseDeadLetterCopy(received.body, received.summary);
+  if (parsed.ok || received.summary !== undefined) return parsed;
   const raw = parseEnvelope(received.body);
   if (!raw.ok) return parsed;
   return {
     ok: true,
     message: {
       kind: DEAD_LETTER_KIND,
-      version: 1,
+      version: DEAD_LETTER_VERSION,
       reason: DeadLetterReason.UNPROCESSED,
       eventId: raw.envelope.eventId,
-      envelope: raw.envelope,
+      body: received.body,
       attempts: 0,
       generation: received.schedule.generation,
       deadLetteredAt: new Date(received.sentAtMs).toISOString(),
@@ -112,7 +139,7 @@ export const readDeadLetter = (received: ReceivedMessage): DeadLetterParseResult
   };
 };
 
-const toScanned = (received: ReceivedMessage): ScannedMessage => {
+const toScanned = (received: ReceivedDeadLetter): ScannedMessage => {
   const parsed = readDeadLetter(received);
   const stamped = parsed.ok ? Date.parse(parsed.message.deadLetteredAt) : Number.NaN;
   return {

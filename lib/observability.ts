@@ -23,6 +23,12 @@ export const MetricName = {
   LEASE_LOST: "lease_lost",
   DRAINED: "drained",
   HOP: "hop",
+  /** A producer message with a different envelope under an existing event id: never attempted. */
+  CONFLICTING_RESUBMISSION: "conflicting_resubmission",
+  /** A producer message carrying Ricochet's reserved attributes: dead-lettered as invalid. */
+  FORGED_ATTRIBUTES: "forged_attributes",
+  /** A copy ahead of its record whose issuer never recorded it: dropped. */
+  ORPHAN_DROPPED: "orphan_dropped",
   RECORD_FAILED: "record_failed",
   ATTEMPT_LATENCY: "attempt_latency",
 } as const;

@@ -1,17 +1,25 @@
 import { DEFAULT_LAMBDA_TIMEOUT_MS } from "./adapters/targets/lambda-target.js";
 import { type AttemptDeps, runClaimedAttempt } from "./attempt.js";
 import { mapWithConcurrency } from "./concurrency.js";
-import { DEAD_LETTER_KIND } from "./core/dead-letter.js";
+import { aheadVerdict } from "./core/ahead-message.js";
+import { DEAD_LETTER_KIND, DEAD_LETTER_VERSION } from "./core/dead-letter.js";
 import {
   DEFAULT_TIMEOUT_MS,
   type Envelope,
   type EnvelopeParseResult,
   parseEnvelope,
 } from "./core/envelope.js";
+import { envelopeDigest, shortDigest } from "./core/envelope-digest.js";
 import { formatProblems, type InputProblem, InvalidPolicyError } from "./core/errors.js";
 import { truncate } from "./core/outcome.js";
 import { type RetryPolicy, resolvePolicy } from "./core/policy.js";
-import type { ReceivedMessage, TargetRouter } from "./core/ports.js";
+import {
+  type MessageSchedule,
+  MessageOrigin,
+  type ReceivedMessage,
+  type TargetRouter,
+} from "./core/ports.js";
+import type { EventRecord } from "./core/record.js";
 import { describeTarget } from "./core/redact.js";
 import { type Log, MetricName, type Metrics } from "./observability.js";
 
@@ -38,19 +46,18 @@ const ACK: MessageVerdict = { kind: "ack" };
 
 /** How early a copy may run before its `notBefore`: scheduling noise, not a real delay. */
 const NOT_BEFORE_TOLERANCE_MS = 250;
-/**
- * Seconds a message that arrived ahead of its record waits before it is looked at again. A retry
- * drawn at 0 s is usually picked up before its issuer's result write lands (milliseconds away),
- * so the wait is as short as SQS allows: a longer one showed up directly as late retries (the
- * benchmark's p99 scheduling error fell from about 5 s to about 1 s).
- */
-const AHEAD_RETRY_SECONDS = 1;
-/** How much of an invalid body the dead-letter copy keeps: enough to diagnose, always under 1 MiB. */
-const MAX_RAW_BODY_CHARS = 64 * 1024;
 const MAX_REPORTED_PROBLEMS = 20;
+/** SQS's longest visibility timeout. */
+const MAX_VISIBILITY_SECONDS = 43_200;
+/** A producer's message always starts an event: generation 0, due now. */
+const PRODUCER_SCHEDULE: MessageSchedule = { generation: 0 };
 
 /** The shortest call the orchestrator will start; less than this is not worth an attempt. */
 const MIN_CALL_MS = 1_000;
+
+/** The message's schedule, if it may be believed: only Ricochet's own queue carries one. */
+const scheduleOf = (message: ReceivedMessage): MessageSchedule =>
+  message.origin === MessageOrigin.RICOCHET ? message.schedule : PRODUCER_SCHEDULE;
 
 const timeoutOf = (envelope: Envelope): number =>
   envelope.target.type === "http"
@@ -79,18 +86,19 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
     const summary = truncate(formatProblems(problems));
     await deps.deadLetters.send({
       kind: DEAD_LETTER_KIND,
-      version: 1,
+      version: DEAD_LETTER_VERSION,
       reason: "invalid_envelope",
       eventId,
-      rawBody: message.body.slice(0, MAX_RAW_BODY_CHARS),
+      body: message.body,
       problems: problems.slice(0, MAX_REPORTED_PROBLEMS),
       attempts: 0,
-      generation: message.schedule.generation,
+      generation: scheduleOf(message).generation,
       deadLetteredAt: new Date(deps.clock()).toISOString(),
     });
     if (eventId !== undefined) {
       await deps.store.recordInvalid({
         eventId,
+        worker: deps.workerId,
         message: summary,
         nowMs: deps.clock(),
         retentionSeconds: deps.retentionSeconds,
@@ -109,9 +117,51 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
   /** A long delay is reached by re-sending the same message in hops of at most `hopSeconds`. */
   const hop = async (message: ReceivedMessage, notBeforeMs: number): Promise<MessageVerdict> => {
     const seconds = Math.ceil((notBeforeMs - deps.clock()) / 1000);
-    await deps.ingress.send(message.body, message.schedule, Math.min(seconds, deps.hopSeconds));
+    await deps.ingress.send(message.body, scheduleOf(message), Math.min(seconds, deps.hopSeconds));
     metrics.count(MetricName.HOP);
     return ACK;
+  };
+
+  /** A different envelope under a known id: the first one wins; this one is counted and dropped. */
+  const refuseConflict = async (
+    envelope: Envelope,
+    digest: string,
+    record: EventRecord,
+    message: ReceivedMessage,
+  ): Promise<MessageVerdict> => {
+    metrics.count(MetricName.CONFLICTING_RESUBMISSION);
+    log.warn("conflicting resubmission dropped: the event's first envelope wins", {
+      eventId: envelope.eventId,
+      messageId: message.messageId,
+      acceptedDigest: shortDigest(record.envelopeDigest ?? ""),
+      droppedDigest: shortDigest(digest),
+      status: record.status,
+    });
+    await deps.store.recordConflict({ eventId: envelope.eventId, digest, nowMs: deps.clock() });
+    return ACK;
+  };
+
+  const waitAhead = async (
+    message: ReceivedMessage,
+    record: EventRecord,
+  ): Promise<MessageVerdict> => {
+    const verdict = aheadVerdict(
+      record,
+      scheduleOf(message).generation,
+      message.receiveCount,
+      deps.clock(),
+    );
+    if (verdict.kind === "drop") {
+      metrics.count(MetricName.ORPHAN_DROPPED);
+      log.warn("dropped a copy its issuer never recorded", {
+        eventId: record.eventId,
+        messageId: message.messageId,
+        reason: verdict.reason,
+      });
+      return ACK;
+    }
+    await deps.ingress.changeVisibility(message, Math.min(verdict.seconds, MAX_VISIBILITY_SECONDS));
+    return { kind: "retry_later", reason: "message ahead of its record" };
   };
 
   const handle = async (
@@ -121,6 +171,18 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
   ): Promise<MessageVerdict> => {
     if (!parsed.ok) return deadLetterInvalid(message, parsed.problems, parsed.eventId);
     const { envelope } = parsed;
+    if (message.origin === MessageOrigin.PRODUCER && message.reservedAttributes.length > 0) {
+      metrics.count(MetricName.FORGED_ATTRIBUTES);
+      return deadLetterInvalid(
+        message,
+        message.reservedAttributes.map((name) => ({
+          path: `messageAttributes.${name}`,
+          message: "is reserved for Ricochet's own messages; a producer may not set it",
+        })),
+        envelope.eventId,
+      );
+    }
+    const schedule = scheduleOf(message);
 
     let policy: RetryPolicy;
     try {
@@ -131,16 +193,18 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
       return deadLetterInvalid(message, problems, envelope.eventId);
     }
 
-    const { notBeforeMs } = message.schedule;
+    const { notBeforeMs } = schedule;
     // SQS delays are whole seconds, so an early copy waits up to a second longer rather than run
     // early; the small tolerance keeps a copy that is due now from hopping on rounding alone.
     if (notBeforeMs !== undefined && notBeforeMs - deps.clock() > NOT_BEFORE_TOLERANCE_MS) {
       return hop(message, notBeforeMs);
     }
 
+    const digest = envelopeDigest(envelope);
     const claim = await deps.store.claim({
       eventId: envelope.eventId,
-      generation: message.schedule.generation,
+      generation: schedule.generation,
+      envelopeDigest: digest,
       worker: deps.workerId,
       nowMs: deps.clock(),
       leaseMs: Math.min(timeoutOf(envelope), callBudgetMs) + deps.leaseMarginMs,
@@ -158,15 +222,16 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
       case "stale":
         metrics.count(MetricName.STALE_DROPPED);
         return ACK;
+      case "conflict":
+        return refuseConflict(envelope, digest, claim.record, message);
       case "lease_held": {
         metrics.count(MetricName.LEASE_CONFLICT);
         const seconds = Math.max(1, Math.ceil((claim.leaseExpiresAt - deps.clock()) / 1000));
-        await deps.ingress.changeVisibility(message.receiptHandle, Math.min(seconds, 43_200));
+        await deps.ingress.changeVisibility(message, Math.min(seconds, MAX_VISIBILITY_SECONDS));
         return { kind: "retry_later", reason: "lease held by another worker" };
       }
       case "ahead":
-        await deps.ingress.changeVisibility(message.receiptHandle, AHEAD_RETRY_SECONDS);
-        return { kind: "retry_later", reason: "message ahead of its record" };
+        return waitAhead(message, claim.record);
       case "claimed":
         break;
     }
@@ -247,7 +312,7 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
     metrics.count(MetricName.DRAINED);
     try {
       // Visible again at once: draining must not delay the event, only hand it on.
-      await deps.ingress.changeVisibility(message.receiptHandle, 0);
+      await deps.ingress.changeVisibility(message, 0);
     } catch (error) {
       log.warn("could not release a drained message; it returns after its visibility timeout", {
         messageId: message.messageId,

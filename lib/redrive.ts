@@ -1,6 +1,8 @@
 import type { DeadLetterMessage } from "./core/dead-letter.js";
 import { DeadLetterReason } from "./core/decide.js";
-import { type Envelope, parseEnvelope, validateEnvelope } from "./core/envelope.js";
+import { sameEnvelope } from "./core/claim.js";
+import { type Envelope, parseEnvelope } from "./core/envelope.js";
+import { envelopeDigest, shortDigest } from "./core/envelope-digest.js";
 import { formatProblems } from "./core/errors.js";
 import { type RetryPolicy, resolvePolicy } from "./core/policy.js";
 import type { DeadLetterQueue, EventStore, IngressQueue } from "./core/ports.js";
@@ -113,7 +115,8 @@ export const SkipReason = {
     "invalid_envelope: the original body is valid now, but redrive cannot replay it; resubmit it",
   NOT_TERMINAL: "event is not terminal",
   STOPPED: "stopped before the run's deadline; run the redrive again",
-  DELIVERED: "event was delivered",
+  DELIVERED: "event was delivered; `ricochet dlq clean` removes the copy",
+  CONFLICTING: "not the event's envelope: another body under its id, never attempted",
 } as const;
 
 /** Seconds selected messages stay hidden while a run moves them: the run's length, padded. */
@@ -142,30 +145,32 @@ type Verdict =
   | { readonly kind: "skip"; readonly reason: string }
   | { readonly kind: "fail"; readonly error: string };
 
-/** Reads what a Ricochet dead-letter body carries, as an envelope to replay or a reason not to. */
+/** Reads a copy's body as the envelope to replay, or a reason not to. */
 const envelopeOf = (
   dl: DeadLetterMessage,
 ): { ok: true; envelope: Envelope } | { ok: false; verdict: Verdict } => {
+  const parsed = parseEnvelope(dl.body);
   if (dl.reason === "invalid_envelope") {
-    const raw = parseEnvelope(dl.rawBody ?? "");
-    return raw.ok
+    return parsed.ok
       ? { ok: false, verdict: { kind: "skip", reason: SkipReason.INVALID_ENVELOPE_NOW_VALID } }
       : {
           ok: false,
-          verdict: { kind: "fail", error: `invalid envelope: ${formatProblems(raw.problems)}` },
+          verdict: {
+            kind: "fail",
+            error: `invalid envelope: ${formatProblems(parsed.problems)}; resubmit a corrected one under the same id`,
+          },
         };
   }
-  const checked = validateEnvelope(dl.envelope);
-  if (!checked.ok) {
+  if (!parsed.ok) {
     return {
       ok: false,
       verdict: {
         kind: "fail",
-        error: `dead-lettered envelope is not valid: ${formatProblems(checked.problems)}`,
+        error: `dead-lettered envelope is not valid: ${formatProblems(parsed.problems)}`,
       },
     };
   }
-  return { ok: true, envelope: checked.envelope };
+  return { ok: true, envelope: parsed.envelope };
 };
 
 /** Decides what to do with one dead-letter copy, reading the record (never writing). */
@@ -194,6 +199,15 @@ const judge = async (
     return { kind: "move", record, envelope };
   }
   const record = found;
+  // Only the envelope the event was accepted with is ever replayed: a copy with another body
+  // under its id (a conflicting resubmission a crash loop parked here) was never the event.
+  const digest = envelopeDigest(envelope);
+  if (!sameEnvelope(record, digest)) {
+    return {
+      kind: "skip",
+      reason: `${SkipReason.CONFLICTING} (accepted ${shortDigest(record.envelopeDigest ?? "")}, copy ${shortDigest(digest)})`,
+    };
+  }
   // The record moved past this copy: a redrive (ours, interrupted, or another's) already sent a
   // newer message. This copy is obsolete; see the reasoning at the top of the file.
   const movedOn = record.generation > dl.generation;
@@ -325,7 +339,9 @@ export const redrive = async (
         previousAttempts: record.attempts,
         attemptBudget,
       };
-      await deps.ingressQueue.send(JSON.stringify(envelope), { generation }, 0);
+      // The producer's body as it arrived: re-serialising could change it (and grow it past
+      // SQS's limit: `1e20` becomes 21 digits).
+      await deps.ingressQueue.send(dl.body, { generation }, 0);
       const recorded = await store.recordRedrive({
         eventId: envelope.eventId,
         generation,

@@ -39,7 +39,8 @@ export const createPorts = (
     store: createDynamoEventStore({ doc: clients.documents, tableName: config.tableName }),
     ingress: createSqsIngressQueue({
       sqs: clients.sqs,
-      queueUrl: config.ingressQueueUrl,
+      ingressQueueUrl: config.ingressQueueUrl,
+      internalQueueUrl: config.internalQueueUrl,
       maxDelaySeconds: config.hopSeconds,
     }),
     deadLetters: createSqsDeadLetterQueue({

@@ -1,9 +1,14 @@
 import type { Context, SQSBatchResponse, SQSEvent } from "aws-lambda";
-import { fromLambdaRecord } from "./adapters/lambda-sqs-record.js";
+import { fromLambdaRecord, queueNameOf } from "./adapters/lambda-sqs-record.js";
 import type { Orchestrator } from "./orchestrator.js";
 
 /** Options of {@link createSqsBatchHandler}. */
 export interface SqsBatchHandlerOptions {
+  /**
+   * URL (or ARN) of Ricochet's internal queue: only its records are Ricochet's own messages,
+   * whose scheduling attributes are believed. Every other source is a producer's.
+   */
+  readonly internalQueue: string;
   /**
    * Runs after every batch, whether it succeeded or threw (e.g. flushing metrics, which Lambda
    * would otherwise lose when the sandbox freezes).
@@ -24,15 +29,20 @@ export type OrchestratorSqsHandler = (
  * The function's remaining time bounds the batch; the messages to keep are reported as
  * `batchItemFailures`.
  */
-export const createSqsBatchHandler =
-  (orchestrator: Orchestrator, options: SqsBatchHandlerOptions = {}): OrchestratorSqsHandler =>
-  async (event, context) => {
+export const createSqsBatchHandler = (
+  orchestrator: Orchestrator,
+  options: SqsBatchHandlerOptions,
+): OrchestratorSqsHandler => {
+  const internalQueueName = queueNameOf(options.internalQueue);
+  return async (event, context) => {
     try {
-      const failed = await orchestrator.processBatch(event.Records.map(fromLambdaRecord), () =>
-        context.getRemainingTimeInMillis(),
+      const failed = await orchestrator.processBatch(
+        event.Records.map((record) => fromLambdaRecord(record, internalQueueName)),
+        () => context.getRemainingTimeInMillis(),
       );
       return { batchItemFailures: failed.map((itemIdentifier) => ({ itemIdentifier })) };
     } finally {
       options.afterBatch?.();
     }
   };
+};

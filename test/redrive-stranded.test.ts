@@ -2,6 +2,7 @@ import { SendMessageCommand } from "@aws-sdk/client-sqs";
 import { beforeEach, describe, expect, it } from "vitest";
 import { scheduleFromAttributes, scheduleToAttributes } from "../lib/adapters/message-schedule.js";
 import type { EventStore } from "../lib/core/ports.js";
+import { envelopeDigest } from "../lib/core/envelope-digest.js";
 import { EventStatus } from "../lib/core/status.js";
 import { listDeadLetters } from "../lib/dead-letter-scan.js";
 import { type RedriveDeps, redrive } from "../lib/redrive.js";
@@ -38,6 +39,7 @@ const strand = async (generation = 0) => {
     nowMs: world.now(),
     leaseMs: LEASE_MS,
     attemptBudget: 8,
+    envelopeDigest: envelopeDigest(envelope),
     targetSummary: "http POST https://receiver.example.com/hooks/orders",
   });
   await sqs.send(
@@ -75,7 +77,7 @@ describe("redrive of a crash-looped event", () => {
     const record = await store.get(envelope.eventId);
     expect(record).toMatchObject({ status: EventStatus.PENDING, generation: 1, attemptBudget: 9 });
     expect(record?.redrives[0]).toMatchObject({ by: "oncall", previousStatus: "in_flight" });
-    const [live] = await receiveRaw(sqs, world.ingressQueueUrl);
+    const [live] = await receiveRaw(sqs, world.internalQueueUrl);
     expect(scheduleFromAttributes(live?.MessageAttributes).generation).toBe(1);
     expect(await receiveRaw(sqs, world.deadLetterQueueUrl, { wait: 0 })).toEqual([]);
   });

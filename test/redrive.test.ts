@@ -35,7 +35,7 @@ const drain = async (queueUrl: string) => {
 };
 
 const ingressMessages = async () =>
-  (await drain(world.ingressQueueUrl)).map((m) => ({
+  (await drain(world.internalQueueUrl)).map((m) => ({
     eventId: (JSON.parse(m.Body ?? "{}") as Envelope).eventId,
     generation: scheduleFromAttributes(m.MessageAttributes).generation,
   }));

@@ -1,10 +1,13 @@
 import type { Context, SQSEvent, SQSRecord } from "aws-lambda";
 import { describe, expect, it } from "vitest";
-import type { ReceivedMessage } from "../lib/core/ports.js";
+import { MessageOrigin, type ReceivedMessage } from "../lib/core/ports.js";
 import type { Orchestrator } from "../lib/orchestrator.js";
 import { createSqsBatchHandler } from "../lib/sqs-batch-handler.js";
 
-const record = (messageId: string, generation?: number): SQSRecord => ({
+/** The handler's options: the internal queue is `internal`; these records come from `ingress`. */
+const ON_INTERNAL = { internalQueue: "https://sqs.us-east-1.amazonaws.com/000000000000/internal" };
+
+const record = (messageId: string, generation?: number, queueName = "ingress"): SQSRecord => ({
   messageId,
   receiptHandle: `rh-${messageId}`,
   body: `{"eventId":"${messageId}"}`,
@@ -27,7 +30,7 @@ const record = (messageId: string, generation?: number): SQSRecord => ({
         },
   md5OfBody: "",
   eventSource: "aws:sqs",
-  eventSourceARN: "arn:aws:sqs:us-east-1:000000000000:ingress",
+  eventSourceARN: `arn:aws:sqs:us-east-1:000000000000:${queueName}`,
   awsRegion: "us-east-1",
 });
 
@@ -56,7 +59,7 @@ describe("createSqsBatchHandler", () => {
     "reports exactly the messages the orchestrator keeps as batch item failures ($name)",
     async ({ keep, expected }) => {
       const { orchestrator } = recordingOrchestrator((m) => keep.includes(m.messageId));
-      const handler = createSqsBatchHandler(orchestrator);
+      const handler = createSqsBatchHandler(orchestrator, ON_INTERNAL);
       const event: SQSEvent = { Records: [record("a"), record("b"), record("c")] };
       const response = await handler(
         event,
@@ -68,7 +71,7 @@ describe("createSqsBatchHandler", () => {
 
   it("hands the orchestrator the records as messages, with their schedule and receive count", async () => {
     const { orchestrator, seen } = recordingOrchestrator(() => false);
-    await createSqsBatchHandler(orchestrator)(
+    await createSqsBatchHandler(orchestrator, ON_INTERNAL)(
       { Records: [record("a", 3)] },
       contextWithRemaining(() => 1),
     );
@@ -77,16 +80,32 @@ describe("createSqsBatchHandler", () => {
         messageId: "a",
         receiptHandle: "rh-a",
         body: '{"eventId":"a"}',
+        origin: MessageOrigin.PRODUCER,
         schedule: { generation: 3 },
+        reservedAttributes: ["ricochet.generation"],
         receiveCount: 2,
         sentAtMs: 1_700_000_000_000,
       },
     ]);
   });
 
+  it.each([
+    { queueName: "internal", origin: MessageOrigin.RICOCHET },
+    { queueName: "ingress", origin: MessageOrigin.PRODUCER },
+    // A name that merely ends like the internal queue's is another queue.
+    { queueName: "not-internal", origin: MessageOrigin.PRODUCER },
+  ])("marks a record from queue $queueName as $origin", async ({ queueName, origin }) => {
+    const { orchestrator, seen } = recordingOrchestrator(() => false);
+    await createSqsBatchHandler(orchestrator, ON_INTERNAL)(
+      { Records: [record("a", 1, queueName)] },
+      contextWithRemaining(() => 1),
+    );
+    expect(seen[0]?.messages[0]?.origin).toBe(origin);
+  });
+
   it("bounds the batch by the function's remaining time", async () => {
     const { orchestrator, seen } = recordingOrchestrator(() => false);
-    await createSqsBatchHandler(orchestrator)(
+    await createSqsBatchHandler(orchestrator, ON_INTERNAL)(
       { Records: [record("a")] },
       contextWithRemaining(() => 12_345),
     );
@@ -103,6 +122,7 @@ describe("createSqsBatchHandler", () => {
     };
     const { orchestrator } = recordingOrchestrator(() => false);
     const options = {
+      ...ON_INTERNAL,
       afterBatch: () => {
         flushed += 1;
       },

@@ -12,13 +12,22 @@ import type {
   ClaimResult,
   EventStore,
   ListByStatusRequest,
+  RecordConflictRequest,
   RecordInvalidRequest,
   RecordResultOutcome,
   RecordResultRequest,
   RedriveRecordOutcome,
   RedriveRequest,
 } from "../core/ports.js";
-import { appendBounded, type EventRecord, MAX_HISTORY_ENTRIES } from "../core/record.js";
+import { DeadLetterReason } from "../core/decide.js";
+import { OutcomeClass } from "../core/outcome.js";
+import {
+  type AttemptEntry,
+  type AuditEntry,
+  appendBounded,
+  type EventRecord,
+  MAX_HISTORY_ENTRIES,
+} from "../core/record.js";
 import { EventStatus, isTerminal } from "../core/status.js";
 import { conditionFailure, isConditionFailure, translateDynamoError } from "./dynamo-errors.js";
 import { itemToRecord, LISTED_STATUSES, STATUS_INDEX } from "./dynamo-record-item.js";
@@ -82,8 +91,8 @@ export const createDynamoEventStore = ({ doc, tableName }: DynamoEventStoreOptio
       if (created.kind !== "exists") return created;
       // Only a first attempt that died with its lease can be claimed again at generation 0;
       // that takeover (rare: a crash) costs the update below as a second write.
-      if (!mayClaim(created.record, generation, nowMs)) {
-        return explainRefusedClaim(created.record, generation, nowMs);
+      if (!mayClaim(created.record, generation, nowMs, request.envelopeDigest)) {
+        return explainRefusedClaim(created.record, generation, nowMs, request.envelopeDigest);
       }
     }
     try {
@@ -92,23 +101,36 @@ export const createDynamoEventStore = ({ doc, tableName }: DynamoEventStoreOptio
           TableName: tableName,
           Key: { eventId },
           UpdateExpression:
-            "SET #status = :inFlight, generation = if_not_exists(generation, :generation), " +
+            "SET #status = :inFlight, generation = :generation, " +
             "attempts = if_not_exists(attempts, :zero) + :one, " +
             "attemptBudget = if_not_exists(attemptBudget, :budget), " +
             "leaseOwner = :worker, leaseExpiresAt = :leaseEnd, currentAttempt = :current, " +
             "createdAt = if_not_exists(createdAt, :now), updatedAt = :now, " +
             "history = if_not_exists(history, :empty), redrives = if_not_exists(redrives, :empty), " +
-            "targetSummary = if_not_exists(targetSummary, :summary) REMOVE nextAttemptAt",
-          // The rule of lib/core/claim.ts (mayClaim), as a condition.
+            "targetSummary = if_not_exists(targetSummary, :summary), " +
+            "envelopeDigest = if_not_exists(envelopeDigest, :digest) " +
+            // Only an invalid envelope's placeholder has the last three; claiming it clears them.
+            "REMOVE nextAttemptAt, deadLetterReason, listedStatus, expiresAt",
+          // The rule of lib/core/claim.ts (mayClaim), as a condition. A placeholder written by
+          // an older release stored attemptBudget 0 and stays unclaimable (it would keep that
+          // budget); the pure rule cannot see the difference, this condition can.
           ConditionExpression:
-            "attribute_not_exists(eventId) OR (generation = :generation AND " +
-            "(#status IN (:pending, :retryScheduled) OR (#status = :inFlight AND leaseExpiresAt < :nowMs)))",
+            "attribute_not_exists(eventId) OR " +
+            "((attribute_not_exists(envelopeDigest) OR envelopeDigest = :digest) AND (" +
+            "(generation = :generation AND (#status IN (:pending, :retryScheduled) OR " +
+            "(#status = :inFlight AND leaseExpiresAt < :nowMs) OR " +
+            "(#status = :rejected AND deadLetterReason = :invalidEnvelope AND attribute_not_exists(attemptBudget)))) OR " +
+            "(generation = :previous AND #status = :inFlight AND leaseExpiresAt < :nowMs)))",
           ExpressionAttributeNames: { "#status": "status" },
           ExpressionAttributeValues: {
             ":inFlight": EventStatus.IN_FLIGHT,
             ":pending": EventStatus.PENDING,
             ":retryScheduled": EventStatus.RETRY_SCHEDULED,
+            ":rejected": EventStatus.REJECTED,
+            ":invalidEnvelope": DeadLetterReason.INVALID_ENVELOPE,
             ":generation": generation,
+            ":previous": generation - 1,
+            ":digest": request.envelopeDigest,
             ":zero": 0,
             ":one": 1,
             ":budget": request.attemptBudget,
@@ -126,12 +148,16 @@ export const createDynamoEventStore = ({ doc, tableName }: DynamoEventStoreOptio
       );
       const old = result.Attributes === undefined ? undefined : itemToRecord(result.Attributes);
       const record = claimedRecord(old, request);
-      return { kind: "claimed", record, takeover: old?.status === EventStatus.IN_FLIGHT };
+      return {
+        kind: "claimed",
+        record,
+        takeover: old?.status === EventStatus.IN_FLIGHT,
+      };
     } catch (error) {
       if (!isConditionFailure(error)) return fail(error, "claim");
       const { item } = conditionFailure(error);
       if (item === undefined) return fail(error, "claim");
-      return explainRefusedClaim(itemToRecord(item), generation, nowMs);
+      return explainRefusedClaim(itemToRecord(item), generation, nowMs, request.envelopeDigest);
     }
   };
 
@@ -207,22 +233,30 @@ export const createDynamoEventStore = ({ doc, tableName }: DynamoEventStoreOptio
 
   const recordInvalid = async (request: RecordInvalidRequest): Promise<void> => {
     const now = iso(request.nowMs);
+    const entry: AttemptEntry = {
+      attempt: 0,
+      worker: request.worker,
+      claimedAt: now,
+      finishedAt: now,
+      outcome: OutcomeClass.PERMANENT,
+      message: `invalid envelope: ${request.message}`,
+    };
     try {
       await doc.send(
         new PutCommand({
+          // A placeholder, not an event: no attempts, budget, digest or createdAt, so that a
+          // corrected resubmission claims it as a new event (lib/core/claim.ts) and keeps this
+          // entry in its history.
           TableName: tableName,
           Item: {
             eventId: request.eventId,
             status: EventStatus.REJECTED,
             generation: 0,
-            attempts: 0,
-            attemptBudget: 0,
-            deadLetterReason: "invalid_envelope",
+            deadLetterReason: DeadLetterReason.INVALID_ENVELOPE,
             listedStatus: EventStatus.REJECTED,
-            lastOutcome: { class: "permanent", message: request.message },
-            history: [],
+            lastOutcome: { class: OutcomeClass.PERMANENT, message: request.message },
+            history: [entry],
             redrives: [],
-            createdAt: now,
             updatedAt: now,
             expiresAt: ttlSeconds(request.nowMs, request.retentionSeconds),
           },
@@ -232,6 +266,47 @@ export const createDynamoEventStore = ({ doc, tableName }: DynamoEventStoreOptio
       );
     } catch (error) {
       if (!isConditionFailure(error)) fail(error, "recordInvalid");
+    }
+  };
+
+  const recordConflict = async (request: RecordConflictRequest): Promise<void> => {
+    try {
+      await doc.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: { eventId: request.eventId },
+          UpdateExpression:
+            "SET conflictCount = if_not_exists(conflictCount, :zero) + :one, " +
+            "lastConflictAt = :now, lastConflictDigest = :digest",
+          ConditionExpression: "attribute_exists(eventId)",
+          ExpressionAttributeValues: {
+            ":zero": 0,
+            ":one": 1,
+            ":now": iso(request.nowMs),
+            ":digest": request.digest,
+          },
+        }),
+      );
+    } catch (error) {
+      if (!isConditionFailure(error)) fail(error, "recordConflict");
+    }
+  };
+
+  const appendAudit = async (eventId: string, entry: AuditEntry): Promise<void> => {
+    try {
+      // Appended without a bound (a read-modify-write would race other operators); each entry
+      // is one removed dead-letter copy, so the list stays short, and reads keep the newest.
+      await doc.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: { eventId },
+          UpdateExpression: "SET audit = list_append(if_not_exists(audit, :empty), :entry)",
+          ConditionExpression: "attribute_exists(eventId)",
+          ExpressionAttributeValues: { ":empty": [], ":entry": [entry] },
+        }),
+      );
+    } catch (error) {
+      if (!isConditionFailure(error)) fail(error, "appendAudit");
     }
   };
 
@@ -348,5 +423,14 @@ export const createDynamoEventStore = ({ doc, tableName }: DynamoEventStoreOptio
       : records.sort((a, b) => a.updatedAt.localeCompare(b.updatedAt)).slice(0, request.limit);
   };
 
-  return { claim, recordResult, recordInvalid, recordRedrive, get, listByStatus };
+  return {
+    claim,
+    recordResult,
+    recordInvalid,
+    recordRedrive,
+    recordConflict,
+    appendAudit,
+    get,
+    listByStatus,
+  };
 };

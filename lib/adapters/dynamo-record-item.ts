@@ -1,5 +1,5 @@
 import type { CreateTableCommandInput } from "@aws-sdk/client-dynamodb";
-import type { EventRecord } from "../core/record.js";
+import { type EventRecord, MAX_AUDIT_ENTRIES } from "../core/record.js";
 import type { EventStatus } from "../core/status.js";
 
 /** Attribute names of the record item; the CDK table and the byStatus index use the same. */
@@ -76,7 +76,18 @@ export const itemToRecord = (item: Record<string, unknown>): EventRecord => {
     history: (item.history as EventRecord["history"] | undefined) ?? [],
     redrives: (item.redrives as EventRecord["redrives"] | undefined) ?? [],
     targetSummary: optionalString(item.targetSummary),
-    createdAt: String(item.createdAt ?? ""),
+    envelopeDigest: optionalString(item.envelopeDigest),
+    conflicts:
+      typeof item.conflictCount === "number"
+        ? {
+            count: item.conflictCount,
+            lastAt: String(item.lastConflictAt ?? ""),
+            lastDigest: String(item.lastConflictDigest ?? ""),
+          }
+        : undefined,
+    audit: (item.audit as EventRecord["audit"] | undefined)?.slice(-MAX_AUDIT_ENTRIES),
+    // An invalid envelope's placeholder has no createdAt: no event was accepted under it yet.
+    createdAt: String(item.createdAt ?? item.updatedAt ?? ""),
     updatedAt: String(item.updatedAt ?? ""),
     expiresAt: optionalNumber(item.expiresAt),
   };

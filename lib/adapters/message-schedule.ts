@@ -5,6 +5,7 @@ import type { MessageSchedule } from "../core/ports.js";
 /**
  * Scheduling facts travel as SQS message attributes so the body stays exactly the producer's
  * envelope. These names are part of the wire format: changing them strands messages in flight.
+ * They are believed only on the internal queue, which producers cannot send to.
  */
 export const SCHEDULE_ATTRIBUTE = {
   GENERATION: "ricochet.generation",
@@ -55,3 +56,12 @@ export const scheduleFromAttributes = (
     notBeforeMs: wholeNumber(read(SCHEDULE_ATTRIBUTE.NOT_BEFORE)),
   };
 };
+
+/** Prefix of every attribute name Ricochet reserves for its own messages. */
+export const RESERVED_ATTRIBUTE_PREFIX = "ricochet.";
+
+/** Names of the reserved attributes a message carries, in order, whatever their case. */
+export const reservedAttributeNames = (attributes: Record<string, unknown> | undefined): string[] =>
+  Object.keys(attributes ?? {})
+    .filter((name) => name.toLowerCase().startsWith(RESERVED_ATTRIBUTE_PREFIX))
+    .sort();

@@ -5,70 +5,56 @@ import {
   ReceiveMessageCommand,
   type SQSClient,
 } from "@aws-sdk/client-sqs";
-import type { DeadLetterMessage } from "../core/dead-letter.js";
-import type { DeadLetterQueue, ReceivedMessage } from "../core/ports.js";
-import { scheduleFromAttributes, scheduleToAttributes } from "./message-schedule.js";
+import { type DeadLetterMessage, fitDeadLetter } from "../core/dead-letter.js";
+import type { DeadLetterQueue, ReceivedDeadLetter } from "../core/ports.js";
+import { scheduleFromAttributes } from "./message-schedule.js";
 import { sqsCall } from "./sqs-errors.js";
 import { changeMessageVisibility, sendMessage } from "./sqs-message-calls.js";
 
 /**
- * Attributes set beside a dead-letter body so a listing can filter without parsing it. Part of
- * the wire format, like the schedule attributes.
+ * The attribute that carries Ricochet's summary beside the producer's body. Part of the wire
+ * format, like the schedule attributes: renaming it makes older copies read as native moves.
  */
-export const DEAD_LETTER_ATTRIBUTE = {
-  REASON: "ricochet.reason",
-  EVENT_ID: "ricochet.eventId",
-} as const;
+export const DEAD_LETTER_SUMMARY_ATTRIBUTE = "ricochet.deadLetter";
 
 export interface SqsDeadLetterQueueOptions {
   readonly sqs: SQSClient;
   readonly queueUrl: string;
 }
 
-const deadLetterAttributes = (
-  message: DeadLetterMessage,
-): Record<string, MessageAttributeValue> => {
-  const attributes: Record<string, MessageAttributeValue> = {
-    ...scheduleToAttributes({ generation: message.generation }),
-    [DEAD_LETTER_ATTRIBUTE.REASON]: { DataType: "String", StringValue: message.reason },
-  };
-  if (message.eventId !== undefined) {
-    attributes[DEAD_LETTER_ATTRIBUTE.EVENT_ID] = {
-      DataType: "String",
-      StringValue: message.eventId,
-    };
-  }
-  return attributes;
-};
-
 const wholeOr = (value: string | undefined, fallback: number): number => {
   const parsed = Number(value);
   return value !== undefined && Number.isSafeInteger(parsed) ? parsed : fallback;
 };
 
-const toReceived = (message: Message): ReceivedMessage | undefined => {
+const toReceived = (message: Message): ReceivedDeadLetter | undefined => {
   // Every message SQS returns has both; one without them cannot be deleted or reported.
   if (message.MessageId === undefined || message.ReceiptHandle === undefined) return undefined;
   return {
     messageId: message.MessageId,
     receiptHandle: message.ReceiptHandle,
     body: message.Body ?? "",
+    summary: message.MessageAttributes?.[DEAD_LETTER_SUMMARY_ATTRIBUTE]?.StringValue,
     schedule: scheduleFromAttributes(message.MessageAttributes),
     receiveCount: wholeOr(message.Attributes?.ApproximateReceiveCount, 1),
     sentAtMs: wholeOr(message.Attributes?.SentTimestamp, 0),
   };
 };
 
-/** The dead-letter queue over SQS. Bodies are {@link DeadLetterMessage} JSON. */
+/**
+ * The dead-letter queue over SQS. A copy's body is the producer's body, unchanged; the summary
+ * travels as the {@link DEAD_LETTER_SUMMARY_ATTRIBUTE} attribute.
+ */
 export const createSqsDeadLetterQueue = ({
   sqs,
   queueUrl,
 }: SqsDeadLetterQueueOptions): DeadLetterQueue => ({
   async send(message: DeadLetterMessage): Promise<void> {
-    await sendMessage(sqs, queueUrl, {
-      body: JSON.stringify(message),
-      attributes: deadLetterAttributes(message),
-    });
+    const { summary, body } = fitDeadLetter(message);
+    const attributes: Record<string, MessageAttributeValue> = {
+      [DEAD_LETTER_SUMMARY_ATTRIBUTE]: { DataType: "String", StringValue: JSON.stringify(summary) },
+    };
+    await sendMessage(sqs, queueUrl, { body, attributes });
   },
 
   async receive({ maxMessages, visibilityTimeoutSeconds, waitSeconds }) {
@@ -86,7 +72,7 @@ export const createSqsDeadLetterQueue = ({
     );
     return (output.Messages ?? [])
       .map(toReceived)
-      .filter((m): m is ReceivedMessage => m !== undefined);
+      .filter((m): m is ReceivedDeadLetter => m !== undefined);
   },
 
   async delete(receiptHandle: string): Promise<void> {

@@ -1,12 +1,20 @@
 import type { SQSClient } from "@aws-sdk/client-sqs";
 import { MAX_SQS_DELAY_SECONDS } from "../config.js";
-import type { IngressQueue, MessageSchedule } from "../core/ports.js";
+import {
+  type IngressQueue,
+  type MessageHandle,
+  MessageOrigin,
+  type MessageSchedule,
+} from "../core/ports.js";
 import { scheduleToAttributes } from "./message-schedule.js";
 import { changeMessageVisibility, sendMessage } from "./sqs-message-calls.js";
 
 export interface SqsIngressQueueOptions {
   readonly sqs: SQSClient;
-  readonly queueUrl: string;
+  /** The queue producers send to. */
+  readonly ingressQueueUrl: string;
+  /** Ricochet's own queue: retries, hops and redrives are sent here, and only here. */
+  readonly internalQueueUrl: string;
   /** Longest delay put on one message; capped at SQS's 900 s whatever is asked. */
   readonly maxDelaySeconds?: number;
 }
@@ -21,20 +29,29 @@ export const clampDelaySeconds = (seconds: number, max: number = MAX_SQS_DELAY_S
   return Math.max(0, Math.min(ceiling, Math.floor(seconds)));
 };
 
-/** The ingress queue over SQS: the body is the envelope, the schedule travels as attributes. */
+/**
+ * The orchestrator's two input queues over SQS: the body is the envelope, the schedule travels
+ * as attributes on the internal queue.
+ */
 export const createSqsIngressQueue = ({
   sqs,
-  queueUrl,
+  ingressQueueUrl,
+  internalQueueUrl,
   maxDelaySeconds = MAX_SQS_DELAY_SECONDS,
 }: SqsIngressQueueOptions): IngressQueue => ({
   async send(body: string, schedule: MessageSchedule, delaySeconds: number): Promise<void> {
-    await sendMessage(sqs, queueUrl, {
+    await sendMessage(sqs, internalQueueUrl, {
       body,
       attributes: scheduleToAttributes(schedule),
       delaySeconds: clampDelaySeconds(delaySeconds, maxDelaySeconds),
     });
   },
 
-  changeVisibility: (receiptHandle: string, seconds: number) =>
-    changeMessageVisibility(sqs, queueUrl, receiptHandle, seconds),
+  changeVisibility: (message: MessageHandle, seconds: number) =>
+    changeMessageVisibility(
+      sqs,
+      message.origin === MessageOrigin.RICOCHET ? internalQueueUrl : ingressQueueUrl,
+      message.receiptHandle,
+      seconds,
+    ),
 });

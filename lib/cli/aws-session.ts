@@ -43,7 +43,11 @@ export const withAwsSession = async <T>(
       ingressQueueUrl: () => need("ingressQueueUrl"),
       redriveFunctionName: () => need("redriveFunctionName"),
       ingressQueue: () =>
-        createSqsIngressQueue({ sqs: clients.sqs, queueUrl: need("ingressQueueUrl") }),
+        createSqsIngressQueue({
+          sqs: clients.sqs,
+          ingressQueueUrl: need("ingressQueueUrl"),
+          internalQueueUrl: need("internalQueueUrl"),
+        }),
       deadLetterQueue: () =>
         createSqsDeadLetterQueue({ sqs: clients.sqs, queueUrl: need("deadLetterQueueUrl") }),
       store: () => createDynamoEventStore({ doc: clients.documents, tableName: need("tableName") }),

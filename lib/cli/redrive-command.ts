@@ -145,7 +145,7 @@ const redriveHere = async (
   const progress = createProgress(flags.dryRun ? "checking" : "redriving", flags);
   try {
     return await withAwsSession(
-      ["ingressQueueUrl", "deadLetterQueueUrl", "tableName"],
+      ["ingressQueueUrl", "internalQueueUrl", "deadLetterQueueUrl", "tableName"],
       flags,
       (session) =>
         redrive(

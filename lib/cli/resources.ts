@@ -15,6 +15,7 @@ export const DEFAULT_STACK_NAME = "Ricochet";
 /** The stack's output keys, as the CDK stack declares them. */
 export const STACK_OUTPUT = {
   ingressQueueUrl: "IngressQueueUrl",
+  internalQueueUrl: "InternalQueueUrl",
   deadLetterQueueUrl: "DeadLetterQueueUrl",
   tableName: "TableName",
   redriveFunctionName: "RedriveFunctionName",
@@ -23,6 +24,7 @@ export type ResourceName = keyof typeof STACK_OUTPUT;
 
 const FLAG: Readonly<Record<ResourceName, string>> = {
   ingressQueueUrl: "--queue-url",
+  internalQueueUrl: "--internal-queue-url",
   deadLetterQueueUrl: "--dead-letter-queue-url",
   tableName: "--table",
   redriveFunctionName: "--function <name>",
@@ -30,6 +32,7 @@ const FLAG: Readonly<Record<ResourceName, string>> = {
 
 const ENV_VAR: Readonly<Partial<Record<ResourceName, string>>> = {
   ingressQueueUrl: ENV.INGRESS_QUEUE_URL,
+  internalQueueUrl: ENV.INTERNAL_QUEUE_URL,
   deadLetterQueueUrl: ENV.DEAD_LETTER_QUEUE_URL,
   tableName: ENV.TABLE_NAME,
 };
@@ -37,15 +40,23 @@ const ENV_VAR: Readonly<Partial<Record<ResourceName, string>>> = {
 /** The flags {@link addResourceOptions} adds, as commander parses them. */
 export interface ResourceFlags {
   readonly queueUrl?: string | undefined;
+  readonly internalQueueUrl?: string | undefined;
   readonly deadLetterQueueUrl?: string | undefined;
   readonly table?: string | undefined;
   readonly stack?: string | undefined;
 }
 
-/** Adds `--queue-url`, `--dead-letter-queue-url`, `--table` and `--stack` to a command. */
+/**
+ * Adds `--queue-url`, `--internal-queue-url`, `--dead-letter-queue-url`, `--table` and `--stack`
+ * to a command.
+ */
 export const addResourceOptions = (command: Command): Command =>
   command
     .option("--queue-url <url>", `ingress queue URL (default: $${ENV.INGRESS_QUEUE_URL} or stack)`)
+    .option(
+      "--internal-queue-url <url>",
+      `internal queue URL, for redrives (default: $${ENV.INTERNAL_QUEUE_URL} or stack)`,
+    )
     .option(
       "--dead-letter-queue-url <url>",
       `dead-letter queue URL (default: $${ENV.DEAD_LETTER_QUEUE_URL} or stack)`,
@@ -60,6 +71,8 @@ const fromFlags = (flags: ResourceFlags, name: ResourceName): string | undefined
   switch (name) {
     case "ingressQueueUrl":
       return nonEmpty(flags.queueUrl);
+    case "internalQueueUrl":
+      return nonEmpty(flags.internalQueueUrl);
     case "deadLetterQueueUrl":
       return nonEmpty(flags.deadLetterQueueUrl);
     case "tableName":

@@ -1,5 +1,6 @@
 import type { ClaimRequest, ClaimResult } from "./ports.js";
 import type { EventRecord } from "./record.js";
+import { DeadLetterReason } from "./decide.js";
 import { EventStatus, isTerminal } from "./status.js";
 
 /*
@@ -11,35 +12,74 @@ import { EventStatus, isTerminal } from "./status.js";
 const iso = (ms: number): string => new Date(ms).toISOString();
 
 /**
- * Whether a claim for `generation` is admitted: no record yet; or the message's generation with
- * the event waiting; or the message's generation with the previous holder's lease expired.
+ * Whether a record is only the placeholder an invalid envelope left under its id: it holds the
+ * id for no event, so a corrected resubmission may claim it (keeping its history).
+ */
+export const isInvalidPlaceholder = (record: EventRecord): boolean =>
+  record.status === EventStatus.REJECTED &&
+  record.deadLetterReason === DeadLetterReason.INVALID_ENVELOPE &&
+  record.attempts === 0;
+
+const leaseExpired = (record: EventRecord, nowMs: number): boolean =>
+  record.status === EventStatus.IN_FLIGHT && (record.leaseExpiresAt ?? 0) < nowMs;
+
+/** Whether the message's envelope is the one the record was accepted with (or none is known). */
+export const sameEnvelope = (record: EventRecord, digest: string): boolean =>
+  record.envelopeDigest === undefined || record.envelopeDigest === digest;
+
+/**
+ * Whether a claim for `generation` is admitted: no record yet; or the same envelope and either
+ * - the message's generation with the event waiting, or with the previous holder's lease expired;
+ * - the message's generation over an invalid envelope's placeholder (a corrected resubmission);
+ * - the NEXT generation over an attempt whose holder's lease expired: that holder issued this
+ *   message (only Ricochet's roles can issue generations above 0) and then died or failed to
+ *   record it, so the message it left carries the event on without waiting for the source
+ *   message's visibility timeout.
  */
 export const mayClaim = (
   old: EventRecord | undefined,
   generation: number,
   nowMs: number,
+  digest: string,
 ): boolean =>
   old === undefined ||
-  (old.generation === generation &&
-    (old.status === EventStatus.PENDING ||
-      old.status === EventStatus.RETRY_SCHEDULED ||
-      (old.status === EventStatus.IN_FLIGHT && (old.leaseExpiresAt ?? 0) < nowMs)));
+  (sameEnvelope(old, digest) &&
+    ((old.generation === generation &&
+      (old.status === EventStatus.PENDING ||
+        old.status === EventStatus.RETRY_SCHEDULED ||
+        leaseExpired(old, nowMs) ||
+        isInvalidPlaceholder(old))) ||
+      (old.generation === generation - 1 && leaseExpired(old, nowMs))));
 
 /** The record as an admitted claim leaves it: in flight, leased, one more attempt. */
 export const claimedRecord = (old: EventRecord | undefined, request: ClaimRequest): EventRecord => {
   const { eventId, generation, worker, nowMs } = request;
   const attempts = (old?.attempts ?? 0) + 1;
+  const fresh: EventRecord = {
+    eventId,
+    status: EventStatus.PENDING,
+    generation,
+    attempts: 0,
+    attemptBudget: request.attemptBudget,
+    history: [],
+    redrives: [],
+    createdAt: iso(nowMs),
+    updatedAt: iso(nowMs),
+    targetSummary: request.targetSummary,
+  };
+  // An invalid envelope's placeholder gives way to the corrected event but keeps its history.
+  const base =
+    old === undefined
+      ? fresh
+      : isInvalidPlaceholder(old)
+        ? { ...fresh, history: old.history, redrives: old.redrives, audit: old.audit }
+        : old;
   return {
-    ...(old ?? {
-      eventId,
-      generation,
-      attempts: 0,
-      attemptBudget: request.attemptBudget,
-      history: [],
-      redrives: [],
-      createdAt: iso(nowMs),
-      targetSummary: request.targetSummary,
-    }),
+    ...base,
+    generation,
+    envelopeDigest: old?.envelopeDigest ?? request.envelopeDigest,
+    deadLetterReason: undefined,
+    expiresAt: undefined,
     status: EventStatus.IN_FLIGHT,
     attempts,
     leaseOwner: worker,
@@ -55,7 +95,9 @@ export const explainRefusedClaim = (
   old: EventRecord,
   generation: number,
   nowMs: number,
+  digest: string,
 ): Exclude<ClaimResult, { kind: "claimed" }> => {
+  if (!sameEnvelope(old, digest)) return { kind: "conflict", record: old };
   if (isTerminal(old.status) && generation <= old.generation)
     return { kind: "finished", record: old };
   if (generation < old.generation) return { kind: "stale", record: old };

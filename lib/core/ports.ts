@@ -1,7 +1,7 @@
 import type { DeadLetterMessage } from "./dead-letter.js";
 import type { Envelope } from "./envelope.js";
 import type { AttemptResult } from "./outcome.js";
-import type { AttemptEntry, EventRecord, RedriveEntry } from "./record.js";
+import type { AttemptEntry, AuditEntry, EventRecord, RedriveEntry } from "./record.js";
 import type { EventStatus } from "./status.js";
 
 /*
@@ -20,6 +20,8 @@ export interface ClaimRequest {
   /** Budget to set if the record is new. */
   readonly attemptBudget: number;
   readonly targetSummary: string;
+  /** Digest of the envelope ({@link envelopeDigest}); the first one stored wins. */
+  readonly envelopeDigest: string;
 }
 
 /** The answer to a claim; only `claimed` lets the caller call the target. */
@@ -32,7 +34,12 @@ export type ClaimResult =
   /** The message is older than the record's generation: a stale copy, dropped. */
   | { readonly kind: "stale"; readonly record: EventRecord }
   /** The message is newer than the record: its issuer has not recorded it yet. Retry later. */
-  | { readonly kind: "ahead"; readonly record: EventRecord };
+  | { readonly kind: "ahead"; readonly record: EventRecord }
+  /**
+   * The message carries a different envelope under the event's id (a conflicting resubmission):
+   * the first envelope wins, this one is never attempted.
+   */
+  | { readonly kind: "conflict"; readonly record: EventRecord };
 
 /** What an attempt's result write sets; the store adds timestamps and bookkeeping. */
 export interface RecordResultRequest {
@@ -60,9 +67,18 @@ export type RecordResultOutcome = { readonly kind: "recorded" } | { readonly kin
 
 export interface RecordInvalidRequest {
   readonly eventId: string;
+  readonly worker: string;
   readonly message: string;
   readonly nowMs: number;
   readonly retentionSeconds: number;
+}
+
+/** A conflicting resubmission seen for an event, counted on its record. */
+export interface RecordConflictRequest {
+  readonly eventId: string;
+  /** Digest of the envelope that lost. */
+  readonly digest: string;
+  readonly nowMs: number;
 }
 
 export interface RedriveRequest {
@@ -93,6 +109,10 @@ export interface EventStore {
   /** Records an envelope that failed validation, unless a record with that id already exists. */
   recordInvalid(request: RecordInvalidRequest): Promise<void>;
   recordRedrive(request: RedriveRequest): Promise<RedriveRecordOutcome>;
+  /** Counts a conflicting resubmission on the record (no-op when the record is gone). */
+  recordConflict(request: RecordConflictRequest): Promise<void>;
+  /** Appends an operator action to the record's audit trail (no-op when the record is gone). */
+  appendAudit(eventId: string, entry: AuditEntry): Promise<void>;
   get(eventId: string): Promise<EventRecord | undefined>;
   listByStatus(request: ListByStatusRequest): Promise<EventRecord[]>;
 }
@@ -104,23 +124,63 @@ export interface MessageSchedule {
   readonly notBeforeMs?: number | undefined;
 }
 
-/** A message as a consumer sees it, whatever queue it came from. */
-export interface ReceivedMessage {
-  readonly messageId: string;
+/**
+ * Which queue a message came from. Producers may send to the ingress queue only; the internal
+ * queue accepts sends from Ricochet's own roles (orchestrator, redrive), which is what makes its
+ * scheduling attributes trustworthy. See docs/design-notes.md, "Who may speak for Ricochet".
+ */
+export const MessageOrigin = {
+  PRODUCER: "producer",
+  RICOCHET: "ricochet",
+} as const;
+export type MessageOrigin = (typeof MessageOrigin)[keyof typeof MessageOrigin];
+
+/** What identifies a received message to the queue it came from. */
+export interface MessageHandle {
   readonly receiptHandle: string;
+  readonly origin: MessageOrigin;
+}
+
+/** A message as a consumer sees it, whatever queue it came from. */
+export interface ReceivedMessage extends MessageHandle {
+  readonly messageId: string;
   readonly body: string;
+  /** As read from the attributes; only trusted when `origin` is Ricochet's own queue. */
   readonly schedule: MessageSchedule;
+  /** Names of Ricochet's reserved (`ricochet.*`) attributes the message carried. */
+  readonly reservedAttributes: readonly string[];
   readonly receiveCount: number;
   /** When the message was first sent (epoch ms). */
   readonly sentAtMs: number;
 }
 
-/** The ingress queue, as the orchestrator and redrive use it. */
+/**
+ * The orchestrator's two input queues, as the orchestrator and redrive use them: the ingress
+ * queue producers write to, and the internal queue only Ricochet's roles may write to.
+ */
 export interface IngressQueue {
-  /** Sends the envelope's body with a delay of at most 900 s (SQS's limit, enforced here). */
+  /**
+   * Sends the envelope's body on the internal queue, with a delay of at most 900 s (SQS's
+   * limit, enforced here). Every retry, hop and redrive goes this way, never via the ingress
+   * queue, so a producer cannot issue one.
+   */
   send(body: string, schedule: MessageSchedule, delaySeconds: number): Promise<void>;
-  /** Hides a received message for `seconds` more (0 makes it visible at once). */
-  changeVisibility(receiptHandle: string, seconds: number): Promise<void>;
+  /** Hides a received message, on whichever queue it came from, for `seconds` more (0: at once). */
+  changeVisibility(message: MessageHandle, seconds: number): Promise<void>;
+}
+
+/** A message read from the dead-letter queue, before its body and summary are interpreted. */
+export interface ReceivedDeadLetter {
+  readonly messageId: string;
+  readonly receiptHandle: string;
+  /** The event's body exactly as its producer sent it (or, for older copies, Ricochet's JSON). */
+  readonly body: string;
+  /** Ricochet's summary attribute, when Ricochet sent the copy (absent on native moves). */
+  readonly summary?: string | undefined;
+  /** Scheduling attributes a natively moved message kept from its queue. */
+  readonly schedule: MessageSchedule;
+  readonly receiveCount: number;
+  readonly sentAtMs: number;
 }
 
 /** The dead-letter queue. */
@@ -130,7 +190,7 @@ export interface DeadLetterQueue {
     maxMessages: number;
     visibilityTimeoutSeconds: number;
     waitSeconds: number;
-  }): Promise<ReceivedMessage[]>;
+  }): Promise<ReceivedDeadLetter[]>;
   delete(receiptHandle: string): Promise<void>;
   changeVisibility(receiptHandle: string, seconds: number): Promise<void>;
 }

@@ -32,6 +32,34 @@ export interface RedriveEntry {
   readonly attemptBudget: number;
 }
 
+/** How many operator audit entries (other than redrives) a record keeps. */
+export const MAX_AUDIT_ENTRIES = 20;
+
+/** Operator actions recorded on an event besides redrives. */
+export const AuditAction = {
+  /** A dead-letter copy of a finished event was removed (`ricochet dlq clean`). */
+  DEAD_LETTER_COPY_REMOVED: "dead_letter_copy_removed",
+} as const;
+export type AuditAction = (typeof AuditAction)[keyof typeof AuditAction];
+
+/** One operator action on an event: who, when, what and why. */
+export interface AuditEntry {
+  readonly at: string;
+  readonly by: string;
+  readonly action: AuditAction;
+  readonly reason: string;
+  /** The SQS message the action concerned, when there was one. */
+  readonly messageId?: string | undefined;
+}
+
+/** Conflicting resubmissions seen for an event: same id, another envelope. */
+export interface ConflictSummary {
+  readonly count: number;
+  readonly lastAt: string;
+  /** Digest of the most recent losing envelope. */
+  readonly lastDigest: string;
+}
+
 /** The attempt record: one item per event, keyed by `eventId`. */
 export interface EventRecord {
   readonly eventId: string;
@@ -59,6 +87,14 @@ export interface EventRecord {
   readonly redrives: readonly RedriveEntry[];
   /** Where the event goes, without secrets: `http POST https://host/path` or `lambda name`. */
   readonly targetSummary?: string | undefined;
+  /**
+   * Digest of the envelope the event was first accepted with (absent on records written before
+   * digests, and on an invalid envelope's placeholder). A message with another digest under
+   * this id is a conflicting resubmission and is never attempted.
+   */
+  readonly envelopeDigest?: string | undefined;
+  readonly conflicts?: ConflictSummary | undefined;
+  readonly audit?: readonly AuditEntry[] | undefined;
   readonly createdAt: string;
   readonly updatedAt: string;
   /** DynamoDB TTL (epoch seconds), set once the record is terminal. */

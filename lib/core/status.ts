@@ -43,9 +43,10 @@ const TRANSITIONS: Readonly<Record<EventStatus, readonly EventStatus[]>> = {
     EventStatus.DEAD_LETTERED,
     EventStatus.PENDING,
   ],
-  // Redrive is the only way out of a terminal status.
+  // Redrive is the only way out of a terminal status, except for the placeholder an invalid
+  // envelope leaves (rejected, reason invalid_envelope): a corrected resubmission claims it.
   delivered: [],
-  rejected: [EventStatus.PENDING],
+  rejected: [EventStatus.PENDING, EventStatus.IN_FLIGHT],
   dead_lettered: [EventStatus.PENDING],
 };
 

@@ -60,6 +60,13 @@ const isSecret = (secret: ISecret | IStringParameter): secret is ISecret => "sec
 export class RetryOrchestrator extends Construct {
   /** Producers send envelopes here (see {@link grantSubmit}). */
   public readonly ingressQueue: Queue;
+  /**
+   * Ricochet's own channel into the orchestrator: retries, hops and redrives. Only the
+   * orchestrator and redrive roles (and {@link grantDirectRedrive} grantees) may send to it,
+   * which is why its scheduling attributes are believed and the ingress queue's never are.
+   * Grant nothing else on it.
+   */
+  public readonly internalQueue: Queue;
   /** Exhausted, rejected and crashing messages end here, awaiting a redrive. */
   public readonly deadLetterQueue: Queue;
   /** Attempt records, keyed by `eventId`, with the `byStatus` index. */
@@ -92,7 +99,7 @@ export class RetryOrchestrator extends Construct {
       retentionPeriod: settings.deadLetterRetention,
       removalPolicy: settings.removalPolicy,
     });
-    this.ingressQueue = new Queue(this, "IngressQueue", {
+    const inputQueue = {
       ...queueEncryption,
       enforceSSL: true,
       retentionPeriod: settings.ingressRetention,
@@ -102,7 +109,9 @@ export class RetryOrchestrator extends Construct {
       ),
       deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: settings.maxReceiveCount },
       removalPolicy: settings.removalPolicy,
-    });
+    };
+    this.ingressQueue = new Queue(this, "IngressQueue", inputQueue);
+    this.internalQueue = new Queue(this, "InternalQueue", inputQueue);
 
     this.table = new Table(this, "Table", {
       partitionKey: { name: TABLE_KEYS.PARTITION_KEY, type: AttributeType.STRING },
@@ -133,17 +142,21 @@ export class RetryOrchestrator extends Construct {
       description: "Ricochet: moves selected dead-lettered events back to the ingress queue.",
     });
 
-    this.orchestratorFunction.addEventSource(
-      new SqsEventSource(this.ingressQueue, {
-        batchSize: settings.batchSize,
-        maxBatchingWindow: settings.maxBatchingWindow,
-        maxConcurrency: settings.maxConcurrency,
-        reportBatchItemFailures: true,
-      }),
-    );
+    // Both queues feed the same function with the same settings; which one a record came from
+    // is what tells the function whether to believe its scheduling attributes.
+    for (const queue of [this.ingressQueue, this.internalQueue]) {
+      this.orchestratorFunction.addEventSource(
+        new SqsEventSource(queue, {
+          batchSize: settings.batchSize,
+          maxBatchingWindow: settings.maxBatchingWindow,
+          maxConcurrency: settings.maxConcurrency,
+          reportBatchItemFailures: true,
+        }),
+      );
+    }
     this.grantOrchestrator(settings);
     this.deadLetterQueue.grantConsumeMessages(this.redriveFunction);
-    this.ingressQueue.grantSendMessages(this.redriveFunction);
+    this.internalQueue.grantSendMessages(this.redriveFunction);
     this.table.grantReadWriteData(this.redriveFunction);
 
     const monitoring = new OrchestratorMonitoring(this, "Monitoring", {
@@ -195,14 +208,14 @@ export class RetryOrchestrator extends Construct {
   /**
    * Lets `grantee` run `ricochet redrive` from a workstation, which moves messages with the
    * caller's own credentials rather than through the redrive function: everything of
-   * {@link grantRedrive}, plus consuming the dead-letter queue, sending to the ingress queue and
+   * {@link grantRedrive}, plus consuming the dead-letter queue, sending to the internal queue and
    * writing records (the redrive's audit entry). Prefer {@link grantRedrive} where operators can
    * invoke the function instead (`ricochet redrive --function`).
    */
   public grantDirectRedrive(grantee: IGrantable): Grant {
     return this.grantRedrive(grantee)
       .combine(this.deadLetterQueue.grantConsumeMessages(grantee))
-      .combine(this.ingressQueue.grantSendMessages(grantee))
+      .combine(this.internalQueue.grantSendMessages(grantee))
       .combine(this.table.grantWriteData(grantee));
   }
 
@@ -211,6 +224,7 @@ export class RetryOrchestrator extends Construct {
     return {
       [ENV.TABLE_NAME]: this.table.tableName,
       [ENV.INGRESS_QUEUE_URL]: this.ingressQueue.queueUrl,
+      [ENV.INTERNAL_QUEUE_URL]: this.internalQueue.queueUrl,
       [ENV.DEAD_LETTER_QUEUE_URL]: this.deadLetterQueue.queueUrl,
       [ENV.DEFAULT_POLICY]: JSON.stringify(settings.defaultPolicy ?? {}),
       [ENV.ALLOWED_TARGET_HOSTS]: settings.allowedTargetHosts.join(","),
@@ -260,8 +274,9 @@ export class RetryOrchestrator extends Construct {
 
   private grantOrchestrator(settings: ResolvedRetryOrchestratorProps): void {
     const fn = this.orchestratorFunction;
-    // Consuming the ingress queue is granted by the event source; re-enqueueing is granted here.
-    this.ingressQueue.grantSendMessages(fn);
+    // Consuming both queues is granted by the event sources; re-enqueueing (on the internal
+    // queue only: the orchestrator never writes to the producers' queue) is granted here.
+    this.internalQueue.grantSendMessages(fn);
     this.deadLetterQueue.grantSendMessages(fn);
     this.table.grantReadWriteData(fn);
     settings.signingSecret?.grantRead(fn);

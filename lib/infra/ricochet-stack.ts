@@ -9,6 +9,7 @@ import type { RetryOrchestratorProps } from "./retry-orchestrator-props.js";
  */
 export const STACK_OUTPUTS = {
   INGRESS_QUEUE_URL: "IngressQueueUrl",
+  INTERNAL_QUEUE_URL: "InternalQueueUrl",
   DEAD_LETTER_QUEUE_URL: "DeadLetterQueueUrl",
   TABLE_NAME: "TableName",
   ORCHESTRATOR_FUNCTION_NAME: "OrchestratorFunctionName",
@@ -42,6 +43,7 @@ export class RicochetStack extends Stack {
 
     const outputs: Record<(typeof STACK_OUTPUTS)[keyof typeof STACK_OUTPUTS], string> = {
       IngressQueueUrl: orchestrator.ingressQueue.queueUrl,
+      InternalQueueUrl: orchestrator.internalQueue.queueUrl,
       DeadLetterQueueUrl: orchestrator.deadLetterQueue.queueUrl,
       TableName: orchestrator.table.tableName,
       OrchestratorFunctionName: orchestrator.orchestratorFunction.functionName,

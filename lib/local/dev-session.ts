@@ -106,16 +106,20 @@ export const startDevSession = async (options: DevSessionOptions): Promise<DevSe
       metrics,
       ...(options.random === undefined ? {} : { random: options.random }),
     });
-    const poller = startEventSourcePoller({
-      sqs: clients.sqs,
-      queueUrl: config.ingressQueueUrl,
-      handler: createSqsBatchHandler(orchestrator),
-      functionName: settings.functionLogicalId,
-      region: local.region,
-      logger: { error: (message, details) => options.log.error(message, details) },
-      ...settings.poller,
-    });
-    stops.unshift(() => poller.stop());
+    // Like the deployed function: one mapping per queue, both into the same handler.
+    const handler = createSqsBatchHandler(orchestrator, { internalQueue: config.internalQueueUrl });
+    for (const queueUrl of [config.ingressQueueUrl, config.internalQueueUrl]) {
+      const poller = startEventSourcePoller({
+        sqs: clients.sqs,
+        queueUrl,
+        handler,
+        functionName: settings.functionLogicalId,
+        region: local.region,
+        logger: { error: (message, details) => options.log.error(message, details) },
+        ...settings.poller,
+      });
+      stops.unshift(() => poller.stop());
+    }
     let stopping: Promise<void> | undefined;
     return {
       local,

@@ -71,7 +71,12 @@ export const devSettingsFromTemplate = (
   for (const [name, value] of Object.entries(isRecord(environment) ? environment : {})) {
     env[name] = resolveLocalReference(value, local);
   }
-  for (const name of [ENV.TABLE_NAME, ENV.INGRESS_QUEUE_URL, ENV.DEAD_LETTER_QUEUE_URL]) {
+  for (const name of [
+    ENV.TABLE_NAME,
+    ENV.INGRESS_QUEUE_URL,
+    ENV.INTERNAL_QUEUE_URL,
+    ENV.DEAD_LETTER_QUEUE_URL,
+  ]) {
     if (env[name] === undefined) {
       throw new ConfigurationError(`the orchestrator function does not set ${name}`);
     }

@@ -4,6 +4,7 @@ import { ENV, loadConfig, type RicochetConfig } from "../config.js";
 export interface LocalResources {
   readonly tableName: string;
   readonly ingressQueueUrl: string;
+  readonly internalQueueUrl: string;
   readonly deadLetterQueueUrl: string;
 }
 
@@ -19,6 +20,7 @@ export const localConfig = (
   loadConfig({
     [ENV.TABLE_NAME]: resources.tableName,
     [ENV.INGRESS_QUEUE_URL]: resources.ingressQueueUrl,
+    [ENV.INTERNAL_QUEUE_URL]: resources.internalQueueUrl,
     [ENV.DEAD_LETTER_QUEUE_URL]: resources.deadLetterQueueUrl,
     [ENV.ALLOWED_TARGET_HOSTS]: "127.0.0.1",
     ...env,

@@ -30,6 +30,7 @@ const claimOf = (eventId: string, overrides: Partial<ClaimRequest> = {}): ClaimR
   leaseMs: LEASE_MS,
   attemptBudget: 3,
   targetSummary: "http POST https://receiver.example.com/",
+  envelopeDigest: "digest-a",
   ...overrides,
 });
 
@@ -155,6 +156,7 @@ describe("DynamoDB event store", () => {
     await claimed(id);
     await store.recordInvalid({
       eventId: id,
+      worker: "worker-a",
       message: "bad",
       nowMs: FIXED_NOW_MS,
       retentionSeconds: 60,

@@ -1,11 +1,16 @@
 import { describe, expect, it } from "vitest";
 import {
   createSqsDeadLetterQueue,
-  DEAD_LETTER_ATTRIBUTE,
+  DEAD_LETTER_SUMMARY_ATTRIBUTE,
 } from "../../lib/adapters/sqs-dead-letter-queue.js";
-import { DEAD_LETTER_KIND, type DeadLetterMessage } from "../../lib/core/dead-letter.js";
-import { MAX_MESSAGE_BYTES } from "../../lib/core/envelope.js";
-import { MessageTooLargeError, ResourceNotFoundError } from "../../lib/core/errors.js";
+import {
+  DEAD_LETTER_KIND,
+  DEAD_LETTER_VERSION,
+  type DeadLetterMessage,
+} from "../../lib/core/dead-letter.js";
+import { MAX_MESSAGE_BYTES, utf8Bytes } from "../../lib/core/envelope.js";
+import { ResourceNotFoundError } from "../../lib/core/errors.js";
+import { readDeadLetter } from "../../lib/dead-letter-scan.js";
 import { anEnvelope } from "../factories.js";
 import { createTestQueues, testClients } from "../support/local-aws.js";
 import { missingQueueUrl, receiveRaw } from "./sqs-test-support.js";
@@ -14,10 +19,10 @@ const aDeadLetter = (overrides: Partial<DeadLetterMessage> = {}): DeadLetterMess
   const envelope = anEnvelope();
   return {
     kind: DEAD_LETTER_KIND,
-    version: 1,
+    version: DEAD_LETTER_VERSION,
     reason: "exhausted",
     eventId: envelope.eventId,
-    envelope,
+    body: JSON.stringify(envelope),
     attempts: 8,
     generation: 7,
     lastOutcome: { class: "retryable", statusCode: 503, message: "503 Service Unavailable" },
@@ -36,30 +41,31 @@ describe("SQS dead-letter queue", () => {
     };
   };
 
-  it("sends the message as JSON with reason and event id as attributes", async () => {
+  it("sends the producer's body unchanged, with Ricochet's summary as one attribute", async () => {
     const { queueUrl, dlq } = await fresh();
-    const message = aDeadLetter();
+    const body = '{"eventId":"e-1e20","payload":{"n":1e20,"m":-0}}';
+    const message = aDeadLetter({ eventId: "e-1e20", body });
     await dlq.send(message);
     const [raw] = await receiveRaw(sqs, queueUrl);
-    expect(JSON.parse(raw?.Body ?? "")).toEqual(message);
-    expect(raw?.MessageAttributes?.[DEAD_LETTER_ATTRIBUTE.REASON]?.StringValue).toBe("exhausted");
-    expect(raw?.MessageAttributes?.[DEAD_LETTER_ATTRIBUTE.EVENT_ID]?.StringValue).toBe(
-      message.eventId,
+    expect(raw?.Body).toBe(body);
+    const summary = JSON.parse(
+      raw?.MessageAttributes?.[DEAD_LETTER_SUMMARY_ATTRIBUTE]?.StringValue ?? "",
     );
+    const { body: _body, ...expected } = message;
+    expect(summary).toEqual(expected);
   });
 
-  it("omits the event id attribute when no id could be read", async () => {
-    const { queueUrl, dlq } = await fresh();
-    await dlq.send(
-      aDeadLetter({
-        reason: "invalid_envelope",
-        eventId: undefined,
-        envelope: undefined,
-        rawBody: "{",
-      }),
-    );
-    const [raw] = await receiveRaw(sqs, queueUrl);
-    expect(Object.keys(raw?.MessageAttributes ?? {})).not.toContain(DEAD_LETTER_ATTRIBUTE.EVENT_ID);
+  it("reads a copy back as the message that was sent", async () => {
+    const { dlq } = await fresh();
+    const message = aDeadLetter();
+    await dlq.send(message);
+    const [received] = await dlq.receive({
+      maxMessages: 10,
+      visibilityTimeoutSeconds: 30,
+      waitSeconds: 1,
+    });
+    const read = received === undefined ? undefined : readDeadLetter(received);
+    expect(read).toEqual({ ok: true, message });
   });
 
   it("receives with the body, generation, receive count and sent time", async () => {
@@ -72,7 +78,7 @@ describe("SQS dead-letter queue", () => {
       visibilityTimeoutSeconds: 30,
       waitSeconds: 1,
     });
-    expect(received?.schedule.generation).toBe(4);
+    expect(received?.summary).toContain('"generation":4');
     expect(received?.receiveCount).toBeGreaterThanOrEqual(1);
     // SentTimestamp has millisecond precision on a clock shared with the emulator; 1 s of slack.
     expect(received?.sentAtMs).toBeGreaterThanOrEqual(before - 1000);
@@ -94,11 +100,15 @@ describe("SQS dead-letter queue", () => {
     expect(second.map((m) => m.messageId)).toEqual([kept?.messageId]);
   });
 
-  it("refuses a dead letter over 1 MiB without sending it", async () => {
+  it("fits a copy of an oversize invalid body by cutting the body and saying so", async () => {
     const { queueUrl, dlq } = await fresh();
-    const huge = aDeadLetter({ rawBody: "z".repeat(MAX_MESSAGE_BYTES) });
-    await expect(dlq.send(huge)).rejects.toBeInstanceOf(MessageTooLargeError);
-    expect(await receiveRaw(sqs, queueUrl, { wait: 0 })).toEqual([]);
+    const body = `{"eventId":"big","pad":"${"€".repeat(MAX_MESSAGE_BYTES / 3)}"}`;
+    await dlq.send(aDeadLetter({ reason: "invalid_envelope", eventId: "big", body }));
+    const [raw] = await receiveRaw(sqs, queueUrl);
+    const summary = raw?.MessageAttributes?.[DEAD_LETTER_SUMMARY_ATTRIBUTE]?.StringValue ?? "";
+    expect(utf8Bytes(raw?.Body ?? "") + utf8Bytes(summary)).toBeLessThanOrEqual(MAX_MESSAGE_BYTES);
+    expect(body.startsWith(raw?.Body ?? "-")).toBe(true);
+    expect(JSON.parse(summary).bodyTruncated).toBe(true);
   });
 
   it.each(["send", "receive", "delete"] as const)(

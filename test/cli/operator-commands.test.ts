@@ -32,6 +32,8 @@ beforeAll(async () => {
   resources = [
     "--queue-url",
     queues.ingressQueueUrl,
+    "--internal-queue-url",
+    queues.internalQueueUrl,
     "--dead-letter-queue-url",
     queues.deadLetterQueueUrl,
     "--table",

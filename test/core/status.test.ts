@@ -29,6 +29,8 @@ const ALLOWED: readonly [From, EventStatus][] = [
   [S.PENDING, S.PENDING],
   [S.RETRY_SCHEDULED, S.PENDING],
   [S.IN_FLIGHT, S.PENDING],
+  // A corrected resubmission claims the placeholder an invalid envelope left under its id.
+  [S.REJECTED, S.IN_FLIGHT],
 ];
 
 const key = ([from, to]: readonly [From, EventStatus]) => `${from ?? "(new)"}->${to}`;

@@ -1,11 +1,11 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { DeadLetterMessage } from "../../lib/core/dead-letter.js";
 import { parseEnvelope } from "../../lib/core/envelope.js";
 import { DEFAULT_POLICY } from "../../lib/core/policy.js";
-import type { DeliveryRequest, IngressQueue } from "../../lib/core/ports.js";
+import { type DeliveryRequest, type IngressQueue, MessageOrigin } from "../../lib/core/ports.js";
 import { seededRandom } from "../../lib/core/random.js";
 import { CountingMetrics, silentLog } from "../../lib/observability.js";
+import { parseDeadLetterCopy } from "../../lib/dead-letter-scan.js";
 import { createOrchestrator } from "../../lib/orchestrator.js";
 import { createMemoryEventStore } from "../simulation/memory-event-store.js";
 import {
@@ -16,7 +16,6 @@ import {
 import { HOSTILE_CORPUS } from "./corpus.js";
 
 const NOW = Date.UTC(2030, 0, 1);
-const MAX_RAW_BODY_CHARS = 64 * 1024;
 
 /** Valid envelopes sent in the same batch; one carries prototype-pollution keys in its payload. */
 const VALID_BODIES = [
@@ -45,7 +44,7 @@ const runHostileBatch = async () => {
       sent.push(body);
       await ingressPort.send(body, schedule, delay);
     },
-    changeVisibility: (receipt, seconds) => ingressPort.changeVisibility(receipt, seconds),
+    changeVisibility: (message, seconds) => ingressPort.changeVisibility(message, seconds),
   };
   const calls: DeliveryRequest[] = [];
   const orchestrator = createOrchestrator({
@@ -76,7 +75,7 @@ const runHostileBatch = async () => {
   // raw record (an emulator or a future SQS limit might let it through).
   for (const body of bodies) {
     try {
-      ingress.send(body, { generation: 0 }, 0);
+      ingress.send(body, { generation: 0 }, 0, { origin: MessageOrigin.PRODUCER });
     } catch {}
   }
   const received = ingress.receive(1_000, 360);
@@ -87,7 +86,9 @@ const runHostileBatch = async () => {
       messageId: `raw-${i}`,
       receiptHandle: `raw-${i}#1`,
       body,
+      origin: MessageOrigin.PRODUCER,
       schedule: { generation: 0 },
+      reservedAttributes: [],
       receiveCount: 1,
       sentAtMs: NOW,
     })),
@@ -97,7 +98,10 @@ const runHostileBatch = async () => {
   const failed = await orchestrator.processBatch(batch, () => 900_000);
   const copies = deadLetters
     .contents()
-    .map((m) => JSON.parse(m.body) as DeadLetterMessage)
+    .flatMap((m) => {
+      const read = parseDeadLetterCopy(m.body, m.summary);
+      return read.ok ? [read.message] : [];
+    })
     .filter((m) => m.reason === "invalid_envelope");
   return { failed, copies, store, calls, sent, batch, prototypeBefore };
 };
@@ -120,8 +124,9 @@ describe("hostile input through the real orchestrator", async () => {
   it.each(HOSTILE_CORPUS.map((m) => [m.name, m] as const))(
     "dead-letters %s as invalid_envelope with a clear problem",
     async (_name, message) => {
-      const copies = run.copies.filter(
-        (c) => c.rawBody === message.body.slice(0, MAX_RAW_BODY_CHARS),
+      // The copy keeps the body as sent; only a body too big to fit beside the summary is cut.
+      const copies = run.copies.filter((c) =>
+        c.bodyTruncated === true ? message.body.startsWith(c.body) : c.body === message.body,
       );
       expect(copies).toHaveLength(1);
       const problems = copies[0]?.problems ?? [];

@@ -5,13 +5,19 @@ import type {
   ClaimResult,
   EventStore,
   ListByStatusRequest,
+  RecordConflictRequest,
   RecordInvalidRequest,
   RecordResultOutcome,
   RecordResultRequest,
   RedriveRecordOutcome,
   RedriveRequest,
 } from "../../lib/core/ports.js";
-import { appendBounded, type EventRecord, MAX_HISTORY_ENTRIES } from "../../lib/core/record.js";
+import {
+  type AuditEntry,
+  appendBounded,
+  type EventRecord,
+  MAX_HISTORY_ENTRIES,
+} from "../../lib/core/record.js";
 import { mayRedrive } from "../../lib/core/redrive-rule.js";
 import { canTransition, EventStatus, isTerminal } from "../../lib/core/status.js";
 
@@ -75,8 +81,11 @@ export const createMemoryEventStore = (options: MemoryEventStoreOptions = {}): M
       old,
       generation,
       options.ignoreLeases === true ? Number.POSITIVE_INFINITY : nowMs,
+      request.envelopeDigest,
     );
-    if (old !== undefined && !admitted) return explainRefusedClaim(old, generation, nowMs);
+    if (old !== undefined && !admitted) {
+      return explainRefusedClaim(old, generation, nowMs, request.envelopeDigest);
+    }
     const record = claimedRecord(old, request);
     write(record);
     return {
@@ -135,7 +144,16 @@ export const createMemoryEventStore = (options: MemoryEventStoreOptions = {}): M
       attemptBudget: 0,
       deadLetterReason: "invalid_envelope",
       lastOutcome: { class: "permanent", message: request.message },
-      history: [],
+      history: [
+        {
+          attempt: 0,
+          worker: request.worker,
+          claimedAt: now,
+          finishedAt: now,
+          outcome: "permanent",
+          message: `invalid envelope: ${request.message}`,
+        },
+      ],
       redrives: [],
       createdAt: now,
       updatedAt: now,
@@ -178,11 +196,31 @@ export const createMemoryEventStore = (options: MemoryEventStoreOptions = {}): M
       .slice(0, request.limit)
       .map((r) => structuredClone(r));
 
+  const recordConflict = async (request: RecordConflictRequest): Promise<void> => {
+    const old = read(request.eventId);
+    if (old === undefined) return;
+    items.set(request.eventId, {
+      ...old,
+      conflicts: {
+        count: (old.conflicts?.count ?? 0) + 1,
+        lastAt: iso(request.nowMs),
+        lastDigest: request.digest,
+      },
+    });
+  };
+
+  const appendAudit = async (eventId: string, entry: AuditEntry): Promise<void> => {
+    const old = read(eventId);
+    if (old !== undefined) items.set(eventId, { ...old, audit: [...(old.audit ?? []), entry] });
+  };
+
   return {
     claim,
     recordResult,
     recordInvalid,
     recordRedrive,
+    recordConflict,
+    appendAudit,
     get: async (eventId) => read(eventId),
     listByStatus,
     illegalTransitions: () => [...illegal],

@@ -1,13 +1,14 @@
 import { clampDelaySeconds } from "../../lib/adapters/sqs-ingress-queue.js";
 import { MAX_SQS_DELAY_SECONDS } from "../../lib/config.js";
-import type { DeadLetterMessage } from "../../lib/core/dead-letter.js";
+import { type DeadLetterMessage, fitDeadLetter } from "../../lib/core/dead-letter.js";
 import { MAX_MESSAGE_BYTES, utf8Bytes } from "../../lib/core/envelope.js";
 import { MessageTooLargeError, QueueUnavailableError } from "../../lib/core/errors.js";
-import type {
-  DeadLetterQueue,
-  IngressQueue,
-  MessageSchedule,
-  ReceivedMessage,
+import {
+  type DeadLetterQueue,
+  type IngressQueue,
+  type MessageSchedule,
+  type ReceivedMessage,
+  MessageOrigin,
 } from "../../lib/core/ports.js";
 import type { Clock } from "../../lib/core/random.js";
 
@@ -33,10 +34,23 @@ export type StaleReceipt = (typeof StaleReceipt)[keyof typeof StaleReceipt];
 /** SQS's longest visibility timeout. */
 export const MAX_VISIBILITY_SECONDS = 43_200;
 
+/** How a message was sent: by whom, with which attributes. */
+export interface SendOptions {
+  /** Who sent it; default Ricochet (the internal queue's only senders). */
+  readonly origin?: MessageOrigin;
+  /** Reserved `ricochet.*` attribute names it carried (a hostile producer's forgeries). */
+  readonly reservedAttributes?: readonly string[];
+  /** A dead-letter copy's summary attribute. */
+  readonly summary?: string;
+}
+
 interface StoredMessage {
   readonly messageId: string;
   readonly body: string;
   readonly schedule: MessageSchedule;
+  readonly origin: MessageOrigin;
+  readonly reservedAttributes: readonly string[];
+  readonly summary?: string | undefined;
   readonly sentAtMs: number;
   readonly seq: number;
   visibleAtMs: number;
@@ -49,6 +63,8 @@ export interface QueuedMessage {
   readonly messageId: string;
   readonly body: string;
   readonly schedule: MessageSchedule;
+  readonly origin: MessageOrigin;
+  readonly summary?: string | undefined;
   readonly receiveCount: number;
   readonly visibleAtMs: number;
 }
@@ -69,6 +85,9 @@ export interface MemoryQueueOptions {
 /** SQS counts attributes towards the 1 MiB limit; the schedule attributes are small but real. */
 const scheduleBytes = (schedule: MessageSchedule): number => utf8Bytes(JSON.stringify(schedule));
 
+/** A received message; `summary` is set on dead-letter copies. */
+export type MemoryReceived = ReceivedMessage & { readonly summary?: string | undefined };
+
 export class MemoryQueue {
   private readonly messages: StoredMessage[] = [];
   private seq = 0;
@@ -80,8 +99,13 @@ export class MemoryQueue {
   public constructor(private readonly options: MemoryQueueOptions) {}
 
   /** SendMessage. Delays must be whole seconds from 0 to 900, as SQS requires. */
-  public send(body: string, schedule: MessageSchedule, delaySeconds: number): string {
-    const bytes = utf8Bytes(body) + scheduleBytes(schedule);
+  public send(
+    body: string,
+    schedule: MessageSchedule,
+    delaySeconds: number,
+    options: SendOptions = {},
+  ): string {
+    const bytes = utf8Bytes(body) + scheduleBytes(schedule) + utf8Bytes(options.summary ?? "");
     if (bytes > MAX_MESSAGE_BYTES) throw new MessageTooLargeError(bytes, MAX_MESSAGE_BYTES);
     if (
       !Number.isInteger(delaySeconds) ||
@@ -91,12 +115,26 @@ export class MemoryQueue {
       throw new QueueUnavailableError(`${this.options.name}: invalid DelaySeconds ${delaySeconds}`);
     }
     const messageId = `${this.options.name}-m${this.seq}`;
-    this.adopt({ messageId, body, schedule, sentAtMs: this.options.clock() }, delaySeconds * 1000);
+    this.adopt(
+      {
+        messageId,
+        body,
+        schedule,
+        origin: options.origin ?? MessageOrigin.RICOCHET,
+        reservedAttributes: options.reservedAttributes ?? [],
+        summary: options.summary,
+        sentAtMs: this.options.clock(),
+      },
+      delaySeconds * 1000,
+    );
     return messageId;
   }
 
   private adopt(
-    message: Pick<StoredMessage, "messageId" | "body" | "schedule" | "sentAtMs">,
+    message: Pick<
+      StoredMessage,
+      "messageId" | "body" | "schedule" | "origin" | "reservedAttributes" | "summary" | "sentAtMs"
+    >,
     delayMs: number,
     receiveCount = 0,
   ): void {
@@ -121,7 +159,7 @@ export class MemoryQueue {
   }
 
   /** ReceiveMessage: up to `max` visible messages, each hidden for `visibilitySeconds`. */
-  public receive(max: number, visibilitySeconds: number): ReceivedMessage[] {
+  public receive(max: number, visibilitySeconds: number): MemoryReceived[] {
     const now = this.options.clock();
     const visible = this.messages.filter((m) => m.visibleAtMs <= now);
     const picked: StoredMessage[] = [];
@@ -130,7 +168,7 @@ export class MemoryQueue {
         this.options.random === undefined ? 0 : Math.floor(this.options.random() * visible.length);
       picked.push(...visible.splice(index, 1));
     }
-    const received: ReceivedMessage[] = [];
+    const received: MemoryReceived[] = [];
     for (const message of picked) {
       const limit = this.options.maxReceiveCount;
       if (limit !== undefined && message.receiveCount >= limit && this.options.deadLetterQueue) {
@@ -148,7 +186,10 @@ export class MemoryQueue {
         messageId: message.messageId,
         receiptHandle: message.receiptHandle,
         body: message.body,
+        origin: message.origin,
         schedule: message.schedule,
+        reservedAttributes: message.reservedAttributes,
+        summary: message.summary,
         receiveCount: message.receiveCount,
         sentAtMs: message.sentAtMs,
       });
@@ -213,6 +254,8 @@ export class MemoryQueue {
       messageId: m.messageId,
       body: m.body,
       schedule: m.schedule,
+      origin: m.origin,
+      summary: m.summary,
       receiveCount: m.receiveCount,
       visibleAtMs: m.visibleAtMs,
     }));
@@ -224,15 +267,19 @@ export const memoryIngressQueue = (queue: MemoryQueue): IngressQueue => ({
   send: async (body, schedule, delaySeconds) => {
     queue.send(body, schedule, clampDelaySeconds(delaySeconds));
   },
-  changeVisibility: async (receiptHandle, seconds) => {
-    queue.changeVisibility(receiptHandle, seconds);
+  changeVisibility: async (message, seconds) => {
+    queue.changeVisibility(message.receiptHandle, seconds);
   },
 });
 
-/** The dead-letter port over a memory queue; bodies are JSON like the SQS adapter's. */
+/**
+ * The dead-letter port over a memory queue: the producer's body with the summary beside it, cut
+ * to fit exactly as the SQS adapter does.
+ */
 export const memoryDeadLetterQueue = (queue: MemoryQueue): DeadLetterQueue => ({
   send: async (message: DeadLetterMessage) => {
-    queue.send(JSON.stringify(message), { generation: message.generation }, 0);
+    const { summary, body } = fitDeadLetter(message);
+    queue.send(body, { generation: 0 }, 0, { summary: JSON.stringify(summary) });
   },
   receive: async ({ maxMessages, visibilityTimeoutSeconds }) =>
     queue.receive(Math.max(1, Math.min(10, maxMessages)), visibilityTimeoutSeconds),

@@ -1,12 +1,13 @@
 import type { Envelope } from "../../lib/core/envelope.js";
 import { parseEnvelope } from "../../lib/core/envelope.js";
 import { DEFAULT_POLICY } from "../../lib/core/policy.js";
-import type {
-  DeadLetterQueue,
-  DeliveryTarget,
-  EventStore,
-  IngressQueue,
-  ReceivedMessage,
+import {
+  type DeadLetterQueue,
+  type DeliveryTarget,
+  type EventStore,
+  type IngressQueue,
+  MessageOrigin,
+  type ReceivedMessage,
 } from "../../lib/core/ports.js";
 import { randomInt, seededRandom } from "../../lib/core/random.js";
 import { EventStatus } from "../../lib/core/status.js";
@@ -204,19 +205,21 @@ export const runSimulation = async (options: SimulationOptions): Promise<Simulat
         faults.call(process, "store.recordInvalid", () => store.recordInvalid(request)),
       recordRedrive: (request) =>
         faults.call(process, "store.recordRedrive", () => store.recordRedrive(request)),
+      recordConflict: (request) => store.recordConflict(request),
+      appendAudit: (eventId, entry) => store.appendAudit(eventId, entry),
       get: (eventId) => faults.call(process, "store.get", () => store.get(eventId)),
       listByStatus: (request) => store.listByStatus(request),
     };
     const faultyIngress: IngressQueue = {
       send: (body, schedule, delay) =>
         faults.call(process, "ingress.send", () => ingressPort.send(body, schedule, delay)),
-      changeVisibility: (receipt, seconds) => {
+      changeVisibility: (message, seconds) => {
         if (seconds === 0 && invocation !== undefined) {
-          const key = [...invocation.receipts].find(([, r]) => r === receipt)?.[0];
+          const key = [...invocation.receipts].find(([, r]) => r === message.receiptHandle)?.[0];
           if (key !== undefined) invocation.drained.push(key);
         }
         return faults.call(process, "ingress.changeVisibility", () =>
-          ingressPort.changeVisibility(receipt, seconds),
+          ingressPort.changeVisibility(message, seconds),
         );
       },
     };
@@ -342,7 +345,9 @@ export const runSimulation = async (options: SimulationOptions): Promise<Simulat
   const producer = async () => {
     for (const event of [...scenario].sort((a, b) => a.submitAtMs - b.submitAtMs)) {
       await sleep(event.submitAtMs - now());
-      ingress.send(JSON.stringify(event.envelope), { generation: 0 }, 0);
+      ingress.send(JSON.stringify(event.envelope), { generation: 0 }, 0, {
+        origin: MessageOrigin.PRODUCER,
+      });
       submitted += 1;
     }
   };

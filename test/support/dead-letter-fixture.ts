@@ -1,4 +1,9 @@
-import { DEAD_LETTER_KIND, type DeadLetterMessage } from "../../lib/core/dead-letter.js";
+import {
+  DEAD_LETTER_KIND,
+  DEAD_LETTER_VERSION,
+  type DeadLetterMessage,
+} from "../../lib/core/dead-letter.js";
+import { envelopeDigest } from "../../lib/core/envelope-digest.js";
 import type { Envelope } from "../../lib/core/envelope.js";
 import type { DeadLetterQueue, EventStore } from "../../lib/core/ports.js";
 import { anAttemptEntry, anEnvelope, FIXED_NOW_MS } from "../factories.js";
@@ -20,14 +25,15 @@ export const deadLetterEvent = async (
     leaseMs: 60_000,
     attemptBudget: 1,
     targetSummary: "http POST https://receiver.example.com",
+    envelopeDigest: envelopeDigest(envelope),
   });
   if (claimed.kind !== "claimed") throw new Error(`claim: ${claimed.kind}`);
   const message: DeadLetterMessage = {
     kind: DEAD_LETTER_KIND,
-    version: 1,
+    version: DEAD_LETTER_VERSION,
     reason: "exhausted",
     eventId: envelope.eventId,
-    envelope,
+    body: JSON.stringify(envelope),
     attempts: 1,
     generation: 0,
     lastOutcome: { class: "retryable", statusCode: 503, message: "HTTP 503" },

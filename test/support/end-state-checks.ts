@@ -1,7 +1,8 @@
 import type { DeadLetterMessage } from "../../lib/core/dead-letter.js";
 import type { EventRecord } from "../../lib/core/record.js";
 import { isTerminal } from "../../lib/core/status.js";
-import { parseDeadLetterBody } from "../../lib/dead-letter-scan.js";
+import { parseEnvelope } from "../../lib/core/envelope.js";
+import { parseDeadLetterCopy } from "../../lib/dead-letter-scan.js";
 
 /*
  * The end-of-run checks of guarantees 2 and 3 ("nothing accepted is lost", "stable identity")
@@ -14,6 +15,8 @@ import { parseDeadLetterBody } from "../../lib/dead-letter-scan.js";
 export interface LeftMessage {
   readonly body: string;
   readonly schedule: { readonly generation: number };
+  /** Ricochet's summary attribute, on the copies it dead-lettered. */
+  readonly summary?: string | undefined;
 }
 
 /** What the checks read. */
@@ -52,7 +55,7 @@ export const mentionsEvent = (message: LeftMessage, eventId: string): boolean =>
 /** The Ricochet dead-letter copies among the dead-letter queue's messages (raw bodies skipped). */
 export const deadLetterCopies = (messages: readonly LeftMessage[]): DeadLetterMessage[] =>
   messages
-    .map((message) => parseDeadLetterBody(message.body))
+    .map((message) => parseDeadLetterCopy(message.body, message.summary))
     .flatMap((parsed) => (parsed.ok ? [parsed.message] : []));
 
 /** Checks that every event ended terminal with its dead-letter copy, under a stable identity. */
@@ -60,9 +63,11 @@ export const checkEndState = (state: EndState): EndStateFinding[] => {
   const findings: EndStateFinding[] = [];
   const copies = deadLetterCopies(state.deadLetters);
   for (const copy of copies) {
-    const envelopeId = (copy.envelope as { eventId?: unknown } | undefined)?.eventId;
-    const origin = (copy.envelope as { payload?: { origin?: unknown } } | undefined)?.payload
-      ?.origin;
+    if (copy.reason === "invalid_envelope") continue;
+    const read = parseEnvelope(copy.body);
+    const envelopeId = read.ok ? read.envelope.eventId : undefined;
+    const payload = read.ok ? (read.envelope.payload as { origin?: unknown } | null) : undefined;
+    const origin = payload?.origin;
     if (envelopeId !== copy.eventId || (origin !== undefined && origin !== copy.eventId))
       findings.push({
         problem: EndStateProblem.COPY_IDENTITY,
@@ -77,7 +82,7 @@ export const checkEndState = (state: EndState): EndStateFinding[] => {
     if (record === undefined || !isTerminal(record.status)) {
       // Raw ingress bodies the queue's native redrive moved after maxReceiveCount receives.
       const parked = state.deadLetters.filter(
-        (m) => mentionsEvent(m, id) && !parseDeadLetterBody(m.body).ok,
+        (m) => mentionsEvent(m, id) && !parseDeadLetterCopy(m.body, m.summary).ok,
       );
       const receives = parked.map((m) => `gen ${m.schedule.generation}`).join(", ");
       findings.push({

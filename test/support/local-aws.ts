@@ -56,6 +56,8 @@ export const uniqueName = (prefix: string): string =>
 export interface TestQueues {
   readonly ingressQueueUrl: string;
   readonly ingressQueueArn: string;
+  readonly internalQueueUrl: string;
+  readonly internalQueueArn: string;
   readonly deadLetterQueueUrl: string;
   readonly deadLetterQueueArn: string;
 }
@@ -70,8 +72,9 @@ const queueArn = async (clients: AwsClients, queueUrl: string): Promise<string> 
 };
 
 /**
- * Creates a uniquely named queue pair like the stack's: an ingress queue whose native redrive
- * moves a message to the dead-letter queue after {@link TEST_MAX_RECEIVE_COUNT} receives.
+ * Creates uniquely named queues like the stack's: an ingress queue (producers) and an internal
+ * queue (Ricochet's own), each of whose native redrive moves a message to the dead-letter queue
+ * after {@link TEST_MAX_RECEIVE_COUNT} receives.
  */
 export const createTestQueues = async (prefix: string): Promise<TestQueues> => {
   const clients = testClients();
@@ -79,21 +82,28 @@ export const createTestQueues = async (prefix: string): Promise<TestQueues> => {
   const dead = await clients.sqs.send(new CreateQueueCommand({ QueueName: `${name}-dlq` }));
   if (dead.QueueUrl === undefined) throw new Error("CreateQueue returned no URL");
   const deadLetterQueueArn = await queueArn(clients, dead.QueueUrl);
-  const ingress = await clients.sqs.send(
-    new CreateQueueCommand({
-      QueueName: `${name}-ingress`,
-      Attributes: {
-        RedrivePolicy: JSON.stringify({
-          deadLetterTargetArn: deadLetterQueueArn,
-          maxReceiveCount: TEST_MAX_RECEIVE_COUNT,
-        }),
-      },
-    }),
-  );
-  if (ingress.QueueUrl === undefined) throw new Error("CreateQueue returned no URL");
+  const inputQueue = async (suffix: string): Promise<{ url: string; arn: string }> => {
+    const created = await clients.sqs.send(
+      new CreateQueueCommand({
+        QueueName: `${name}-${suffix}`,
+        Attributes: {
+          RedrivePolicy: JSON.stringify({
+            deadLetterTargetArn: deadLetterQueueArn,
+            maxReceiveCount: TEST_MAX_RECEIVE_COUNT,
+          }),
+        },
+      }),
+    );
+    if (created.QueueUrl === undefined) throw new Error("CreateQueue returned no URL");
+    return { url: created.QueueUrl, arn: await queueArn(clients, created.QueueUrl) };
+  };
+  const ingress = await inputQueue("ingress");
+  const internal = await inputQueue("internal");
   return {
-    ingressQueueUrl: ingress.QueueUrl,
-    ingressQueueArn: await queueArn(clients, ingress.QueueUrl),
+    ingressQueueUrl: ingress.url,
+    ingressQueueArn: ingress.arn,
+    internalQueueUrl: internal.url,
+    internalQueueArn: internal.arn,
     deadLetterQueueUrl: dead.QueueUrl,
     deadLetterQueueArn,
   };

@@ -2,15 +2,21 @@ import { createHash } from "node:crypto";
 import {
   ChangeMessageVisibilityCommand,
   GetQueueAttributesCommand,
+  type MessageAttributeValue,
   ReceiveMessageCommand,
   SendMessageBatchCommand,
 } from "@aws-sdk/client-sqs";
-import { scheduleFromAttributes } from "../../lib/adapters/message-schedule.js";
+import {
+  reservedAttributeNames,
+  scheduleFromAttributes,
+} from "../../lib/adapters/message-schedule.js";
+import { DEAD_LETTER_SUMMARY_ATTRIBUTE } from "../../lib/adapters/sqs-dead-letter-queue.js";
 import type { RicochetConfig } from "../../lib/config.js";
 import type { DeadLetterMessage } from "../../lib/core/dead-letter.js";
 import type { Envelope } from "../../lib/core/envelope.js";
 import type { PolicyOverride } from "../../lib/core/policy.js";
-import type { EventStore, ReceivedMessage } from "../../lib/core/ports.js";
+import { type EventStore, MessageOrigin, type ReceivedMessage } from "../../lib/core/ports.js";
+import { parseDeadLetterCopy } from "../../lib/dead-letter-scan.js";
 import type { EventRecord } from "../../lib/core/record.js";
 import { type EventStatus, isTerminal } from "../../lib/core/status.js";
 import { startEventSourcePoller } from "../../lib/local/event-source-poller.js";
@@ -72,23 +78,29 @@ export const createOrchestratorHarness = async (prefix: string) => {
     });
   };
 
-  const handlerFor = (target: Orchestrator) => createSqsBatchHandler(target);
+  const handlerFor = (target: Orchestrator) =>
+    createSqsBatchHandler(target, { internalQueue: queues.internalQueueUrl });
 
   const receiveAll = async (
     queueUrl: string,
-  ): Promise<{ body: string; receiptHandle: string }[]> => {
-    const seen: { body: string; receiptHandle: string }[] = [];
+  ): Promise<{ body: string; receiptHandle: string; summary?: string | undefined }[]> => {
+    const seen: { body: string; receiptHandle: string; summary?: string | undefined }[] = [];
     for (;;) {
       const { Messages = [] } = await clients.sqs.send(
         new ReceiveMessageCommand({
           QueueUrl: queueUrl,
           MaxNumberOfMessages: 10,
           VisibilityTimeout: 20,
+          MessageAttributeNames: ["All"],
         }),
       );
       if (Messages.length === 0) break;
       for (const m of Messages)
-        seen.push({ body: m.Body ?? "", receiptHandle: m.ReceiptHandle ?? "" });
+        seen.push({
+          body: m.Body ?? "",
+          receiptHandle: m.ReceiptHandle ?? "",
+          summary: m.MessageAttributes?.[DEAD_LETTER_SUMMARY_ATTRIBUTE]?.StringValue,
+        });
     }
     await Promise.all(
       seen.map((m) =>
@@ -151,21 +163,25 @@ export const createOrchestratorHarness = async (prefix: string) => {
       };
     },
 
+    /** Starts `count` workers, each polling both input queues like the deployed function. */
     async startWorkers(options: WorkerOptions = {}): Promise<void> {
       for (let i = 0; i < (options.count ?? 1); i += 1) {
-        pollers.push(
-          startEventSourcePoller({
-            sqs: clients.sqs,
-            queueUrl: queues.ingressQueueUrl,
-            handler: handlerFor(orchestrator(options)),
-            batchSize: options.batchSize ?? 10,
-            batchingWindowMs: 0,
-            maxConcurrency: 1,
-            functionTimeoutMs: 30_000,
-            visibilityTimeoutSeconds: options.visibilityTimeoutSeconds ?? 30,
-            waitTimeSeconds: 1,
-          }),
-        );
+        const handler = handlerFor(orchestrator(options));
+        for (const queueUrl of [queues.ingressQueueUrl, queues.internalQueueUrl]) {
+          pollers.push(
+            startEventSourcePoller({
+              sqs: clients.sqs,
+              queueUrl,
+              handler,
+              batchSize: options.batchSize ?? 10,
+              batchingWindowMs: 0,
+              maxConcurrency: 1,
+              functionTimeoutMs: 30_000,
+              visibilityTimeoutSeconds: options.visibilityTimeoutSeconds ?? 30,
+              waitTimeSeconds: 1,
+            }),
+          );
+        }
       }
     },
 
@@ -177,14 +193,25 @@ export const createOrchestratorHarness = async (prefix: string) => {
       await harness.submitRaw(envelopes.map((e) => JSON.stringify(e)));
     },
 
-    async submitRaw(bodies: readonly string[]): Promise<void> {
+    /**
+     * Sends bodies as a producer would: on the ingress queue, with `attributes` on every message
+     * (a hostile producer's forged `ricochet.*` attributes, say).
+     */
+    async submitRaw(
+      bodies: readonly string[],
+      attributes?: Record<string, MessageAttributeValue>,
+    ): Promise<void> {
       for (let i = 0; i < bodies.length; i += 10) {
         await clients.sqs.send(
           new SendMessageBatchCommand({
             QueueUrl: queues.ingressQueueUrl,
             Entries: bodies
               .slice(i, i + 10)
-              .map((body, j) => ({ Id: String(j), MessageBody: body })),
+              .map((body, j) => ({
+                Id: String(j),
+                MessageBody: body,
+                MessageAttributes: attributes,
+              })),
           }),
         );
       }
@@ -231,36 +258,44 @@ export const createOrchestratorHarness = async (prefix: string) => {
     async waitForQueueEmpty(timeoutMs = 20_000): Promise<void> {
       const until = Date.now() + timeoutMs;
       while (Date.now() < until) {
-        const { Attributes = {} } = await clients.sqs.send(
-          new GetQueueAttributesCommand({
-            QueueUrl: queues.ingressQueueUrl,
-            AttributeNames: ["All"],
-          }),
-        );
-        const live =
-          Number(Attributes.ApproximateNumberOfMessages ?? 0) +
-          Number(Attributes.ApproximateNumberOfMessagesNotVisible ?? 0) +
-          Number(Attributes.ApproximateNumberOfMessagesDelayed ?? 0);
+        let live = 0;
+        for (const queueUrl of [queues.ingressQueueUrl, queues.internalQueueUrl]) {
+          const { Attributes = {} } = await clients.sqs.send(
+            new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ["All"] }),
+          );
+          live +=
+            Number(Attributes.ApproximateNumberOfMessages ?? 0) +
+            Number(Attributes.ApproximateNumberOfMessagesNotVisible ?? 0) +
+            Number(Attributes.ApproximateNumberOfMessagesDelayed ?? 0);
+        }
         if (live === 0) return;
         await sleep(200);
       }
-      throw new Error("ingress queue did not empty");
+      throw new Error("input queues did not empty");
     },
 
-    /** Every dead-letter message, read without consuming them. */
+    /** Every dead-letter copy Ricochet wrote, read without consuming them. */
     async deadLetters(): Promise<DeadLetterMessage[]> {
       const messages = await receiveAll(queues.deadLetterQueueUrl);
-      return messages.map((m) => JSON.parse(m.body) as DeadLetterMessage);
+      return messages.flatMap((m) => {
+        const read = parseDeadLetterCopy(m.body, m.summary);
+        return read.ok ? [read.message] : [];
+      });
     },
 
-    /** Receives the ingress messages of `eventIds`, as a worker would; others are released. */
+    /**
+     * Receives the messages of `eventIds` from both input queues, as a worker would; others are
+     * released.
+     */
     async receiveIngress(eventIds: readonly string[]): Promise<ReceivedMessage[]> {
       const received: ReceivedMessage[] = [];
       const until = Date.now() + 10_000;
-      while (received.length < eventIds.length && Date.now() < until) {
+      const queueUrls = [queues.ingressQueueUrl, queues.internalQueueUrl];
+      for (let turn = 0; received.length < eventIds.length && Date.now() < until; turn += 1) {
+        const queueUrl = queueUrls[turn % 2] ?? queues.ingressQueueUrl;
         const { Messages = [] } = await clients.sqs.send(
           new ReceiveMessageCommand({
-            QueueUrl: queues.ingressQueueUrl,
+            QueueUrl: queueUrl,
             MaxNumberOfMessages: 10,
             VisibilityTimeout: 30,
             MessageAttributeNames: ["All"],
@@ -273,7 +308,7 @@ export const createOrchestratorHarness = async (prefix: string) => {
           if (!eventIds.some((id) => body.includes(`"eventId":"${id}"`))) {
             await clients.sqs.send(
               new ChangeMessageVisibilityCommand({
-                QueueUrl: queues.ingressQueueUrl,
+                QueueUrl: queueUrl,
                 ReceiptHandle: m.ReceiptHandle,
                 VisibilityTimeout: 0,
               }),
@@ -284,7 +319,12 @@ export const createOrchestratorHarness = async (prefix: string) => {
             messageId: m.MessageId ?? "",
             receiptHandle: m.ReceiptHandle ?? "",
             body,
+            origin:
+              queueUrl === queues.internalQueueUrl
+                ? MessageOrigin.RICOCHET
+                : MessageOrigin.PRODUCER,
             schedule: scheduleFromAttributes(m.MessageAttributes),
+            reservedAttributes: reservedAttributeNames(m.MessageAttributes),
             receiveCount: Number(m.Attributes?.ApproximateReceiveCount ?? 1),
             sentAtMs: Number(m.Attributes?.SentTimestamp ?? 0),
           });
@@ -307,6 +347,8 @@ export const createOrchestratorHarness = async (prefix: string) => {
         recordResult: slow(s.recordResult),
         recordInvalid: slow(s.recordInvalid),
         recordRedrive: slow(s.recordRedrive),
+        recordConflict: slow(s.recordConflict),
+        appendAudit: slow(s.appendAudit),
         get: slow(s.get),
         listByStatus: slow(s.listByStatus),
       };

@@ -13,6 +13,8 @@ export interface RedriveWorld {
   readonly store: EventStore;
   readonly dlq: DeadLetterQueue;
   readonly ingressQueueUrl: string;
+  /** Where redriven messages go: Ricochet's own queue. */
+  readonly internalQueueUrl: string;
   readonly deadLetterQueueUrl: string;
   /** The injected clock's current time; `deps.sleep` advances it instead of waiting. */
   now(): number;
@@ -32,6 +34,7 @@ export const createRedriveWorld = async (prefix: string): Promise<RedriveWorld> 
     store,
     dlq,
     ingressQueueUrl: queues.ingressQueueUrl,
+    internalQueueUrl: queues.internalQueueUrl,
     deadLetterQueueUrl: queues.deadLetterQueueUrl,
     now: () => now,
     advance: (ms) => {
@@ -39,7 +42,11 @@ export const createRedriveWorld = async (prefix: string): Promise<RedriveWorld> 
     },
     deps: {
       deadLetterQueue: dlq,
-      ingressQueue: createSqsIngressQueue({ sqs, queueUrl: queues.ingressQueueUrl }),
+      ingressQueue: createSqsIngressQueue({
+        sqs,
+        ingressQueueUrl: queues.ingressQueueUrl,
+        internalQueueUrl: queues.internalQueueUrl,
+      }),
       store,
       clock: () => now,
       sleep: async (ms) => {
