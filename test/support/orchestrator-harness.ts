@@ -14,11 +14,17 @@ import { DEAD_LETTER_SUMMARY_ATTRIBUTE } from "../../lib/adapters/sqs-dead-lette
 import type { RicochetConfig } from "../../lib/config.js";
 import type { DeadLetterMessage } from "../../lib/core/dead-letter.js";
 import type { Envelope } from "../../lib/core/envelope.js";
+import { StoreUnavailableError } from "../../lib/core/errors.js";
 import type { PolicyOverride } from "../../lib/core/policy.js";
-import { type EventStore, MessageOrigin, type ReceivedMessage } from "../../lib/core/ports.js";
-import { parseDeadLetterCopy } from "../../lib/dead-letter-scan.js";
+import {
+  type EventStore,
+  MessageOrigin,
+  type ReceivedMessage,
+  type RecordResultRequest,
+} from "../../lib/core/ports.js";
 import type { EventRecord } from "../../lib/core/record.js";
 import { type EventStatus, isTerminal } from "../../lib/core/status.js";
+import { parseDeadLetterCopy } from "../../lib/dead-letter-scan.js";
 import { startEventSourcePoller } from "../../lib/local/event-source-poller.js";
 import { localConfig } from "../../lib/local/local-config.js";
 import { CountingMetrics, silentLog } from "../../lib/observability.js";
@@ -38,6 +44,8 @@ export interface WorkerOptions {
   readonly store?: EventStore;
   readonly batchSize?: number;
   readonly visibilityTimeoutSeconds?: number;
+  /** The poller's stand-in for the function timeout; default 30 s. */
+  readonly functionTimeoutMs?: number;
   readonly hopSeconds?: number;
 }
 
@@ -176,7 +184,7 @@ export const createOrchestratorHarness = async (prefix: string) => {
               batchSize: options.batchSize ?? 10,
               batchingWindowMs: 0,
               maxConcurrency: 1,
-              functionTimeoutMs: 30_000,
+              functionTimeoutMs: options.functionTimeoutMs ?? 30_000,
               visibilityTimeoutSeconds: options.visibilityTimeoutSeconds ?? 30,
               waitTimeSeconds: 1,
             }),
@@ -205,13 +213,11 @@ export const createOrchestratorHarness = async (prefix: string) => {
         await clients.sqs.send(
           new SendMessageBatchCommand({
             QueueUrl: queues.ingressQueueUrl,
-            Entries: bodies
-              .slice(i, i + 10)
-              .map((body, j) => ({
-                Id: String(j),
-                MessageBody: body,
-                MessageAttributes: attributes,
-              })),
+            Entries: bodies.slice(i, i + 10).map((body, j) => ({
+              Id: String(j),
+              MessageBody: body,
+              MessageAttributes: attributes,
+            })),
           }),
         );
       }
@@ -376,6 +382,25 @@ export const createOrchestratorHarness = async (prefix: string) => {
         },
       };
       return { store, died: () => died, release: () => release() };
+    },
+
+    /**
+     * A store whose first result write for `eventId` that matches `when` fails (a throttled
+     * write, say) after the attempt's effects (a retry sent, a dead-letter copy) were made.
+     */
+    failFirstResultWrite(eventId: string, when: (request: RecordResultRequest) => boolean) {
+      let failed = 0;
+      const store: EventStore = {
+        ...ports.store,
+        recordResult: async (request) => {
+          if (request.eventId === eventId && failed === 0 && when(request)) {
+            failed += 1;
+            throw new StoreUnavailableError("ProvisionedThroughputExceededException (injected)");
+          }
+          return ports.store.recordResult(request);
+        },
+      };
+      return { store, failures: () => failed };
     },
 
     async close(): Promise<void> {
