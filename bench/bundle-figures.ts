@@ -78,6 +78,7 @@ export const measureBundle = async (local: LocalAwsTarget, samples = 3): Promise
     ...localAwsEnv(local),
     [ENV.TABLE_NAME]: "bench-init",
     [ENV.INGRESS_QUEUE_URL]: `${local.endpoints.sqs}/000000000000/bench-init`,
+    [ENV.INTERNAL_QUEUE_URL]: `${local.endpoints.sqs}/000000000000/bench-init-internal`,
     [ENV.DEAD_LETTER_QUEUE_URL]: `${local.endpoints.sqs}/000000000000/bench-init-dlq`,
     POWERTOOLS_SERVICE_NAME: "ricochet",
     POWERTOOLS_METRICS_NAMESPACE: "Ricochet",

@@ -30,6 +30,8 @@ export interface ContenderContext {
 export interface PreparedContender {
   /** The queue the producer sends the events to. */
   readonly queueUrl: string;
+  /** Every queue the consumer reads (the producer's first): the round ends when all are empty. */
+  readonly consumedQueueUrls: readonly string[];
   /** Starts consuming (called just before the first event is sent, timer running). */
   start(): void;
   /** Records the handler was invoked with so far (redeliveries included). */
@@ -95,38 +97,44 @@ export const postEnvelope = async (envelope: BenchEnvelope): Promise<boolean> =>
 
 /**
  * The consuming half every contender shares: the local event-source poller, with the same batch
- * size, concurrency and long poll for all, driving the contender's own SQS handler.
+ * size, concurrency and long poll for all, driving the contender's own SQS handler. A contender
+ * fed by several queues gets one poller per queue, as Lambda gives a function one event source
+ * mapping per queue, each with its own maximum concurrency.
  */
 export const consumeWith = (
   context: ContenderContext,
   options: {
-    readonly queueUrl: string;
+    /** The producer's queue, then any other queue the same handler reads. */
+    readonly queueUrls: readonly [string, ...string[]];
     readonly functionName: string;
     readonly handler: SqsBatchHandler;
     readonly functionTimeoutMs?: number;
   },
 ): Omit<PreparedContender, "extraFigures"> => {
-  let poller: EventSourcePoller | undefined;
+  let pollers: EventSourcePoller[] = [];
   return {
-    queueUrl: options.queueUrl,
+    queueUrl: options.queueUrls[0],
+    consumedQueueUrls: options.queueUrls,
     start: () => {
-      poller = startEventSourcePoller({
-        sqs: context.clients.sqs,
-        queueUrl: options.queueUrl,
-        handler: options.handler,
-        batchSize: context.batchSize,
-        maxConcurrency: context.pollers,
-        logger: context.pollerLogger,
-        waitTimeSeconds: 1,
-        functionName: options.functionName,
-        ...(options.functionTimeoutMs === undefined
-          ? {}
-          : { functionTimeoutMs: options.functionTimeoutMs }),
-      });
+      pollers = options.queueUrls.map((queueUrl) =>
+        startEventSourcePoller({
+          sqs: context.clients.sqs,
+          queueUrl,
+          handler: options.handler,
+          batchSize: context.batchSize,
+          maxConcurrency: context.pollers,
+          logger: context.pollerLogger,
+          waitTimeSeconds: 1,
+          functionName: options.functionName,
+          ...(options.functionTimeoutMs === undefined
+            ? {}
+            : { functionTimeoutMs: options.functionTimeoutMs }),
+        }),
+      );
     },
-    recordsHandled: () => poller?.stats.receivedMessages ?? 0,
+    recordsHandled: () => pollers.reduce((sum, poller) => sum + poller.stats.receivedMessages, 0),
     stop: async () => {
-      await poller?.stop();
+      await Promise.all(pollers.map((poller) => poller.stop()));
     },
   };
 };

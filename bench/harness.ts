@@ -163,15 +163,21 @@ const clientsFor = (local: LocalAwsTarget, counter?: ReturnType<typeof createReq
     env: {},
   });
 
-const liveMessages = async (clients: AwsClients, queueUrl: string): Promise<number> => {
-  const { Attributes = {} } = await clients.sqs.send(
-    new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ["All"] }),
+/** Messages in any state on all of `queueUrls`. */
+const liveMessages = async (clients: AwsClients, queueUrls: readonly string[]): Promise<number> => {
+  const counts = await Promise.all(
+    queueUrls.map(async (queueUrl) => {
+      const { Attributes = {} } = await clients.sqs.send(
+        new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ["All"] }),
+      );
+      return (
+        Number(Attributes.ApproximateNumberOfMessages ?? 0) +
+        Number(Attributes.ApproximateNumberOfMessagesNotVisible ?? 0) +
+        Number(Attributes.ApproximateNumberOfMessagesDelayed ?? 0)
+      );
+    }),
   );
-  return (
-    Number(Attributes.ApproximateNumberOfMessages ?? 0) +
-    Number(Attributes.ApproximateNumberOfMessagesNotVisible ?? 0) +
-    Number(Attributes.ApproximateNumberOfMessagesDelayed ?? 0)
-  );
+  return counts.reduce((sum, n) => sum + n, 0);
 };
 
 const runContender = async (
@@ -227,7 +233,10 @@ const runContender = async (
     const until = Date.now() + options.deliveryTimeoutMs;
     while (receiver.delivered() < eventIds.length && Date.now() < until) await sleep(20);
     // Let the last results be recorded and messages deleted, so every event's requests count.
-    while ((await liveMessages(plainClients, prepared.queueUrl)) > 0 && Date.now() < until) {
+    while (
+      (await liveMessages(plainClients, prepared.consumedQueueUrls)) > 0 &&
+      Date.now() < until
+    ) {
       await sleep(100);
     }
     await prepared.stop();

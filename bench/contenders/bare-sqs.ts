@@ -17,7 +17,7 @@ export const bareSqs: Contender = {
   prepare: async (context) => {
     const queues = await createRedeliveryQueues(context, "bench-bare");
     return consumeWith(context, {
-      queueUrl: queues.queueUrl,
+      queueUrls: [queues.queueUrl],
       functionName: "bench-bare-sqs",
       handler: async (event) => {
         const results = await Promise.all(

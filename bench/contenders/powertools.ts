@@ -40,7 +40,7 @@ export const powertools: Contender = {
       { persistenceStore, config },
     );
     return consumeWith(context, {
-      queueUrl: queues.queueUrl,
+      queueUrls: [queues.queueUrl],
       functionName: "bench-powertools",
       handler: (event, lambdaContext) => {
         config.registerLambdaContext(lambdaContext);

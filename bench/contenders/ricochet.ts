@@ -4,19 +4,20 @@ import { CountingMetrics, silentLog } from "../../lib/observability.js";
 import { createOrchestratorRuntime, createPorts } from "../../lib/runtime.js";
 import { createSqsBatchHandler } from "../../lib/sqs-batch-handler.js";
 import { type Contender, consumeWith, MAX_ATTEMPTS } from "../contender.js";
-import { createQueuePair, createTable } from "../support/resources.js";
+import { createRicochetQueues, createTable } from "../support/resources.js";
 import { percentile, scheduleErrors } from "../support/schedule-error.js";
 
 /**
  * This project's orchestrator, wired as functions/orchestrator.ts wires it, driven by the local
- * event-source poller. Retries are new messages with DelaySeconds, so the queue's visibility
+ * event-source poller: one per input queue, as the stack maps both queues to the function.
+ * Retries are new messages with DelaySeconds on the internal queue, so the queues' visibility
  * timeout is long: it only matters when a worker crashes.
  */
 export const ricochet: Contender = {
   name: "ricochet",
   prepare: async (context) => {
     const { clients, plainClients, receiver } = context;
-    const queues = await createQueuePair(clients.sqs, "bench-ricochet", {
+    const queues = await createRicochetQueues(clients.sqs, "bench-ricochet", {
       maxReceiveCount: MAX_ATTEMPTS,
       visibilityTimeoutSeconds: 30,
     });
@@ -27,6 +28,7 @@ export const ricochet: Contender = {
     const config = localConfig({
       tableName,
       ingressQueueUrl: queues.queueUrl,
+      internalQueueUrl: queues.internalQueueUrl,
       deadLetterQueueUrl: queues.deadLetterQueueUrl,
     });
     const orchestrator = createOrchestratorRuntime({
@@ -37,9 +39,9 @@ export const ricochet: Contender = {
     });
     return {
       ...consumeWith(context, {
-        queueUrl: queues.queueUrl,
+        queueUrls: [queues.queueUrl, queues.internalQueueUrl],
         functionName: "bench-ricochet",
-        handler: createSqsBatchHandler(orchestrator),
+        handler: createSqsBatchHandler(orchestrator, { internalQueue: queues.internalQueueUrl }),
         functionTimeoutMs: 30_000,
       }),
       extraFigures: async (eventIds) => {

@@ -18,16 +18,18 @@ export interface QueuePair {
   readonly deadLetterQueueUrl: string;
 }
 
-/**
- * An ingress queue with a native redrive into its dead-letter queue after `maxReceiveCount`
- * receives, and a default visibility timeout (the retry delay of redelivery-based consumers).
- */
-export const createQueuePair = async (
-  sqs: SQSClient,
-  prefix: string,
-  options: { readonly maxReceiveCount: number; readonly visibilityTimeoutSeconds: number },
-): Promise<QueuePair> => {
-  const name = benchName(prefix);
+/** Ricochet's queues: the producers' ingress queue and its own internal queue, one DLQ. */
+export interface RicochetQueues extends QueuePair {
+  readonly internalQueueUrl: string;
+}
+
+interface QueueOptions {
+  readonly maxReceiveCount: number;
+  readonly visibilityTimeoutSeconds: number;
+}
+
+/** A dead-letter queue, and a function that makes input queues redriving into it natively. */
+const withDeadLetterQueue = async (sqs: SQSClient, name: string, options: QueueOptions) => {
   const dead = await sqs.send(new CreateQueueCommand({ QueueName: `${name}-dlq` }));
   if (dead.QueueUrl === undefined) throw new Error("CreateQueue returned no URL");
   const { Attributes } = await sqs.send(
@@ -35,20 +37,58 @@ export const createQueuePair = async (
   );
   const deadLetterTargetArn = Attributes?.QueueArn;
   if (deadLetterTargetArn === undefined) throw new Error("no QueueArn for the dead-letter queue");
-  const ingress = await sqs.send(
-    new CreateQueueCommand({
-      QueueName: `${name}-in`,
-      Attributes: {
-        VisibilityTimeout: String(options.visibilityTimeoutSeconds),
-        RedrivePolicy: JSON.stringify({
-          deadLetterTargetArn,
-          maxReceiveCount: options.maxReceiveCount,
-        }),
-      },
-    }),
+  const inputQueue = async (suffix: string): Promise<string> => {
+    const created = await sqs.send(
+      new CreateQueueCommand({
+        QueueName: `${name}-${suffix}`,
+        Attributes: {
+          VisibilityTimeout: String(options.visibilityTimeoutSeconds),
+          RedrivePolicy: JSON.stringify({
+            deadLetterTargetArn,
+            maxReceiveCount: options.maxReceiveCount,
+          }),
+        },
+      }),
+    );
+    if (created.QueueUrl === undefined) throw new Error("CreateQueue returned no URL");
+    return created.QueueUrl;
+  };
+  return { deadLetterQueueUrl: dead.QueueUrl, inputQueue };
+};
+
+/**
+ * An ingress queue with a native redrive into its dead-letter queue after `maxReceiveCount`
+ * receives, and a default visibility timeout (the retry delay of redelivery-based consumers).
+ */
+export const createQueuePair = async (
+  sqs: SQSClient,
+  prefix: string,
+  options: QueueOptions,
+): Promise<QueuePair> => {
+  const { deadLetterQueueUrl, inputQueue } = await withDeadLetterQueue(
+    sqs,
+    benchName(prefix),
+    options,
   );
-  if (ingress.QueueUrl === undefined) throw new Error("CreateQueue returned no URL");
-  return { queueUrl: ingress.QueueUrl, deadLetterQueueUrl: dead.QueueUrl };
+  return { queueUrl: await inputQueue("in"), deadLetterQueueUrl };
+};
+
+/** Ricochet's queues as the stack makes them: both input queues alike, one dead-letter queue. */
+export const createRicochetQueues = async (
+  sqs: SQSClient,
+  prefix: string,
+  options: QueueOptions,
+): Promise<RicochetQueues> => {
+  const { deadLetterQueueUrl, inputQueue } = await withDeadLetterQueue(
+    sqs,
+    benchName(prefix),
+    options,
+  );
+  return {
+    queueUrl: await inputQueue("in"),
+    internalQueueUrl: await inputQueue("internal"),
+    deadLetterQueueUrl,
+  };
 };
 
 /** An on-demand table with a string partition key, optionally with Ricochet's status index. */

@@ -4,14 +4,20 @@ import { CreateQueueCommand, GetQueueAttributesCommand } from "@aws-sdk/client-s
 import type { AwsClients } from "../../lib/adapters/aws-clients.js";
 import { recordTableDefinition } from "../../lib/adapters/dynamo-record-item.js";
 
-/** The ingress queue's native redrive, as in the stack: receives before SQS parks a message. */
-export const CHAOS_MAX_RECEIVE_COUNT = 10;
-
 export interface ChaosResources {
+  /** Where producers send (the chaos producer, honest or not). */
   readonly ingressQueueUrl: string;
+  /** Ricochet's own queue: retries, hops and redrives; its attributes are believed. */
+  readonly internalQueueUrl: string;
   readonly deadLetterQueueUrl: string;
   readonly tableName: string;
 }
+
+/** Both queues the orchestrator reads, in the order the end-of-run checks list them. */
+export const inputQueuesOf = (resources: ChaosResources): readonly string[] => [
+  resources.ingressQueueUrl,
+  resources.internalQueueUrl,
+];
 
 const required = <T>(value: T | undefined, what: string): T => {
   if (value === undefined) throw new Error(`${what} missing from the emulator's answer`);
@@ -19,14 +25,18 @@ const required = <T>(value: T | undefined, what: string): T => {
 };
 
 /**
- * Creates, with plain SDK calls, a uniquely named queue pair and table like the stack's: an
- * ingress queue whose native redrive parks a message in the dead-letter queue after
- * {@link CHAOS_MAX_RECEIVE_COUNT} receives, and the attempt table keyed by `eventId` with the
- * `byStatus` index.
+ * Creates, with plain SDK calls, uniquely named queues and a table like the stack's: the ingress
+ * queue and the internal queue, whose native redrive both park a message in the dead-letter queue
+ * after `maxReceiveCount` receives, and the attempt table keyed by `eventId` with the `byStatus`
+ * index.
  */
 export const createChaosResources = async (
   clients: AwsClients,
-  options: { readonly prefix: string; readonly visibilityTimeoutSeconds: number },
+  options: {
+    readonly prefix: string;
+    readonly visibilityTimeoutSeconds: number;
+    readonly maxReceiveCount: number;
+  },
 ): Promise<ChaosResources> => {
   const name = `${options.prefix}-${randomUUID().slice(0, 8)}`;
   const dead = await clients.sqs.send(new CreateQueueCommand({ QueueName: `${name}-dlq` }));
@@ -34,18 +44,23 @@ export const createChaosResources = async (
   const { Attributes } = await clients.sqs.send(
     new GetQueueAttributesCommand({ QueueUrl: deadLetterQueueUrl, AttributeNames: ["QueueArn"] }),
   );
-  const ingress = await clients.sqs.send(
-    new CreateQueueCommand({
-      QueueName: `${name}-ingress`,
-      Attributes: {
-        VisibilityTimeout: String(options.visibilityTimeoutSeconds),
-        RedrivePolicy: JSON.stringify({
-          deadLetterTargetArn: required(Attributes?.QueueArn, "QueueArn"),
-          maxReceiveCount: CHAOS_MAX_RECEIVE_COUNT,
-        }),
-      },
-    }),
-  );
+  const redrivePolicy = JSON.stringify({
+    deadLetterTargetArn: required(Attributes?.QueueArn, "QueueArn"),
+    maxReceiveCount: options.maxReceiveCount,
+  });
+  // Both input queues alike, as the stack makes them: same visibility timeout, same safety net.
+  const inputQueue = async (suffix: string): Promise<string> => {
+    const created = await clients.sqs.send(
+      new CreateQueueCommand({
+        QueueName: `${name}-${suffix}`,
+        Attributes: {
+          VisibilityTimeout: String(options.visibilityTimeoutSeconds),
+          RedrivePolicy: redrivePolicy,
+        },
+      }),
+    );
+    return required(created.QueueUrl, `${suffix} QueueUrl`);
+  };
   const tableName = `${name}-events`;
   await clients.dynamodb.send(new CreateTableCommand(recordTableDefinition(tableName)));
   await waitUntilTableExists(
@@ -53,7 +68,8 @@ export const createChaosResources = async (
     { TableName: tableName },
   );
   return {
-    ingressQueueUrl: required(ingress.QueueUrl, "ingress QueueUrl"),
+    ingressQueueUrl: await inputQueue("ingress"),
+    internalQueueUrl: await inputQueue("internal"),
     deadLetterQueueUrl,
     tableName,
   };

@@ -3,7 +3,7 @@ import { ScanCommand } from "@aws-sdk/lib-dynamodb";
 import type { AwsClients } from "../../lib/adapters/aws-clients.js";
 import { itemToRecord } from "../../lib/adapters/dynamo-record-item.js";
 import { createSqsDeadLetterQueue } from "../../lib/adapters/sqs-dead-letter-queue.js";
-import type { ReceivedMessage } from "../../lib/core/ports.js";
+import type { ReceivedDeadLetter } from "../../lib/core/ports.js";
 import type { EventRecord } from "../../lib/core/record.js";
 
 /** Every record of the table, by event id (a full scan: chaos tables are small). */
@@ -52,6 +52,19 @@ export const queueCounts = async (clients: AwsClients, queueUrl: string): Promis
   };
 };
 
+/** The counts of several queues added up (the orchestrator's two input queues). */
+export const inputQueueCounts = async (
+  clients: AwsClients,
+  queueUrls: readonly string[],
+): Promise<QueueCounts> => {
+  const all = await Promise.all(queueUrls.map((url) => queueCounts(clients, url)));
+  return all.reduce((sum, c) => ({
+    visible: sum.visible + c.visible,
+    inFlight: sum.inFlight + c.inFlight,
+    delayed: sum.delayed + c.delayed,
+  }));
+};
+
 /** Messages on a queue in any state. */
 export const totalOf = (counts: QueueCounts): number =>
   counts.visible + counts.inFlight + counts.delayed;
@@ -66,10 +79,11 @@ const COLLECT_VISIBILITY_SECONDS = 600;
 export const collectMessages = async (
   clients: AwsClients,
   queueUrl: string,
-): Promise<ReceivedMessage[]> => {
-  // The dead-letter adapter's receive reads any queue's messages with their schedule.
+): Promise<ReceivedDeadLetter[]> => {
+  // The dead-letter adapter's receive reads any queue's messages with all their attributes: the
+  // schedule, and on Ricochet's dead-letter copies the summary that says which event and why.
   const queue = createSqsDeadLetterQueue({ sqs: clients.sqs, queueUrl });
-  const collected: ReceivedMessage[] = [];
+  const collected: ReceivedDeadLetter[] = [];
   let emptyReceives = 0;
   while (emptyReceives < 2) {
     const batch = await queue.receive({

@@ -5,13 +5,14 @@ import type { Envelope } from "../../lib/core/envelope.js";
 import { isTerminal } from "../../lib/core/status.js";
 import { LOCAL_CREDENTIALS } from "../../lib/local/local-identity.js";
 import { startLocalAws } from "../../lib/local/start-local-aws.js";
+import { deployedTimings } from "../support/deployed-timings.js";
 import { ALL_AWS_FAULTS, type AwsFault } from "./aws-fault-injector.js";
 import { streamFor } from "./chaos-random.js";
 import { startChaosReceiver } from "./chaos-receiver.js";
 import { type ChaosFindings, judgeChaosRun } from "./chaos-report.js";
-import { createChaosResources } from "./chaos-resources.js";
+import { createChaosResources, inputQueuesOf } from "./chaos-resources.js";
 import { Reply } from "./chaos-script.js";
-import { collectMessages, queueCounts, scanRecords, totalOf } from "./chaos-state.js";
+import { collectMessages, inputQueueCounts, scanRecords, totalOf } from "./chaos-state.js";
 import { startWorkerSupervisor } from "./worker-supervisor.js";
 
 /** Short timings, so that lease expiries and takeovers happen within seconds. */
@@ -123,7 +124,9 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosReport> => {
     const resources = await createChaosResources(clients, {
       prefix: `chaos-${options.seed}`,
       visibilityTimeoutSeconds: CHAOS_TIMINGS.visibilityTimeoutSeconds,
+      maxReceiveCount: deployedTimings().maxReceiveCount,
     });
+    const inputQueues = inputQueuesOf(resources);
     const receiver = await startChaosReceiver({
       seed: options.seed,
       targetTimeoutMs: CHAOS_TIMINGS.targetTimeoutMs,
@@ -181,7 +184,7 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosReport> => {
         const record = records.get(id);
         return record !== undefined && isTerminal(record.status);
       }).length;
-      const queued = totalOf(await queueCounts(clients, resources.ingressQueueUrl));
+      const queued = totalOf(await inputQueueCounts(clients, inputQueues));
       progress(
         `${Math.round((Date.now() - started) / 1000)} s: ${terminal}/${eventIds.length} terminal, ` +
           `${queued} on the queue, ${supervisor.kills} kills, ${receiver.calls.length} calls`,
@@ -199,13 +202,13 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosReport> => {
     // the queue is read, or a live message would be missed and its event counted as lost.
     const settleBy = options.signal?.aborted === true ? 0 : Date.now() + SETTLE_TIMEOUT_MS;
     for (;;) {
-      const counts = await queueCounts(clients, resources.ingressQueueUrl);
+      const counts = await inputQueueCounts(clients, inputQueues);
       if (counts.inFlight + counts.delayed === 0 || Date.now() > settleBy) break;
       await sleep(500);
     }
     const [records, ingress, deadLetters] = [
       await scanRecords(clients, resources.tableName),
-      await collectMessages(clients, resources.ingressQueueUrl),
+      (await Promise.all(inputQueues.map((url) => collectMessages(clients, url)))).flat(),
       await collectMessages(clients, resources.deadLetterQueueUrl),
     ];
     const findings = judgeChaosRun({

@@ -12,6 +12,7 @@ const WorkerSettingsSchema = z.strictObject({
   region: z.string().min(1),
   tableName: z.string().min(1),
   ingressQueueUrl: z.string().min(1),
+  internalQueueUrl: z.string().min(1),
   deadLetterQueueUrl: z.string().min(1),
   leaseMarginMs: z.int().min(0),
   functionTimeoutMs: z.int().min(1),

@@ -45,21 +45,26 @@ const orchestrator = createOrchestratorRuntime({
   leaseMarginMs: settings.leaseMarginMs,
   random: streamFor(settings.seed, "backoff", settings.workerId),
 });
-const poller = startEventSourcePoller({
-  sqs: clients.sqs,
-  queueUrl: settings.ingressQueueUrl,
-  region: settings.region,
-  batchSize: settings.batchSize,
-  maxConcurrency: settings.pollers,
-  functionTimeoutMs: settings.functionTimeoutMs,
-  visibilityTimeoutSeconds: settings.visibilityTimeoutSeconds,
-  // Injected faults make receive and delete errors routine; the report counts what matters.
-  logger: { error: () => undefined },
-  handler: createSqsBatchHandler(orchestrator),
-});
+// Like the deployed function: one event source mapping per input queue, both into one handler,
+// which tells Ricochet's own messages from producers' by the queue they came from.
+const handler = createSqsBatchHandler(orchestrator, { internalQueue: settings.internalQueueUrl });
+const pollers = [settings.ingressQueueUrl, settings.internalQueueUrl].map((queueUrl) =>
+  startEventSourcePoller({
+    sqs: clients.sqs,
+    queueUrl,
+    region: settings.region,
+    batchSize: settings.batchSize,
+    maxConcurrency: settings.pollers,
+    functionTimeoutMs: settings.functionTimeoutMs,
+    visibilityTimeoutSeconds: settings.visibilityTimeoutSeconds,
+    // Injected faults make receive and delete errors routine; the report counts what matters.
+    logger: { error: () => undefined },
+    handler,
+  }),
+);
 
 process.once("SIGTERM", () => {
-  void poller.stop().finally(() => {
+  void Promise.all(pollers.map((poller) => poller.stop())).finally(() => {
     clients.destroy();
     process.exit(0);
   });
