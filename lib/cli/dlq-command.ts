@@ -1,8 +1,10 @@
 import Table from "cli-table3";
 import type { Command } from "commander";
 import type { DeadLetterReason } from "../core/decide.js";
+import { systemClock } from "../core/random.js";
+import { type CleanReport, cleanDeadLetters } from "../dead-letter-clean.js";
 import { type DeadLetterListing, listDeadLetters } from "../dead-letter-scan.js";
-import { withAwsSession } from "./aws-session.js";
+import { callerName, withAwsSession } from "./aws-session.js";
 import {
   deadLetterReasonOption,
   parsePositiveWholeNumber,
@@ -40,7 +42,25 @@ const renderListing = (messages: readonly DeadLetterListing[]): string => {
   return table.toString();
 };
 
-/** `ricochet dlq list`: dead-letter messages, without consuming them. */
+interface DlqCleanFlags extends ResourceFlags {
+  readonly dryRun: boolean;
+  readonly by?: string;
+  readonly why?: string;
+  readonly json: boolean;
+}
+
+const renderClean = (report: CleanReport): string => {
+  const verb = report.dryRun ? "would remove" : "removed";
+  const lines = report.removed.map((r) => `${verb} ${r.messageId} (${r.eventId}): ${r.why}`);
+  lines.push(
+    `${report.removed.length} copie(s) ${verb}, ${report.kept} kept` +
+      (report.failed.length > 0 ? `, ${report.failed.length} failed` : ""),
+  );
+  for (const f of report.failed) lines.push(`failed ${f.messageId}: ${f.error}`);
+  return lines.join("\n");
+};
+
+/** `ricochet dlq list` and `ricochet dlq clean`. */
 export const registerDlqCommands = (program: Command): void => {
   const dlq = program.command("dlq").description("Inspect the dead-letter queue.");
   const list = dlq
@@ -67,6 +87,36 @@ export const registerDlqCommands = (program: Command): void => {
       );
       progress.stop();
       printResult(messages, { json: flags.json, human: renderListing });
+    } finally {
+      progress.stop();
+    }
+  });
+
+  const clean = dlq
+    .command("clean")
+    .description(
+      "Remove the dead-letter copies of events that were delivered, with an audit entry on each event.",
+    )
+    .option("--dry-run", "list what would be removed; change nothing", false)
+    .option("--by <name>", "who asks, for the audit entry (default $USER)")
+    .option("--why <text>", "why, for the audit entry");
+  addResourceOptions(withJsonOption(clean)).action(async (flags: DlqCleanFlags) => {
+    const progress = createProgress("scanning", flags);
+    try {
+      const report = await withAwsSession(["deadLetterQueueUrl", "tableName"], flags, (session) =>
+        cleanDeadLetters(
+          {
+            deadLetterQueue: session.deadLetterQueue(),
+            store: session.store(),
+            clock: systemClock,
+            onProgress: (scanned) => progress.update(scanned),
+          },
+          { dryRun: flags.dryRun, by: flags.by ?? callerName(), reason: flags.why },
+        ),
+      );
+      progress.stop();
+      printResult(report, { json: flags.json, human: renderClean });
+      if (report.failed.length > 0) process.exitCode = 1;
     } finally {
       progress.stop();
     }

@@ -1,5 +1,6 @@
 import Table from "cli-table3";
 import type { Command } from "commander";
+import { shortDigest } from "../core/envelope-digest.js";
 import { ResourceNotFoundError } from "../core/errors.js";
 import type { EventRecord } from "../core/record.js";
 import { withAwsSession } from "./aws-session.js";
@@ -26,6 +27,14 @@ export const renderRecord = (record: EventRecord): string => {
     { "next attempt": show(record.nextAttemptAt) },
     { "last outcome": show(record.lastOutcome?.message) },
     { "dead-letter reason": show(record.deadLetterReason) },
+    { envelope: record.envelopeDigest === undefined ? "" : shortDigest(record.envelopeDigest) },
+    {
+      // Someone sent another envelope under this id; the first one is what is delivered.
+      "conflicting resubmissions":
+        record.conflicts === undefined
+          ? ""
+          : `${record.conflicts.count} (last ${record.conflicts.lastAt}, envelope ${shortDigest(record.conflicts.lastDigest)})`,
+    },
     { created: record.createdAt },
     { updated: record.updatedAt },
   );
@@ -59,6 +68,13 @@ export const renderRecord = (record: EventRecord): string => {
     }
     parts.push("Redrives", redrives.toString());
   }
+  if ((record.audit ?? []).length > 0) {
+    const audit = new Table({ ...plain, head: ["at", "by", "action", "reason", "message"] });
+    for (const a of record.audit ?? []) {
+      audit.push([a.at, a.by, a.action, a.reason, show(a.messageId)]);
+    }
+    parts.push("Audit", audit.toString());
+  }
   return parts.join("\n");
 };
 
@@ -66,7 +82,9 @@ export const renderRecord = (record: EventRecord): string => {
 export const registerStatusCommand = (program: Command): void => {
   const command = program
     .command("status")
-    .description("Show an event's record: status, budget, attempt history and redrives.")
+    .description(
+      "Show an event's record: status, budget, attempt history, redrives, conflicts and audit.",
+    )
     .argument("<eventId>", "the event id");
   addResourceOptions(withJsonOption(command)).action(
     async (eventId: string, flags: StatusFlags) => {
