@@ -19,6 +19,8 @@ export const SERVICE_NAME = "ricochet";
 /** What {@link OrchestratorMonitoring} watches. */
 export interface OrchestratorMonitoringProps {
   readonly ingressQueue: IQueue;
+  /** Ricochet's own queue (retries, hops, redrives). */
+  readonly internalQueue: IQueue;
   readonly deadLetterQueue: IQueue;
   readonly orchestratorFunction: IFunction;
   readonly metricsNamespace: string;
@@ -120,7 +122,17 @@ export class OrchestratorMonitoring extends Construct {
               m.RECORD_FAILED,
               m.HOP,
               m.DRAINED,
+              m.ORPHAN_DROPPED,
             ].map((name) => emf(name)),
+          }),
+        ],
+        [
+          new GraphWidget({
+            // What producers sent that Ricochet refused to act on: forged attributes and other
+            // envelopes under an existing event id. Non-zero means a producer needs a look.
+            title: "Refused producer messages",
+            width: 24,
+            left: [m.FORGED_ATTRIBUTES, m.CONFLICTING_RESUBMISSION].map((name) => emf(name)),
           }),
         ],
         [
@@ -136,6 +148,12 @@ export class OrchestratorMonitoring extends Construct {
             width: 8,
             left: [
               ingressDepth.with({ label: "ingress visible" }),
+              props.internalQueue
+                .metricApproximateNumberOfMessagesVisible({
+                  period: PERIOD,
+                  statistic: Stats.MAXIMUM,
+                })
+                .with({ label: "internal visible" }),
               deadLetterDepth.with({ label: "dead-letter visible" }),
             ],
           }),

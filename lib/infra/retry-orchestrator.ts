@@ -1,4 +1,4 @@
-import { Duration } from "aws-cdk-lib";
+import { Duration, Lazy } from "aws-cdk-lib";
 import type { Alarm, Dashboard } from "aws-cdk-lib/aws-cloudwatch";
 import {
   AttributeType,
@@ -7,7 +7,14 @@ import {
   Table,
   TableEncryption,
 } from "aws-cdk-lib/aws-dynamodb";
-import { Grant, type IGrantable, PolicyStatement } from "aws-cdk-lib/aws-iam";
+import {
+  AnyPrincipal,
+  Effect,
+  Grant,
+  type IGrantable,
+  type IPrincipal,
+  PolicyStatement,
+} from "aws-cdk-lib/aws-iam";
 import { Architecture, LoggingFormat, Runtime, Tracing } from "aws-cdk-lib/aws-lambda";
 import { SqsEventSource } from "aws-cdk-lib/aws-lambda-event-sources";
 import { NodejsFunction } from "aws-cdk-lib/aws-lambda-nodejs";
@@ -18,6 +25,7 @@ import type { IStringParameter } from "aws-cdk-lib/aws-ssm";
 import { Construct } from "constructs";
 import { RECORD_KEY, STATUS_INDEX, TTL_ATTRIBUTE } from "../adapters/dynamo-record-item.js";
 import { ENV } from "../config.js";
+import { ConfigurationError } from "../core/errors.js";
 import { entryPath, type FunctionName, nodejsBundling, PROJECT_ROOT } from "./bundling.js";
 import { acknowledgeOrchestratorFindings } from "./nag-acknowledgements.js";
 import { OrchestratorMonitoring, SERVICE_NAME } from "./orchestrator-monitoring.js";
@@ -79,6 +87,8 @@ export class RetryOrchestrator extends Construct {
   public readonly orchestratorErrorsAlarm: Alarm;
   /** The props after defaults, as deployed. */
   public readonly settings: ResolvedRetryOrchestratorProps;
+  /** ARNs of the principals the internal queue's policy lets send (see {@link internalQueue}). */
+  private readonly internalSenders: string[] = [];
 
   /**
    * @throws ConfigurationError listing every invalid or conflicting prop at once.
@@ -159,8 +169,28 @@ export class RetryOrchestrator extends Construct {
     this.internalQueue.grantSendMessages(this.redriveFunction);
     this.table.grantReadWriteData(this.redriveFunction);
 
+    this.allowInternalSend(this.orchestratorFunction.role);
+    this.allowInternalSend(this.redriveFunction.role);
+    // Identity policies are not enough: a producer role granted sqs:SendMessage on "*" could
+    // otherwise forge retries. The queue itself refuses every sender but Ricochet's own.
+    this.internalQueue.addToResourcePolicy(
+      new PolicyStatement({
+        sid: "OnlyRicochetSends",
+        effect: Effect.DENY,
+        principals: [new AnyPrincipal()],
+        actions: ["sqs:SendMessage"],
+        resources: [this.internalQueue.queueArn],
+        conditions: {
+          ArnNotEquals: {
+            "aws:PrincipalArn": Lazy.list({ produce: () => this.internalSenders }),
+          },
+        },
+      }),
+    );
+
     const monitoring = new OrchestratorMonitoring(this, "Monitoring", {
       ingressQueue: this.ingressQueue,
+      internalQueue: this.internalQueue,
       deadLetterQueue: this.deadLetterQueue,
       orchestratorFunction: this.orchestratorFunction,
       metricsNamespace: settings.metricsNamespace,
@@ -213,10 +243,27 @@ export class RetryOrchestrator extends Construct {
    * invoke the function instead (`ricochet redrive --function`).
    */
   public grantDirectRedrive(grantee: IGrantable): Grant {
+    this.allowInternalSend(grantee.grantPrincipal);
     return this.grantRedrive(grantee)
       .combine(this.deadLetterQueue.grantConsumeMessages(grantee))
       .combine(this.internalQueue.grantSendMessages(grantee))
       .combine(this.table.grantWriteData(grantee));
+  }
+
+  /**
+   * Adds a principal to those the internal queue accepts messages from.
+   * @throws ConfigurationError for a principal without a role or user ARN (the queue's policy
+   * names senders by ARN).
+   */
+  private allowInternalSend(principal: IPrincipal | IGrantable | undefined): void {
+    const named = principal as { roleArn?: string; userArn?: string } | undefined;
+    const arn = named?.roleArn ?? named?.userArn;
+    if (arn === undefined) {
+      throw new ConfigurationError(
+        "the internal queue only accepts roles and users; grant a role or user, or invoke the redrive function instead (grantRedrive)",
+      );
+    }
+    this.internalSenders.push(arn);
   }
 
   private environment(settings: ResolvedRetryOrchestratorProps): Record<string, string> {

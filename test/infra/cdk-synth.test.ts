@@ -28,8 +28,8 @@ describe("npx cdk synth", () => {
     };
     const types = Object.values(template.Resources).map((resource) => resource.Type);
 
-    expect(types.filter((type) => type === "AWS::SQS::Queue")).toHaveLength(2);
-    expect(types.filter((type) => type === "AWS::Lambda::EventSourceMapping")).toHaveLength(1);
+    expect(types.filter((type) => type === "AWS::SQS::Queue")).toHaveLength(3);
+    expect(types.filter((type) => type === "AWS::Lambda::EventSourceMapping")).toHaveLength(2);
     expect(stderr).not.toMatch(/docker/i);
   }, 300_000);
 });

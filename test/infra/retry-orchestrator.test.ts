@@ -68,18 +68,47 @@ beforeAll(() => {
 });
 
 const queues = (t: Template) => {
-  const all = t.findResources("AWS::SQS::Queue") as Resources;
-  const [ingressId, ingress] =
-    Object.entries(all).find(([, q]) => q.Properties.RedrivePolicy !== undefined) ?? [];
+  const all = Object.entries(t.findResources("AWS::SQS::Queue") as Resources);
+  const input = all.filter(([, q]) => q.Properties.RedrivePolicy !== undefined);
+  const [ingressId, ingress] = input.find(([id]) => id.includes("Ingress")) ?? [];
+  const [internalId, internal] = input.find(([id]) => id.includes("Internal")) ?? [];
   const [deadLetterId, deadLetter] =
-    Object.entries(all).find(([, q]) => q.Properties.RedrivePolicy === undefined) ?? [];
-  if (!ingress || !deadLetter || !ingressId || !deadLetterId) throw new Error("queues missing");
+    all.find(([, q]) => q.Properties.RedrivePolicy === undefined) ?? [];
+  if (!ingress || !internal || !deadLetter || !ingressId || !internalId || !deadLetterId)
+    throw new Error("queues missing");
   return {
     ingressId,
     ingress: ingress.Properties,
+    internalId,
+    internal: internal.Properties,
     deadLetterId,
     deadLetter: deadLetter.Properties,
   };
+};
+
+/** The Deny statement of the internal queue's policy, with the ARNs it lets through. */
+const internalSendGuard = (t: Template) => {
+  const { internalId } = queues(t);
+  const [policy] = Object.values(
+    t.findResources("AWS::SQS::QueuePolicy", {
+      Properties: { Queues: [{ Ref: internalId }] },
+    }) as Resources,
+  );
+  const statements = (
+    policy?.Properties.PolicyDocument as { Statement: Record<string, unknown>[] } | undefined
+  )?.Statement;
+  return statements?.find((st) => st.Sid === "OnlyRicochetSends") as
+    | {
+        Effect: string;
+        Action: string;
+        Condition: { ArnNotEquals: { "aws:PrincipalArn": unknown[] } };
+      }
+    | undefined;
+};
+
+const roleArnOf = (t: Template, role: IRole | undefined) => {
+  const cfnRole = role?.node.defaultChild as CfnElement;
+  return { "Fn::GetAtt": [Stack.of(cfnRole).getLogicalId(cfnRole), "Arn"] };
 };
 
 const orchestratorFunction = (t: Template) =>
@@ -89,13 +118,24 @@ const orchestratorFunction = (t: Template) =>
     }) as Resources,
   );
 
+/** The policy document attached to a role, found by the role's construct. */
+const policyOf = (t: Template, role: IRole | undefined) => {
+  const cfnRole = role?.node.defaultChild as CfnElement;
+  return only(
+    t.findResources("AWS::IAM::Policy", {
+      Properties: { Roles: [{ Ref: Stack.of(cfnRole).getLogicalId(cfnRole) }] },
+    }) as Resources,
+  ).props.PolicyDocument;
+};
+
 describe("RetryOrchestrator resources", () => {
-  it("creates exactly two queues, both encrypted and TLS-only", () => {
-    template.resourceCountIs("AWS::SQS::Queue", 2);
-    const { ingress, deadLetter } = queues(template);
+  it("creates exactly three queues, all encrypted and TLS-only", () => {
+    template.resourceCountIs("AWS::SQS::Queue", 3);
+    const { ingress, internal, deadLetter } = queues(template);
     expect(ingress.SqsManagedSseEnabled).toBe(true);
+    expect(internal.SqsManagedSseEnabled).toBe(true);
     expect(deadLetter.SqsManagedSseEnabled).toBe(true);
-    template.resourceCountIs("AWS::SQS::QueuePolicy", 2);
+    template.resourceCountIs("AWS::SQS::QueuePolicy", 3);
     template.allResourcesProperties("AWS::SQS::QueuePolicy", {
       PolicyDocument: {
         Statement: Match.arrayWith([
@@ -108,12 +148,42 @@ describe("RetryOrchestrator resources", () => {
     });
   });
 
-  it("sends messages that crash the function to the dead-letter queue after maxReceiveCount", () => {
-    const { ingress, deadLetterId } = queues(template);
-    expect(ingress.RedrivePolicy).toEqual({
-      deadLetterTargetArn: { "Fn::GetAtt": [deadLetterId, "Arn"] },
-      maxReceiveCount: 10,
-    });
+  it("sends messages that crash the function to the dead-letter queue after maxReceiveCount, from either input queue", () => {
+    const { ingress, internal, deadLetterId } = queues(template);
+    for (const queue of [ingress, internal]) {
+      expect(queue.RedrivePolicy).toEqual({
+        deadLetterTargetArn: { "Fn::GetAtt": [deadLetterId, "Arn"] },
+        maxReceiveCount: 10,
+      });
+    }
+    expect(internal.VisibilityTimeout).toBe(ingress.VisibilityTimeout);
+  });
+
+  it("lets only the orchestrator and redrive roles send to the internal queue, whatever else is granted", () => {
+    const guard = internalSendGuard(template);
+    expect(guard?.Effect).toBe("Deny");
+    expect(guard?.Action).toBe("sqs:SendMessage");
+    expect(guard?.Condition.ArnNotEquals["aws:PrincipalArn"]).toEqual([
+      roleArnOf(template, stack.orchestrator.orchestratorFunction.role),
+      roleArnOf(template, stack.orchestrator.redriveFunction.role),
+    ]);
+  });
+
+  it("re-enqueues on the internal queue only: the orchestrator cannot write to the producers' queue", () => {
+    const { ingressId, internalId } = queues(template);
+    const document = JSON.stringify(
+      policyOf(template, stack.orchestrator.orchestratorFunction.role),
+    );
+    const sends = (
+      policyOf(template, stack.orchestrator.orchestratorFunction.role) as {
+        Statement: { Action: string | string[]; Resource: unknown }[];
+      }
+    ).Statement.filter((st) => [st.Action].flat().includes("sqs:SendMessage"));
+    expect(sends.map((st) => JSON.stringify(st.Resource))).toEqual(
+      expect.arrayContaining([expect.stringContaining(internalId)]),
+    );
+    expect(sends.some((st) => JSON.stringify(st.Resource).includes(ingressId))).toBe(false);
+    expect(document).toContain(internalId);
   });
 
   it("keeps dead-lettered messages longer than ingress messages", () => {
@@ -152,15 +222,19 @@ describe("RetryOrchestrator resources", () => {
     });
   });
 
-  it("feeds the orchestrator with partial batch failure reporting and the configured scaling", () => {
-    template.resourceCountIs("AWS::Lambda::EventSourceMapping", 1);
-    template.hasResourceProperties("AWS::Lambda::EventSourceMapping", {
-      FunctionName: { Ref: orchestratorFunction(template).id },
-      FunctionResponseTypes: ["ReportBatchItemFailures"],
-      BatchSize: 10,
-      MaximumBatchingWindowInSeconds: 1,
-      ScalingConfig: { MaximumConcurrency: 10 },
-    });
+  it("feeds the orchestrator from both input queues with partial batch failure reporting and the configured scaling", () => {
+    template.resourceCountIs("AWS::Lambda::EventSourceMapping", 2);
+    const { ingressId, internalId } = queues(template);
+    for (const queueId of [ingressId, internalId]) {
+      template.hasResourceProperties("AWS::Lambda::EventSourceMapping", {
+        EventSourceArn: { "Fn::GetAtt": [queueId, "Arn"] },
+        FunctionName: { Ref: orchestratorFunction(template).id },
+        FunctionResponseTypes: ["ReportBatchItemFailures"],
+        BatchSize: 10,
+        MaximumBatchingWindowInSeconds: 1,
+        ScalingConfig: { MaximumConcurrency: 10 },
+      });
+    }
   });
 
   it("runs both functions on nodejs24.x, arm64, with active tracing and every ENV variable", () => {
@@ -234,16 +308,6 @@ describe("RetryOrchestrator resources", () => {
 });
 
 describe("RetryOrchestrator permissions", () => {
-  /** The policy document attached to a role, found by the role's construct. */
-  const policyOf = (t: Template, role: IRole | undefined) => {
-    const cfnRole = role?.node.defaultChild as CfnElement;
-    return only(
-      t.findResources("AWS::IAM::Policy", {
-        Properties: { Roles: [{ Ref: Stack.of(cfnRole).getLogicalId(cfnRole) }] },
-      }) as Resources,
-    ).props.PolicyDocument;
-  };
-
   it("grantSubmit allows SendMessage on the ingress queue only", () => {
     const { ingressId } = queues(template);
     const { Statement } = policyOf(template, producer) as {
@@ -301,6 +365,10 @@ describe("RetryOrchestrator permissions", () => {
     expect(document).toMatch(/sqs:SendMessage/);
     expect(document).toMatch(/dynamodb:UpdateItem/);
     expect(document).toMatch(/lambda:InvokeFunction/);
+    const senders = internalSendGuard(Template.fromStack(own))?.Condition.ArnNotEquals[
+      "aws:PrincipalArn"
+    ];
+    expect(senders).toContainEqual(roleArnOf(Template.fromStack(own), oncall));
   });
 
   it("lets the orchestrator invoke only the listed Lambda targets", () => {
