@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { AwsClientMiddleware } from "../../lib/adapters/aws-clients.js";
 import { type RandomSource, randomInt } from "../../lib/core/random.js";
-import { pickWeighted } from "./chaos-random.js";
+import { pickWeighted } from "../support/random-streams.js";
 
 /** The faults injected into AWS SDK calls. */
 export const AwsFault = {

@@ -1,4 +1,4 @@
-import { pickWeighted, streamFor } from "./chaos-random.js";
+import { pickWeighted, streamFor } from "../support/random-streams.js";
 
 /** How an event's receiver behaves over its whole life. */
 export const EventTemper = {

@@ -1,9 +1,10 @@
 import { Command } from "commander";
 import { parseFraction, parseWholeNumber } from "../../lib/cli/cli-support.js";
-import { type ChaosReport, runChaos } from "./run-chaos.js";
+import { CHAOS_TIME_SCALE, type ChaosReport, runChaos } from "./run-chaos.js";
 
 /*
- * `npm run chaos -- --seed S --events N [--workers W] [--kills K] [--fault-rate P] [--json]`:
+ * `npm run chaos -- --seed S --events N [--workers W] [--kills K] [--fault-rate P]
+ * [--time-scale T] [--json]`:
  * one chaos run on local AWS (started and stopped here). Progress goes to stderr; the summary is
  * printed last, as ONE JSON object with --json. Exits 1 on any violation or lost event, 130 on
  * Ctrl-C (after cleaning up).
@@ -26,6 +27,12 @@ const program = new Command("chaos")
     0.03,
   )
   .option("--timeout <seconds>", "give up waiting for terminal states after", parseWholeNumber, 900)
+  .option(
+    "--time-scale <n>",
+    "run every deployed timing n times shorter (ratios are kept)",
+    parseWholeNumber,
+    CHAOS_TIME_SCALE,
+  )
   .option("--json", "print the summary as one JSON object, last", false)
   .parse();
 
@@ -36,6 +43,7 @@ interface Flags {
   kills?: number;
   faultRate: number;
   timeout: number;
+  timeScale: number;
   json: boolean;
 }
 
@@ -63,6 +71,7 @@ const report = await runChaos({
   kills: flags.kills,
   faultRate: flags.faultRate,
   timeoutSeconds: flags.timeout,
+  timeScale: flags.timeScale,
   signal: interrupted.signal,
   progress: (line) => console.error(line),
 });

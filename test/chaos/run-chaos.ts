@@ -5,9 +5,14 @@ import type { Envelope } from "../../lib/core/envelope.js";
 import { isTerminal } from "../../lib/core/status.js";
 import { LOCAL_CREDENTIALS } from "../../lib/local/local-identity.js";
 import { startLocalAws } from "../../lib/local/start-local-aws.js";
-import { deployedTimings } from "../support/deployed-timings.js";
+import {
+  type DeployedTimings,
+  deployedTimings,
+  type TimingRatios,
+  timingRatios,
+} from "../support/deployed-timings.js";
+import { streamFor } from "../support/random-streams.js";
 import { ALL_AWS_FAULTS, type AwsFault } from "./aws-fault-injector.js";
-import { streamFor } from "./chaos-random.js";
 import { startChaosReceiver } from "./chaos-receiver.js";
 import { type ChaosFindings, judgeChaosRun } from "./chaos-report.js";
 import { createChaosResources, inputQueuesOf } from "./chaos-resources.js";
@@ -15,13 +20,12 @@ import { Reply } from "./chaos-script.js";
 import { collectMessages, inputQueueCounts, scanRecords, totalOf } from "./chaos-state.js";
 import { startWorkerSupervisor } from "./worker-supervisor.js";
 
-/** Short timings, so that lease expiries and takeovers happen within seconds. */
-export const CHAOS_TIMINGS = {
-  targetTimeoutMs: 1_000,
-  leaseMarginMs: 1_000,
-  visibilityTimeoutSeconds: 5,
-  functionTimeoutMs: 4_000,
-} as const;
+/**
+ * The deployed timings ten times shorter (a 6 s function timeout, 36 s visibility timeout, 1 s
+ * target timeout, 0.5 s lease margin), so lease expiries and takeovers happen within seconds
+ * while every ratio stays the deployment's.
+ */
+export const CHAOS_TIME_SCALE = 10;
 
 /** Every event's policy: small budget and delays, so doomed events die fast. */
 const CHAOS_POLICY = {
@@ -32,15 +36,21 @@ const CHAOS_POLICY = {
   jitter: "full",
 } as const;
 
-/** How often progress is checked, and how long the queue may take to settle at the end. */
+/** How often progress is checked. */
 const POLL_MS = 2_000;
-const SETTLE_TIMEOUT_MS = 30_000;
+/**
+ * How long the queues may take to settle at the end: a message hidden by a killed worker comes
+ * back after a visibility timeout; this is that and some.
+ */
+const settleTimeoutMs = (timings: DeployedTimings): number =>
+  timings.visibilityTimeoutSeconds * 1000 + 10_000;
 /**
  * Once every event is terminal, how long the leftover copies (duplicates hidden by a lease, a
- * failed delete) may take to be consumed before a live message beside a terminal record counts
- * as a violation.
+ * failed delete that brings a message back after a visibility timeout) may take to be consumed
+ * before a live message beside a terminal record counts as a violation.
  */
-const DRAIN_GRACE_MS = 60_000;
+const drainGraceMs = (timings: DeployedTimings): number =>
+  2 * timings.visibilityTimeoutSeconds * 1000;
 
 export interface ChaosOptions {
   readonly seed: number;
@@ -52,6 +62,8 @@ export interface ChaosOptions {
   readonly faultRate?: number;
   /** The run gives up waiting for terminal states after this long; default 900 s. */
   readonly timeoutSeconds?: number;
+  /** How many times shorter than deployed every timing is; default {@link CHAOS_TIME_SCALE}. */
+  readonly timeScale?: number;
   /** Existing local AWS (e.g. the test suite's); by default the run starts and stops its own. */
   readonly local?: LocalAwsTarget;
   /** Aborting stops the run early; it still cleans up and reports. */
@@ -64,6 +76,8 @@ export interface ChaosOptions {
 export interface ChaosReport extends ChaosFindings {
   readonly seed: number;
   readonly events: number;
+  /** The timings the run used: the deployed ones scaled in time, never in ratio. */
+  readonly ratios: TimingRatios;
   readonly workerKills: number;
   readonly workerCrashes: number;
   readonly faultsInjected: {
@@ -75,15 +89,16 @@ export interface ChaosReport extends ChaosFindings {
   readonly seconds: number;
 }
 
-const envelopeFor = (seed: number, index: number, receiverUrl: string): Envelope => {
+const envelopeFor = (
+  seed: number,
+  index: number,
+  receiverUrl: string,
+  timings: DeployedTimings,
+): Envelope => {
   const eventId = `chaos-${seed}-${index}`;
   return {
     eventId,
-    target: {
-      type: "http",
-      url: `${receiverUrl}/${eventId}`,
-      timeoutMs: CHAOS_TIMINGS.targetTimeoutMs,
-    },
+    target: { type: "http", url: `${receiverUrl}/${eventId}`, timeoutMs: timings.targetTimeoutMs },
     payload: { origin: eventId, index },
     policy: CHAOS_POLICY,
   };
@@ -101,6 +116,7 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosReport> => {
   const workers = options.workers ?? 3;
   const maxKills = options.kills ?? Math.min(20, Math.max(1, Math.floor(options.events / 100)));
   const timeoutMs = (options.timeoutSeconds ?? 900) * 1000;
+  const timings = deployedTimings(options.timeScale ?? CHAOS_TIME_SCALE);
   const cleanup: (() => Promise<void>)[] = [];
   const awsFaults = Object.fromEntries(ALL_AWS_FAULTS.map((f) => [f, 0])) as Record<
     AwsFault,
@@ -123,13 +139,13 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosReport> => {
     cleanup.push(async () => clients.destroy());
     const resources = await createChaosResources(clients, {
       prefix: `chaos-${options.seed}`,
-      visibilityTimeoutSeconds: CHAOS_TIMINGS.visibilityTimeoutSeconds,
-      maxReceiveCount: deployedTimings().maxReceiveCount,
+      visibilityTimeoutSeconds: timings.visibilityTimeoutSeconds,
+      maxReceiveCount: timings.maxReceiveCount,
     });
     const inputQueues = inputQueuesOf(resources);
     const receiver = await startChaosReceiver({
       seed: options.seed,
-      targetTimeoutMs: CHAOS_TIMINGS.targetTimeoutMs,
+      targetTimeoutMs: timings.targetTimeoutMs,
     });
     cleanup.push(() => receiver.stop());
 
@@ -149,9 +165,9 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosReport> => {
         endpoints: { sqs: local.endpoints.sqs, dynamodb: local.endpoints.dynamodb },
         region: local.region,
         ...resources,
-        leaseMarginMs: CHAOS_TIMINGS.leaseMarginMs,
-        functionTimeoutMs: CHAOS_TIMINGS.functionTimeoutMs,
-        visibilityTimeoutSeconds: CHAOS_TIMINGS.visibilityTimeoutSeconds,
+        leaseMarginMs: timings.leaseMarginMs,
+        functionTimeoutMs: timings.functionTimeoutMs,
+        visibilityTimeoutSeconds: timings.visibilityTimeoutSeconds,
         batchSize: 10,
         pollers: 2,
       }),
@@ -160,7 +176,7 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosReport> => {
 
     progress(`starting ${workers} workers; submitting ${options.events} events`);
     const envelopes = Array.from({ length: options.events }, (_, i) =>
-      envelopeFor(options.seed, i, receiver.url),
+      envelopeFor(options.seed, i, receiver.url, timings),
     );
     const producer = createRicochetClient({
       queueUrl: resources.ingressQueueUrl,
@@ -191,7 +207,7 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosReport> => {
       );
       if (terminal === eventIds.length && !allTerminal) {
         allTerminal = true;
-        drainDeadline = Date.now() + DRAIN_GRACE_MS;
+        drainDeadline = Date.now() + drainGraceMs(timings);
       }
       quiescent = allTerminal && queued === 0;
     }
@@ -200,7 +216,7 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosReport> => {
     await supervisor.stop();
     // Messages hidden by a worker (in flight, lease held, ahead) or delayed must reappear before
     // the queue is read, or a live message would be missed and its event counted as lost.
-    const settleBy = options.signal?.aborted === true ? 0 : Date.now() + SETTLE_TIMEOUT_MS;
+    const settleBy = options.signal?.aborted === true ? 0 : Date.now() + settleTimeoutMs(timings);
     for (;;) {
       const counts = await inputQueueCounts(clients, inputQueues);
       if (counts.inFlight + counts.delayed === 0 || Date.now() > settleBy) break;
@@ -218,7 +234,7 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosReport> => {
       deadLetters,
       calls: receiver.calls,
       expectDrained: allTerminal && options.signal?.aborted !== true,
-      targetTimeoutMs: CHAOS_TIMINGS.targetTimeoutMs,
+      targetTimeoutMs: timings.targetTimeoutMs,
     });
     const receiverFaults = {
       [Reply.SERVER_ERROR]: 0,
@@ -231,6 +247,7 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosReport> => {
     return {
       seed: options.seed,
       events: options.events,
+      ratios: timingRatios(timings),
       ...findings,
       workerKills: supervisor.kills,
       workerCrashes: supervisor.crashes,

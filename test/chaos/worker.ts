@@ -5,8 +5,8 @@ import { LOCAL_CREDENTIALS } from "../../lib/local/local-identity.js";
 import { CountingMetrics, silentLog } from "../../lib/observability.js";
 import { createOrchestratorRuntime, createPorts } from "../../lib/runtime.js";
 import { createSqsBatchHandler } from "../../lib/sqs-batch-handler.js";
+import { streamFor } from "../support/random-streams.js";
 import { createAwsFaultInjector } from "./aws-fault-injector.js";
-import { streamFor } from "./chaos-random.js";
 import { readWorkerSettings, type WorkerReport } from "./worker-settings.js";
 
 /*

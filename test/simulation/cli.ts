@@ -1,8 +1,9 @@
 import { performance } from "node:perf_hooks";
 import { Command } from "commander";
 import { parseFraction, parseWholeNumber } from "../../lib/cli/cli-support.js";
+import { timingRatios } from "../support/deployed-timings.js";
 import type { Violation } from "./invariants.js";
-import { runSimulation } from "./simulation.js";
+import { runSimulation, SIMULATION_TIMINGS } from "./simulation.js";
 
 /*
  * `npm run simulate -- --seed S --runs K [--events N] [--json]`: runs K seeded simulations
@@ -60,7 +61,14 @@ for (let run = 0; run < flags.runs; run += 1) {
   }
 }
 const seconds = Math.round((performance.now() - started) / 10) / 100;
-const summary = { runs: flags.runs, seed: flags.seed, ...totals, violations, seconds };
+const summary = {
+  runs: flags.runs,
+  seed: flags.seed,
+  ratios: timingRatios(SIMULATION_TIMINGS),
+  ...totals,
+  violations,
+  seconds,
+};
 if (flags.json) {
   console.log(JSON.stringify(summary));
 } else {

@@ -6,9 +6,9 @@ import { MessageTooLargeError, QueueUnavailableError } from "../../lib/core/erro
 import {
   type DeadLetterQueue,
   type IngressQueue,
+  MessageOrigin,
   type MessageSchedule,
   type ReceivedMessage,
-  MessageOrigin,
 } from "../../lib/core/ports.js";
 import type { Clock } from "../../lib/core/random.js";
 

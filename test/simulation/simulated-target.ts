@@ -1,3 +1,4 @@
+import { DEFAULT_LAMBDA_TIMEOUT_MS } from "../../lib/adapters/targets/lambda-target.js";
 import { DEFAULT_TIMEOUT_MS, type Envelope } from "../../lib/core/envelope.js";
 import type { AttemptResult } from "../../lib/core/outcome.js";
 import { ErrorCategory } from "../../lib/core/policy.js";
@@ -59,8 +60,11 @@ export interface SimulatedTargetOptions {
   readonly weightsFor: (eventId: string) => BehaviourWeights | undefined;
 }
 
-const timeoutOf = (envelope: Envelope): number =>
-  envelope.target.type === "http" ? (envelope.target.timeoutMs ?? DEFAULT_TIMEOUT_MS) : 60_000;
+/** The call timeout an envelope asks for, as the orchestrator reads it. */
+export const timeoutOf = (envelope: Envelope): number =>
+  envelope.target.type === "http"
+    ? (envelope.target.timeoutMs ?? DEFAULT_TIMEOUT_MS)
+    : DEFAULT_LAMBDA_TIMEOUT_MS;
 
 const originOf = (payload: unknown): string | undefined => {
   if (payload === null || typeof payload !== "object") return undefined;

@@ -14,6 +14,7 @@ import { EventStatus } from "../../lib/core/status.js";
 import { CountingMetrics, silentLog } from "../../lib/observability.js";
 import { createOrchestrator } from "../../lib/orchestrator.js";
 import { redrive, SkipReason } from "../../lib/redrive.js";
+import { type DeployedTimings, deployedTimings } from "../support/deployed-timings.js";
 import { FaultPlan, hang, type Process } from "./faults.js";
 import { checkInvariants, Invariant, type Violation } from "./invariants.js";
 import { createMemoryEventStore } from "./memory-event-store.js";
@@ -25,10 +26,16 @@ import {
 } from "./memory-queue.js";
 import { drawScenario } from "./scenario.js";
 import { RunEnd, VirtualScheduler } from "./scheduler.js";
-import { SimulatedTarget } from "./simulated-target.js";
+import { SimulatedTarget, timeoutOf } from "./simulated-target.js";
 import { type InvocationTrace, keyOf, newTrace } from "./trace.js";
 
-/** The knobs of one run. Defaults mirror the CDK construct's (60 s function, 6× visibility). */
+/**
+ * The timings every run uses unless told otherwise: the deployed ones, unscaled (virtual time
+ * costs nothing), so a fault costs what it would cost in a deployment.
+ */
+export const SIMULATION_TIMINGS: DeployedTimings = deployedTimings();
+
+/** The knobs of one run. Timing defaults are {@link SIMULATION_TIMINGS}. */
 export interface SimulationOptions {
   readonly seed: number;
   readonly events?: number;
@@ -40,7 +47,8 @@ export interface SimulationOptions {
   /**
    * Added to the target timeout to make the lease. It must cover twice the skew bound (the
    * claimer's clock may be behind and the next claimer's ahead) plus the store's answer and the
-   * start of the call; 2 s covers ±500 ms of skew and the simulated latencies (≤ 40 ms a hop).
+   * start of the call; the deployed 5 s covers ±500 ms of skew and the simulated latencies
+   * (≤ 40 ms a hop).
    */
   readonly leaseMarginMs?: number;
   readonly functionTimeoutMs?: number;
@@ -85,12 +93,14 @@ export const runSimulation = async (options: SimulationOptions): Promise<Simulat
     workers: options.workers ?? 3,
     faultRate: options.faultRate ?? 0.02,
     skewBoundMs: options.skewBoundMs ?? 500,
-    leaseMarginMs: options.leaseMarginMs ?? 2_000,
-    functionTimeoutMs: options.functionTimeoutMs ?? 60_000,
-    visibilityTimeoutSeconds: options.visibilityTimeoutSeconds ?? 360,
+    leaseMarginMs: options.leaseMarginMs ?? SIMULATION_TIMINGS.leaseMarginMs,
+    functionTimeoutMs: options.functionTimeoutMs ?? SIMULATION_TIMINGS.functionTimeoutMs,
+    visibilityTimeoutSeconds:
+      options.visibilityTimeoutSeconds ?? SIMULATION_TIMINGS.visibilityTimeoutSeconds,
     batchSize: options.batchSize ?? 10,
     recordConcurrency: options.recordConcurrency ?? 3,
-    maxReceiveCount: options.maxReceiveCount ?? 10,
+    maxReceiveCount: options.maxReceiveCount ?? SIMULATION_TIMINGS.maxReceiveCount,
+    // Far below the deployed 900 s, so that a run's delays of a few minutes need hops.
     hopSeconds: options.hopSeconds ?? 20,
   };
   // Independent streams, so that changing one concern does not reshuffle the others.
@@ -169,9 +179,7 @@ export const runSimulation = async (options: SimulationOptions): Promise<Simulat
     };
   };
 
-  const leaseMsOf = (envelope: Envelope): number =>
-    (envelope.target.type === "http" ? (envelope.target.timeoutMs ?? 10_000) : 60_000) +
-    o.leaseMarginMs;
+  const leaseMsOf = (envelope: Envelope): number => timeoutOf(envelope) + o.leaseMarginMs;
 
   const portsFor = (process: Process, invocation?: InvocationTrace) => {
     const ingressPort = memoryIngressQueue(ingress);

@@ -1,7 +1,7 @@
 import type { DeadLetterMessage } from "../../lib/core/dead-letter.js";
+import { parseEnvelope } from "../../lib/core/envelope.js";
 import type { EventRecord } from "../../lib/core/record.js";
 import { isTerminal } from "../../lib/core/status.js";
-import { parseEnvelope } from "../../lib/core/envelope.js";
 import { parseDeadLetterCopy } from "../../lib/dead-letter-scan.js";
 
 /*

@@ -1,10 +1,11 @@
 import { type RandomSource, seededRandom } from "../../lib/core/random.js";
 
 /*
- * Calls reach the receiver in whatever order the workers make them, so a single sequential PRNG
- * would make an event's behaviour depend on scheduling. Each decision instead gets its own
- * stream, seeded from the run's seed and the decision's name: the same seed gives every event
- * the same script however the run interleaves.
+ * In a chaos run calls reach the receiver in whatever order the workers make them, and in the
+ * simulation a change to one event's path shifts every later draw of a shared stream: a single
+ * sequential PRNG would make an event's behaviour depend on scheduling. Each decision instead
+ * gets its own stream, seeded from the run's seed and the decision's name: the same seed gives
+ * every event the same script however the run interleaves.
  */
 
 /** FNV-1a over the UTF-16 code units of `text`: small, fast, and stable across runs. */
