@@ -104,7 +104,14 @@ const invalidTarget = (message: string, durationMs: number): AttemptResult => ({
   durationMs,
 });
 
-const parseTargetUrl = (target: HttpTarget): URL | string => {
+interface ParsedTargetUrl {
+  readonly url: URL;
+  /** The userinfo, decoded: what Node's `auth` option sends as `Authorization: Basic …`. */
+  readonly username: string;
+  readonly password: string;
+}
+
+const parseTargetUrl = (target: HttpTarget): ParsedTargetUrl | string => {
   let url: URL;
   try {
     url = new URL(target.url);
@@ -114,7 +121,16 @@ const parseTargetUrl = (target: HttpTarget): URL | string => {
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     return `unsupported scheme ${url.protocol.replace(/:$/, "")}: only http and https are delivered`;
   }
-  return url;
+  try {
+    // A URL keeps a malformed escape (`%zz`) as it is, but decoding it throws.
+    return {
+      url,
+      username: decodeURIComponent(url.username),
+      password: decodeURIComponent(url.password),
+    };
+  } catch {
+    return "target url's userinfo is not valid percent-encoding";
+  }
 };
 
 const errorMessage = (error: unknown): string =>
@@ -160,11 +176,9 @@ export const createHttpTarget = (options: HttpTargetOptions = {}): DeliveryTarge
     if (target.type !== "http") {
       return Promise.resolve(invalidTarget(`not an http target: ${target.type}`, elapsed()));
     }
-    const url = parseTargetUrl(target);
-    if (typeof url === "string") return Promise.resolve(invalidTarget(url, elapsed()));
-
-    const username = decodeURIComponent(url.username);
-    const password = decodeURIComponent(url.password);
+    const parsed = parseTargetUrl(target);
+    if (typeof parsed === "string") return Promise.resolve(invalidTarget(parsed, elapsed()));
+    const { url, username, password } = parsed;
     const secrets = [
       ...secretHeaderValues(target.headers, options.secretHeaderNames),
       ...userinfoSecrets(username, password),

@@ -444,6 +444,7 @@ describe("createHttpTarget failure mapping", () => {
   it.each([
     ["an unsupported scheme", "ftp://127.0.0.1/file"],
     ["an unparsable URL", "http://exa mple.com/"],
+    ["a userinfo that is not percent-encoding", "http://user:%zz@127.0.0.1/"],
   ])("reports %s as invalid_target", async (_name, url) => {
     const result = await deliver(envelopeTo(url));
     expect(result).toMatchObject({
