@@ -51,6 +51,14 @@ export const RESERVED_HEADERS: ReadonlySet<string> = new Set([
   "connection",
 ]);
 
+/*
+ * The header values Node sends, as `http.validateHeaderValue` judges them: horizontal tab, 0x20–0x7E
+ * and 0x80–0xFF (sent as Latin-1). Any other character — CR or LF (header injection), another
+ * control character, or one above U+00FF such as "€" — makes every attempt fail before sending, as
+ * a retryable error that burns the whole budget; refused here, the envelope fails once, up front.
+ */
+const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+
 const HeadersSchema = z
   .record(
     z
@@ -63,7 +71,10 @@ const HeadersSchema = z
     z
       .string()
       .max(8192, "must be at most 8192 characters")
-      .regex(/^[^\r\n\0]*$/, "must not contain CR, LF or NUL"),
+      .regex(
+        HEADER_VALUE,
+        "must contain only tab, printable ASCII and U+0080–U+00FF, the characters HTTP can send",
+      ),
   )
   .refine((headers) => Object.keys(headers).length <= 50, "must have at most 50 headers");
 

@@ -1,4 +1,5 @@
 import { ErrorCategory as Category, type ErrorCategory, type RetryPolicy } from "./policy.js";
+import { redactCredentials, redactText } from "./redact.js";
 
 /** What a target adapter observed for one call. Adapters never decide retryability. */
 export type AttemptResult =
@@ -7,7 +8,10 @@ export type AttemptResult =
       readonly statusCode: number;
       /** Raw `Retry-After` header, if any. */
       readonly retryAfter?: string | undefined;
-      /** At most a short excerpt of the body, for the record. */
+      /**
+       * At most a short excerpt of the body, for the record, passed through
+       * {@link storedExcerpt} with the request's secrets before any cut.
+       */
       readonly bodyExcerpt?: string | undefined;
       readonly durationMs: number;
     }
@@ -16,6 +20,7 @@ export type AttemptResult =
       readonly category: ErrorCategory;
       /** Whether the request may have reached the receiver (it matters for `uncertain`). */
       readonly requestSent: boolean;
+      /** Passed through {@link storedExcerpt} with the request's secrets. */
       readonly message: string;
       readonly durationMs: number;
     };
@@ -55,6 +60,34 @@ export const truncate = (text: string, max: number = MAX_OUTCOME_MESSAGE_LENGTH)
   return `${text.slice(0, cut)}…`;
 };
 
+/** Options of {@link storedExcerpt}. */
+export interface ExcerptOptions {
+  /**
+   * Secret values the caller knows of (a target's secret header values, its URL's password and
+   * their encodings), blanked besides the credential-shaped values every excerpt loses.
+   */
+  readonly secrets?: readonly string[];
+  /**
+   * `text` is itself the start of something longer (a body read up to a bound): a known secret
+   * cut by its end is blanked too.
+   */
+  readonly cutShort?: boolean;
+  /** Longest result, in UTF-16 code units, as {@link truncate} counts; default no limit. */
+  readonly maxLength?: number;
+}
+
+/**
+ * The one way text quoted from a receiver or an error (body excerpts, error messages) becomes
+ * something Ricochet keeps: a record's outcome and history, `ricochet status`, a dead-letter
+ * summary. Secrets are blanked in the whole text first — the known `secrets`, then every `Basic`
+ * or `Bearer` credential — and only then is it cut, so no cut can leave part of a secret behind.
+ */
+export const storedExcerpt = (text: string, options: ExcerptOptions = {}): string =>
+  truncate(
+    redactCredentials(redactText(text, options.secrets ?? [], { cutShort: options.cutShort })),
+    options.maxLength ?? Number.POSITIVE_INFINITY,
+  );
+
 const RETRYABLE_STATUS = new Set([408, 425, 429]);
 
 const classifyStatus = (statusCode: number): OutcomeClass => {
@@ -87,10 +120,12 @@ export const classify = (result: AttemptResult, policy: RetryPolicy): Outcome =>
     result.kind === "response"
       ? classifyStatus(result.statusCode)
       : classifyError(result.category, result.requestSent);
-  const message =
+  const message = storedExcerpt(
     result.kind === "response"
-      ? truncate(`HTTP ${result.statusCode}${result.bodyExcerpt ? `: ${result.bodyExcerpt}` : ""}`)
-      : truncate(result.message);
+      ? `HTTP ${result.statusCode}${result.bodyExcerpt ? `: ${result.bodyExcerpt}` : ""}`
+      : result.message,
+    { maxLength: MAX_OUTCOME_MESSAGE_LENGTH },
+  );
   const base = {
     statusCode: result.kind === "response" ? result.statusCode : undefined,
     errorCategory: result.kind === "error" ? result.category : undefined,

@@ -215,36 +215,49 @@ export class RetryOrchestrator extends Construct {
   }
 
   /**
-   * Lets `grantee` run redrives and list what is dead-lettered: invoke the redrive function
-   * (`ricochet redrive --function`), read the dead-letter queue (its KMS key too, if any) and
-   * read the record table.
+   * Lets `grantee` run redrives through the redrive function (`ricochet redrive --function`) and
+   * follow events (`ricochet status`, `ricochet events --status dead_lettered`): invoke the redrive
+   * function and read the record table, whose messages and excerpts are redacted. It does not
+   * let `grantee` read the dead-letter queue, whose copies hold producers' headers in clear text:
+   * see {@link grantDeadLetterRead}.
    */
   public grantRedrive(grantee: IGrantable): Grant {
-    return this.redriveFunction
-      .grantInvoke(grantee)
-      .combine(
-        this.deadLetterQueue.grant(
-          grantee,
-          "sqs:ReceiveMessage",
-          "sqs:ChangeMessageVisibility",
-          "sqs:GetQueueAttributes",
-          "sqs:GetQueueUrl",
-        ),
+    return this.redriveFunction.grantInvoke(grantee).combine(this.table.grantReadData(grantee));
+  }
+
+  /**
+   * Lets `grantee` read the dead-letter queue without consuming it (`ricochet dlq list`): receive,
+   * change visibility and read attributes on the queue, and decrypt with its KMS key, if any.
+   *
+   * Dead-letter copies hold the producers' whole envelopes, target headers included, in clear
+   * text: API keys, bearer tokens, URL passwords and any other secret a producer sends. Grant
+   * this only to operators who may see those secrets; {@link grantRedrive} is enough to redrive
+   * and to follow events.
+   */
+  public grantDeadLetterRead(grantee: IGrantable): Grant {
+    return this.deadLetterQueue
+      .grant(
+        grantee,
+        "sqs:ReceiveMessage",
+        "sqs:ChangeMessageVisibility",
+        "sqs:GetQueueAttributes",
+        "sqs:GetQueueUrl",
       )
-      .combine(this.deadLetterQueue.encryptionMasterKey?.grantDecrypt(grantee) ?? noGrant(grantee))
-      .combine(this.table.grantReadData(grantee));
+      .combine(this.deadLetterQueue.encryptionMasterKey?.grantDecrypt(grantee) ?? noGrant(grantee));
   }
 
   /**
    * Lets `grantee` run `ricochet redrive` from a workstation, which moves messages with the
    * caller's own credentials rather than through the redrive function: everything of
-   * {@link grantRedrive}, plus consuming the dead-letter queue, sending to the internal queue and
-   * writing records (the redrive's audit entry). Prefer {@link grantRedrive} where operators can
-   * invoke the function instead (`ricochet redrive --function`).
+   * {@link grantRedrive} and {@link grantDeadLetterRead} (so the dead-letter copies' headers,
+   * secrets included, in clear text), plus consuming the dead-letter queue, sending to the internal
+   * queue and writing records (the redrive's audit entry). Prefer {@link grantRedrive} where
+   * operators can invoke the function instead (`ricochet redrive --function`).
    */
   public grantDirectRedrive(grantee: IGrantable): Grant {
     this.allowInternalSend(grantee.grantPrincipal);
     return this.grantRedrive(grantee)
+      .combine(this.grantDeadLetterRead(grantee))
       .combine(this.deadLetterQueue.grantConsumeMessages(grantee))
       .combine(this.internalQueue.grantSendMessages(grantee))
       .combine(this.table.grantWriteData(grantee));

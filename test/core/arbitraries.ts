@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { MAX_DELAY_LIMIT_SECONDS, type RetryPolicy } from "../../lib/core/policy.js";
+import { REDACTED } from "../../lib/core/redact.js";
 import { aPolicy } from "../factories.js";
 
 /** Any policy `resolvePolicy` accepts (without status overrides), for property tests. */
@@ -20,3 +21,33 @@ export const aValidPolicy = (): fc.Arbitrary<RetryPolicy> =>
 /** Any value a RandomSource may return: [0, 1). */
 export const aRandomValue = (): fc.Arbitrary<number> =>
   fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true });
+
+/** Characters of credentials (base64, base64url, RFC 6750 tokens): what secrets are made of. */
+const SECRET_CHARS = [
+  ..."ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789",
+  ..."+/=-._~",
+];
+
+/** A credential-like secret, 8 to 64 characters long. */
+export const aSecret = (): fc.Arbitrary<string> =>
+  fc.string({ unit: fc.constantFrom(...SECRET_CHARS), minLength: 8, maxLength: 64 });
+
+/**
+ * Text around a secret that shares none of its characters (multi-byte and surrogate pairs
+ * included), so anything of the secret found in a result came from the secret.
+ */
+export const aFiller = (maxLength = 300): fc.Arbitrary<string> =>
+  fc.string({
+    unit: fc.constantFrom(" ", ",", ":", '"', "{", "}", "\n", "é", "€", "😀"),
+    maxLength,
+  });
+
+/** Whether 8 consecutive characters of `secret` are left in `text` outside redaction markers. */
+export const leaksPartOf = (text: string, secret: string): boolean =>
+  text
+    .split(REDACTED)
+    .some((fragment) =>
+      Array.from({ length: secret.length - 7 }, (_, i) => secret.slice(i, i + 8)).some((part) =>
+        fragment.includes(part),
+      ),
+    );

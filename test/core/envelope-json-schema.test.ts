@@ -118,6 +118,18 @@ describe("the published envelope JSON Schema", () => {
       anEnvelope({ target: anHttpTarget({ headers: { "X-A": "1\n2" } }) }),
     ],
     [
+      "a header value with a euro sign",
+      anEnvelope({ target: anHttpTarget({ headers: { "X-Price": "5 €" } }) }),
+    ],
+    [
+      "a header value with a control character",
+      anEnvelope({ target: anHttpTarget({ headers: { "X-A": "1\u007f" } }) }),
+    ],
+    [
+      "a header value with a tab and Latin-1",
+      anEnvelope({ target: anHttpTarget({ headers: { "X-A": "Grüße\tà tous" } }) }),
+    ],
+    [
       "a header name with a space",
       anEnvelope({ target: anHttpTarget({ headers: { "X A": "1" } }) }),
     ],

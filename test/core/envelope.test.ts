@@ -1,3 +1,5 @@
+import { validateHeaderValue } from "node:http";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   ENVELOPE_HEADROOM_BYTES,
@@ -24,6 +26,9 @@ const envelopeWith = (fields: Record<string, unknown>): Record<string, unknown> 
   for (const [key, value] of Object.entries(fields)) if (value === undefined) delete envelope[key];
   return envelope;
 };
+
+/** What every refused header value is told. */
+const HEADER_VALUE_PROBLEM = "must contain only tab, printable ASCII";
 
 /** A payload nested `depth` levels deep: `{"a":{"a":…}}`. */
 const nested = (depth: number): unknown => {
@@ -121,7 +126,17 @@ describe("validateEnvelope", () => {
     [
       "a header value with a newline (header injection)",
       { target: anHttpTarget({ headers: { "X-Trace": "1\r\nX-Evil: 1" } }) },
-      [["target.headers.X-Trace", "must not contain CR, LF or NUL"]],
+      [["target.headers.X-Trace", HEADER_VALUE_PROBLEM]],
+    ],
+    [
+      "a header value with a character above U+00FF",
+      { target: anHttpTarget({ headers: { "X-Price": "5 €" } }) },
+      [["target.headers.X-Price", HEADER_VALUE_PROBLEM]],
+    ],
+    [
+      "a header value with a control character",
+      { target: anHttpTarget({ headers: { "X-Trace": "a\u007fb" } }) },
+      [["target.headers.X-Trace", HEADER_VALUE_PROBLEM]],
     ],
     [
       "51 headers",
@@ -205,6 +220,52 @@ describe("validateEnvelope", () => {
   it("accepts a payload nested exactly to the limit, and null as a payload", () => {
     expect(validateEnvelope(envelopeWith({ payload: nested(MAX_PAYLOAD_DEPTH) })).ok).toBe(true);
     expect(validateEnvelope(envelopeWith({ payload: null })).ok).toBe(true);
+  });
+});
+
+describe("header values", () => {
+  const nodeSends = (value: string): boolean => {
+    try {
+      validateHeaderValue("X-Value", value);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+
+  /** Mostly sendable characters, with every kind Node refuses mixed in. */
+  const aHeaderCharacter = fc.oneof(
+    { weight: 12, arbitrary: fc.integer({ min: 0x20, max: 0xff }) },
+    { weight: 1, arbitrary: fc.integer({ min: 0, max: 0x1f }) },
+    { weight: 1, arbitrary: fc.integer({ min: 0x100, max: 0xffff }) },
+    { weight: 1, arbitrary: fc.constantFrom(0x09, 0x7f, 0x20ac, 0xd83d, 0xdc00) },
+  );
+
+  it("accepts exactly the values Node's http.validateHeaderValue lets through", () => {
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.string({ unit: aHeaderCharacter.map((code) => String.fromCharCode(code)) }),
+          fc.string({ unit: "binary", maxLength: 8 }),
+        ),
+        (value) => {
+          const target = anHttpTarget({ headers: { "X-Value": value } });
+          expect(validateEnvelope(envelopeWith({ target })).ok).toBe(nodeSends(value));
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  it.each([
+    ["a tab", "a\tb"],
+    ["Latin-1", "Grüße"],
+    ["0xFF", "\u00ff"],
+    ["an empty value", ""],
+  ])("accepts %s, which Node sends", (_, value) => {
+    expect(nodeSends(value)).toBe(true);
+    const target = anHttpTarget({ headers: { "X-Value": value } });
+    expect(validateEnvelope(envelopeWith({ target })).ok).toBe(true);
   });
 });
 

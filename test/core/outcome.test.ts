@@ -5,10 +5,13 @@ import {
   classify,
   MAX_OUTCOME_MESSAGE_LENGTH,
   OutcomeClass,
+  storedExcerpt,
   truncate,
 } from "../../lib/core/outcome.js";
 import { ErrorCategory, type PolicyOverride } from "../../lib/core/policy.js";
+import { REDACTED } from "../../lib/core/redact.js";
 import { aCallError, aPolicy, aResponse } from "../factories.js";
+import { aFiller, aSecret, leaksPartOf } from "./arbitraries.js";
 
 const C = OutcomeClass;
 const E = ErrorCategory;
@@ -113,6 +116,88 @@ describe("classify", () => {
     const outcome = classify(aResponse(503, { bodyExcerpt: "x".repeat(1000) }), defaults);
     expect(outcome.message.startsWith("HTTP 503: xxx")).toBe(true);
     expect(outcome.message.length).toBeLessThanOrEqual(MAX_OUTCOME_MESSAGE_LENGTH);
+  });
+
+  it.each<[string, AttemptResult]>([
+    [
+      "an echoed Basic credential in a body",
+      aResponse(401, { bodyExcerpt: '{"authorization":"Basic dXNlcjpodW50ZXIy"}' }),
+    ],
+    [
+      "a Bearer token in an error message",
+      aCallError(E.UNKNOWN, { message: "proxy refused Bearer eyJhbGciOi.eyJzdWIi.c2lnbmF0" }),
+    ],
+  ])("blanks %s in the message", (_, result) => {
+    const { message } = classify(result, defaults);
+    expect(message).toContain(REDACTED);
+    expect(message).not.toMatch(/dXNlcjpodW50ZXIy|eyJhbGciOi/);
+  });
+
+  it("blanks a credential before cutting the message, wherever the cut falls in it", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 180, max: MAX_OUTCOME_MESSAGE_LENGTH }),
+        aSecret(),
+        aFiller(40),
+        (pad, token, after) => {
+          const bodyExcerpt = `${" ".repeat(pad)}Authorization: Bearer ${token}${after}`;
+          const { message } = classify(aResponse(401, { bodyExcerpt }), defaults);
+          expect(leaksPartOf(message, token)).toBe(false);
+        },
+      ),
+    );
+  });
+});
+
+describe("storedExcerpt", () => {
+  it.each([
+    ["a known secret", "denied for hunter2!", { secrets: ["hunter2"] }, `denied for ${REDACTED}!`],
+    ["a credential", "got Bearer abcdefgh123", {}, `got Bearer ${REDACTED}`],
+    [
+      "the marker it inserts, by the limit",
+      "key hunter2",
+      { secrets: ["hunter2"], maxLength: 9 },
+      "key [red…",
+    ],
+    [
+      "a known secret cut by the end",
+      "key hunte",
+      { secrets: ["hunter2"], cutShort: true },
+      `key ${REDACTED}`,
+    ],
+    [
+      "nothing secret",
+      "HTTP 503: busy",
+      { secrets: ["hunter2"], maxLength: 256 },
+      "HTTP 503: busy",
+    ],
+  ])("cuts %s", (_, text, options, expected) => {
+    expect(storedExcerpt(text, options)).toBe(expected);
+  });
+
+  it("leaves no 8 characters of a secret, wherever the text and the limit cut it", () => {
+    fc.assert(
+      fc.property(
+        aFiller(),
+        aSecret(),
+        aFiller(),
+        fc.nat(),
+        fc.nat(),
+        (before, secret, after, end, limit) => {
+          const whole = `${before}${secret}${after}`;
+          const read = whole.slice(0, end % (whole.length + 1));
+          const maxLength = limit % (read.length + REDACTED.length + 2);
+          for (const text of [whole, read]) {
+            const excerpt = storedExcerpt(text, {
+              secrets: [secret],
+              cutShort: text !== whole,
+              maxLength,
+            });
+            expect(leaksPartOf(excerpt, secret)).toBe(false);
+          }
+        },
+      ),
+    );
   });
 });
 

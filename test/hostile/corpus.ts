@@ -169,6 +169,17 @@ export const HOSTILE_CORPUS: readonly HostileMessage[] = [
     { type: "http", url: URL_OK, headers: { "X-Trace": "a\r\nInjected: yes" } },
     "target.headers",
   ),
+  // Node refuses to send these, on every attempt: refused up front instead of burning the budget.
+  target(
+    "euro sign in a header value",
+    { type: "http", url: URL_OK, headers: { "X-Price": "5 €" } },
+    "target.headers.X-Price",
+  ),
+  target(
+    "bell character in a header value",
+    { type: "http", url: URL_OK, headers: { "X-Trace": "a\u0007b" } },
+    "target.headers.X-Trace",
+  ),
   target("timeout too small", { type: "http", url: URL_OK, timeoutMs: 5 }, "target.timeoutMs"),
   target(
     "timeout as a string",

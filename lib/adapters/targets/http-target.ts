@@ -9,10 +9,10 @@ import { performance } from "node:perf_hooks";
 import { StringDecoder } from "node:string_decoder";
 import { createAddressPolicy } from "../../core/address-policy.js";
 import { DEFAULT_TIMEOUT_MS, type Envelope, type HttpTarget } from "../../core/envelope.js";
-import type { AttemptResult } from "../../core/outcome.js";
+import { type AttemptResult, storedExcerpt } from "../../core/outcome.js";
 import { ErrorCategory } from "../../core/policy.js";
 import type { DeliveryRequest, DeliveryTarget } from "../../core/ports.js";
-import { redactText, secretHeaderValues } from "../../core/redact.js";
+import { secretHeaderValues, userinfoSecrets } from "../../core/redact.js";
 import type { DeliverySigner } from "../../core/signing.js";
 import { pinnedLookup, type Resolve, resolveSafeAddress, systemResolve } from "./address-policy.js";
 import { notifySent } from "./notify-sent.js";
@@ -104,7 +104,14 @@ const invalidTarget = (message: string, durationMs: number): AttemptResult => ({
   durationMs,
 });
 
-const parseTargetUrl = (target: HttpTarget): URL | string => {
+interface ParsedTargetUrl {
+  readonly url: URL;
+  /** The userinfo, decoded: what Node's `auth` option sends as `Authorization: Basic …`. */
+  readonly username: string;
+  readonly password: string;
+}
+
+const parseTargetUrl = (target: HttpTarget): ParsedTargetUrl | string => {
   let url: URL;
   try {
     url = new URL(target.url);
@@ -114,7 +121,16 @@ const parseTargetUrl = (target: HttpTarget): URL | string => {
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     return `unsupported scheme ${url.protocol.replace(/:$/, "")}: only http and https are delivered`;
   }
-  return url;
+  try {
+    // A URL keeps a malformed escape (`%zz`) as it is, but decoding it throws.
+    return {
+      url,
+      username: decodeURIComponent(url.username),
+      password: decodeURIComponent(url.password),
+    };
+  } catch {
+    return "target url's userinfo is not valid percent-encoding";
+  }
 };
 
 const errorMessage = (error: unknown): string =>
@@ -131,8 +147,9 @@ const errorMessage = (error: unknown): string =>
  * one call. Every call still resolves and checks the host, so a name that now resolves to an
  * internal address is refused even while a pooled connection to its old address is open.
  * It never throws: every failure comes back as an error result with its category and whether the
- * request may have reached the receiver. Body excerpts and messages are scrubbed of the request's
- * secret header values.
+ * request may have reached the receiver. Body excerpts and messages go through
+ * {@link storedExcerpt} with the request's secret header values and the URL's password (plain and
+ * as the `Basic` token Node sends), before any cut.
  */
 export const createHttpTarget = (options: HttpTargetOptions = {}): DeliveryTarget => {
   const policy = createAddressPolicy(options.allowedHosts ?? []);
@@ -159,16 +176,13 @@ export const createHttpTarget = (options: HttpTargetOptions = {}): DeliveryTarge
     if (target.type !== "http") {
       return Promise.resolve(invalidTarget(`not an http target: ${target.type}`, elapsed()));
     }
-    const url = parseTargetUrl(target);
-    if (typeof url === "string") return Promise.resolve(invalidTarget(url, elapsed()));
-
-    const username = decodeURIComponent(url.username);
-    const password = decodeURIComponent(url.password);
+    const parsed = parseTargetUrl(target);
+    if (typeof parsed === "string") return Promise.resolve(invalidTarget(parsed, elapsed()));
+    const { url, username, password } = parsed;
     const secrets = [
       ...secretHeaderValues(target.headers, options.secretHeaderNames),
-      ...(password === "" ? [] : [password]),
+      ...userinfoSecrets(username, password),
     ];
-    const scrub = (text: string): string => redactText(text, secrets);
     const body = JSON.stringify(envelope.payload ?? null);
     const timeoutMs = Math.min(
       target.timeoutMs ?? DEFAULT_TIMEOUT_MS,
@@ -197,19 +211,23 @@ export const createHttpTarget = (options: HttpTargetOptions = {}): DeliveryTarge
           kind: "error",
           category,
           requestSent,
-          message: scrub(message),
+          message: storedExcerpt(message, { secrets }),
           durationMs: elapsed(),
         });
       const respond = (res: IncomingMessage): void => {
         const decoder = new StringDecoder("utf8");
         // The decoder holds back a multi-byte character cut by the bound instead of mangling it.
-        const excerpt = decoder.write(Buffer.concat(chunks).subarray(0, maxExcerpt));
+        const read = decoder.write(Buffer.concat(chunks).subarray(0, maxExcerpt));
+        // Unless the whole body fits, the bound (or a timeout, or a reset) may have cut a secret
+        // in two: the part that was read is blanked as well.
+        const cutShort = res.complete !== true || received > maxExcerpt;
+        const excerpt = storedExcerpt(read, { secrets, cutShort });
         const retryAfter = res.headers["retry-after"];
         finish({
           kind: "response",
           statusCode: res.statusCode ?? 0,
           retryAfter: typeof retryAfter === "string" ? retryAfter : undefined,
-          bodyExcerpt: excerpt === "" ? undefined : scrub(excerpt),
+          bodyExcerpt: excerpt === "" ? undefined : excerpt,
           durationMs: elapsed(),
         });
       };

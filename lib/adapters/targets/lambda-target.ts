@@ -1,6 +1,6 @@
 import { performance } from "node:perf_hooks";
 import type { InvokeCommandOutput, LambdaClient } from "@aws-sdk/client-lambda";
-import type { AttemptResult } from "../../core/outcome.js";
+import { type AttemptResult, storedExcerpt } from "../../core/outcome.js";
 import { ErrorCategory } from "../../core/policy.js";
 import type { DeliveryRequest, DeliveryTarget } from "../../core/ports.js";
 import { decodeExcerpt, describeFunctionError } from "../lambda-payload.js";
@@ -117,7 +117,8 @@ const categoriseError = (
  * the envelope's payload. The event id and attempt travel in the invocation's client context
  * ({@link RicochetClientContext}) so the function can deduplicate without its event changing
  * shape. A function error (`X-Amz-Function-Error`) is a `function_error` result with the request
- * sent; Lambda's own errors are mapped here and nowhere else. Never throws.
+ * sent; Lambda's own errors are mapped here and nowhere else. Messages and excerpts go through
+ * {@link storedExcerpt}, so credentials a function or Lambda quotes are blanked. Never throws.
  */
 export const createLambdaTarget = (options: LambdaTargetOptions): DeliveryTarget => {
   const now = options.now ?? (() => performance.now());
@@ -183,18 +184,25 @@ export const createLambdaTarget = (options: LambdaTargetOptions): DeliveryTarget
         kind: "error",
         category,
         requestSent,
-        message: `${label}: ${typeof message === "string" ? message : "invocation failed"}`,
+        message: storedExcerpt(
+          `${label}: ${typeof message === "string" ? message : "invocation failed"}`,
+        ),
         durationMs: elapsed(),
       };
     }
-    const excerpt = decodeExcerpt(output.Payload, maxExcerpt);
+    const payloadText = decodeExcerpt(output.Payload, Number.POSITIVE_INFINITY);
+    // The whole payload is redacted before the excerpt is cut from it: a cut first could keep the
+    // start of a token too short to be recognised as one.
+    const excerpt = decodeExcerpt(Buffer.from(storedExcerpt(payloadText), "utf8"), maxExcerpt);
     if (output.FunctionError !== undefined) {
-      const payloadText = Buffer.from(output.Payload ?? new Uint8Array()).toString("utf8");
       return {
         kind: "error",
         category: ErrorCategory.FUNCTION_ERROR,
         requestSent: true,
-        message: `function error (${output.FunctionError}): ${describeFunctionError(payloadText, excerpt)}`,
+        // Parsed from the raw payload, so a token JSON escapes is redacted once unescaped.
+        message: storedExcerpt(
+          `function error (${output.FunctionError}): ${describeFunctionError(payloadText, excerpt)}`,
+        ),
         durationMs: elapsed(),
       };
     }

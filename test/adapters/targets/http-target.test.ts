@@ -295,6 +295,45 @@ describe("createHttpTarget against a local receiver", () => {
     expect(server.seen[0]?.headers.authorization).toBe("Bearer tok-abc-123");
   });
 
+  it.each([
+    ["the Authorization header", (auth: string) => auth],
+    ["the bare Basic token", (auth: string) => auth.replace(/^Basic /, "")],
+    ["the password", () => "url-pass-999"],
+  ])("blanks the URL's userinfo when the receiver echoes %s", async (_, echo) => {
+    const server = await receiver((req, res) =>
+      res.writeHead(401).end(`denied: ${echo(String(req.headers.authorization))}`),
+    );
+    const result = await deliver(envelopeTo(`http://user:url-pass-999@127.0.0.1:${server.port}/`));
+    const basicToken = Buffer.from("user:url-pass-999").toString("base64");
+    expect(server.seen[0]?.headers.authorization).toBe(`Basic ${basicToken}`);
+    expect(result).toMatchObject({ kind: "response", statusCode: 401 });
+    const excerpt = result.kind === "response" ? result.bodyExcerpt : undefined;
+    expect(excerpt).toMatch(/^denied: .*\[redacted\]$/);
+    expect(excerpt).not.toContain(basicToken);
+    expect(excerpt).not.toContain("url-pass-999");
+  });
+
+  it.each([41, 48, 55, 71])(
+    "blanks a secret the %i-byte excerpt bound cuts in two, not only the part after it",
+    async (maxBodyExcerptBytes) => {
+      const token = "tok-0123456789-abcdefghij-KLMNOP";
+      const server = await receiver((_req, res) =>
+        res.writeHead(401).end(`${" ".repeat(40)}${token}${" ".repeat(40)}`),
+      );
+      const result = await deliver(
+        envelopeTo(`http://127.0.0.1:${server.port}/`, {
+          headers: { Authorization: `Bearer ${token}` },
+        }),
+        { allowedHosts: LOOPBACK, maxBodyExcerptBytes },
+      );
+      expect(result).toMatchObject({
+        kind: "response",
+        statusCode: 401,
+        bodyExcerpt: `${" ".repeat(40)}[redacted]`,
+      });
+    },
+  );
+
   it("scrubs secret header values from error messages too", async () => {
     const server = await receiver((_req, res) => res.writeHead(200).end());
     const signer = async (): Promise<Record<string, string>> => {
@@ -405,6 +444,7 @@ describe("createHttpTarget failure mapping", () => {
   it.each([
     ["an unsupported scheme", "ftp://127.0.0.1/file"],
     ["an unparsable URL", "http://exa mple.com/"],
+    ["a userinfo that is not percent-encoding", "http://user:%zz@127.0.0.1/"],
   ])("reports %s as invalid_target", async (_name, url) => {
     const result = await deliver(envelopeTo(url));
     expect(result).toMatchObject({

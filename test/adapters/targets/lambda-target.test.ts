@@ -149,6 +149,48 @@ describe("createLambdaTarget", () => {
     });
   });
 
+  it("blanks a credential the function's error quotes", async () => {
+    const server = await fakeLambda((_req, res) =>
+      res.writeHead(200, { "X-Amz-Function-Error": "Unhandled" }).end(
+        JSON.stringify({
+          errorType: "Error",
+          errorMessage: "upstream said 401 to Authorization: Bearer eyJhbGciOi.e30.c2lnbmF0dXJl",
+        }),
+      ),
+    );
+    const result = await invoke(server.port);
+    expect(result).toMatchObject({
+      kind: "error",
+      message:
+        "function error (Unhandled): Error: upstream said 401 to Authorization: Bearer [redacted]",
+    });
+  });
+
+  it("blanks a credential in the response before the excerpt bound cuts it", async () => {
+    // Cut first, only 5 characters of the token would be left: too few to tell it is one.
+    const server = await fakeLambda((_req, res) =>
+      res.writeHead(200).end(JSON.stringify("Basic dXNlcjpodW50ZXIy")),
+    );
+    const result = await invoke(server.port, undefined, { maxBodyExcerptBytes: 12 });
+    expect(result).toMatchObject({ kind: "response", bodyExcerpt: '"Basic [reda' });
+  });
+
+  it("blanks a credential Lambda's own error quotes", async () => {
+    const server = await fakeLambda((_req, res) =>
+      res.writeHead(403, { "Content-Type": "application/json" }).end(
+        JSON.stringify({
+          __type: "AccessDeniedException",
+          message: "no: Basic dXNlcjpodW50ZXIy",
+        }),
+      ),
+    );
+    const result = await invoke(server.port);
+    expect(result).toMatchObject({
+      kind: "error",
+      message: "AccessDeniedException: no: Basic [redacted]",
+    });
+  });
+
   it.each([
     [429, "TooManyRequestsException", ErrorCategory.THROTTLED, false],
     [502, "EC2ThrottledException", ErrorCategory.THROTTLED, false],
