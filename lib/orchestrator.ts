@@ -14,8 +14,8 @@ import { formatProblems, type InputProblem, InvalidPolicyError } from "./core/er
 import { truncate } from "./core/outcome.js";
 import { type RetryPolicy, resolvePolicy } from "./core/policy.js";
 import {
-  type MessageSchedule,
   MessageOrigin,
+  type MessageSchedule,
   type ReceivedMessage,
   type TargetRouter,
 } from "./core/ports.js";

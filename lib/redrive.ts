@@ -1,6 +1,6 @@
+import { sameEnvelope } from "./core/claim.js";
 import type { DeadLetterMessage } from "./core/dead-letter.js";
 import { DeadLetterReason } from "./core/decide.js";
-import { sameEnvelope } from "./core/claim.js";
 import { type Envelope, parseEnvelope } from "./core/envelope.js";
 import { envelopeDigest, shortDigest } from "./core/envelope-digest.js";
 import { formatProblems } from "./core/errors.js";

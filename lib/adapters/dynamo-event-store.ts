@@ -7,6 +7,8 @@ import {
   UpdateCommand,
 } from "@aws-sdk/lib-dynamodb";
 import { claimedRecord, explainRefusedClaim, mayClaim } from "../core/claim.js";
+import { DeadLetterReason } from "../core/decide.js";
+import { OutcomeClass } from "../core/outcome.js";
 import type {
   ClaimRequest,
   ClaimResult,
@@ -19,8 +21,6 @@ import type {
   RedriveRecordOutcome,
   RedriveRequest,
 } from "../core/ports.js";
-import { DeadLetterReason } from "../core/decide.js";
-import { OutcomeClass } from "../core/outcome.js";
 import {
   type AttemptEntry,
   type AuditEntry,

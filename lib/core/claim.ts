@@ -1,6 +1,6 @@
+import { DeadLetterReason } from "./decide.js";
 import type { ClaimRequest, ClaimResult } from "./ports.js";
 import type { EventRecord } from "./record.js";
-import { DeadLetterReason } from "./decide.js";
 import { EventStatus, isTerminal } from "./status.js";
 
 /*
