@@ -11,7 +11,7 @@ import {
 } from "./core/envelope.js";
 import { envelopeDigest, shortDigest } from "./core/envelope-digest.js";
 import { formatProblems, type InputProblem, InvalidPolicyError } from "./core/errors.js";
-import { truncate } from "./core/outcome.js";
+import { MAX_OUTCOME_MESSAGE_LENGTH, storedExcerpt } from "./core/outcome.js";
 import { type RetryPolicy, resolvePolicy } from "./core/policy.js";
 import {
   MessageOrigin,
@@ -83,7 +83,10 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
     problems: readonly InputProblem[],
     eventId: string | undefined,
   ): Promise<MessageVerdict> => {
-    const summary = truncate(formatProblems(problems));
+    // A JSON parse error quotes the start of the body, which may hold a credential.
+    const summary = storedExcerpt(formatProblems(problems), {
+      maxLength: MAX_OUTCOME_MESSAGE_LENGTH,
+    });
     await deps.deadLetters.send({
       kind: DEAD_LETTER_KIND,
       version: DEAD_LETTER_VERSION,

@@ -134,6 +134,8 @@ export const startDevSession = async (options: DevSessionOptions): Promise<DevSe
       producerEnv: {
         ...localAwsEnv(local),
         [ENV.INGRESS_QUEUE_URL]: config.ingressQueueUrl,
+        // For `ricochet redrive` from another shell: redrives go to Ricochet's own queue.
+        [ENV.INTERNAL_QUEUE_URL]: config.internalQueueUrl,
         [ENV.DEAD_LETTER_QUEUE_URL]: config.deadLetterQueueUrl,
         [ENV.TABLE_NAME]: config.tableName,
       },
