@@ -1,12 +1,8 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { MAX_ENVELOPE_BYTES, utf8Bytes } from "../lib/core/envelope.js";
 import { EventStatus } from "../lib/core/status.js";
 import { VISIBILITY_TIMEOUT_FACTOR } from "../lib/infra/retry-orchestrator-props.js";
-import { redrive } from "../lib/redrive.js";
-import {
-  createOrchestratorHarness,
-  type OrchestratorHarness,
-} from "./support/orchestrator-harness.js";
+import { useOrchestratorHarness } from "./support/orchestrator-harness.js";
 
 /*
  * Faults under the deployed timing ratios: the queue's visibility timeout is
@@ -23,17 +19,7 @@ const deployed = {
 /** Target timeout 1 s + the harness's 1 s lease margin: the lease is about 2 s. */
 const TARGET = { timeoutMs: 1_000 };
 
-let h: OrchestratorHarness;
-
-beforeAll(async () => {
-  h = await createOrchestratorHarness("deployed-ratios");
-});
-afterEach(async () => {
-  await h.stopWorkers();
-});
-afterAll(async () => {
-  await h.close();
-});
+const h = useOrchestratorHarness("deployed-ratios");
 
 const now = { baseDelaySeconds: 1, multiplier: 1, maxDelaySeconds: 1, jitter: "none" as const };
 
@@ -87,17 +73,7 @@ describe("under the deployed timing ratios", () => {
     expect(copy?.body).toBe(body);
 
     h.script({ [id]: [200] });
-    const report = await redrive(
-      {
-        deadLetterQueue: h.ports.deadLetters,
-        ingressQueue: h.ports.ingress,
-        store: h.store,
-        clock: Date.now,
-        sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
-        defaultPolicy: h.config.defaultPolicy,
-      },
-      { eventIds: [id], extraAttempts: 1, by: "operator-test" },
-    );
+    const report = await h.redrive({ eventIds: [id], extraAttempts: 1, by: "operator-test" });
     expect(report.failed).toEqual([]);
     expect(report.moved.map((m) => m.eventId)).toEqual([id]);
     await h.waitForStatus(id, EventStatus.DELIVERED, 30_000);

@@ -1,11 +1,7 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { EventStatus } from "../lib/core/status.js";
 import { MetricName } from "../lib/observability.js";
-import { redrive } from "../lib/redrive.js";
-import {
-  createOrchestratorHarness,
-  type OrchestratorHarness,
-} from "./support/orchestrator-harness.js";
+import { useOrchestratorHarness } from "./support/orchestrator-harness.js";
 
 /*
  * The seed scenario table of the orchestrator, end to end: real SQS (fauxqs) and DynamoDB
@@ -16,17 +12,7 @@ import {
 const LATE_TOLERANCE_MS = 2_500;
 const EARLY_TOLERANCE_MS = 150;
 
-let h: OrchestratorHarness;
-
-beforeAll(async () => {
-  h = await createOrchestratorHarness("orch");
-});
-afterEach(async () => {
-  await h.stopWorkers();
-});
-afterAll(async () => {
-  await h.close();
-});
+const h = useOrchestratorHarness("orch");
 
 const fast = { baseDelaySeconds: 1, multiplier: 1, maxDelaySeconds: 1, jitter: "none" as const };
 
@@ -219,17 +205,12 @@ describe("orchestrator on the emulators", () => {
     await h.submit([h.envelope(id, { ...fast, maxAttempts: 2 })]);
     await h.waitForStatus(id, EventStatus.DEAD_LETTERED);
 
-    const report = await redrive(
-      {
-        deadLetterQueue: h.ports.deadLetters,
-        ingressQueue: h.ports.ingress,
-        store: h.store,
-        clock: Date.now,
-        sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
-        defaultPolicy: h.config.defaultPolicy,
-      },
-      { eventIds: [id], resetAttempts: true, by: "operator-test", why: "receiver fixed" },
-    );
+    const report = await h.redrive({
+      eventIds: [id],
+      resetAttempts: true,
+      by: "operator-test",
+      why: "receiver fixed",
+    });
     expect(report.moved.map((m) => m.eventId)).toEqual([id]);
     const record = await h.waitForStatus(id, EventStatus.DELIVERED);
 

@@ -269,46 +269,42 @@ export const createDynamoEventStore = ({ doc, tableName }: DynamoEventStoreOptio
     }
   };
 
-  const recordConflict = async (request: RecordConflictRequest): Promise<void> => {
+  /** An update of an existing record only: a record that is gone (TTL) is left alone. */
+  const updateExisting = async (
+    operation: string,
+    eventId: string,
+    update: { readonly expression: string; readonly values: Record<string, unknown> },
+  ): Promise<void> => {
     try {
-      await doc.send(
-        new UpdateCommand({
-          TableName: tableName,
-          Key: { eventId: request.eventId },
-          UpdateExpression:
-            "SET conflictCount = if_not_exists(conflictCount, :zero) + :one, " +
-            "lastConflictAt = :now, lastConflictDigest = :digest",
-          ConditionExpression: "attribute_exists(eventId)",
-          ExpressionAttributeValues: {
-            ":zero": 0,
-            ":one": 1,
-            ":now": iso(request.nowMs),
-            ":digest": request.digest,
-          },
-        }),
-      );
-    } catch (error) {
-      if (!isConditionFailure(error)) fail(error, "recordConflict");
-    }
-  };
-
-  const appendAudit = async (eventId: string, entry: AuditEntry): Promise<void> => {
-    try {
-      // Appended without a bound (a read-modify-write would race other operators); each entry
-      // is one removed dead-letter copy, so the list stays short, and reads keep the newest.
       await doc.send(
         new UpdateCommand({
           TableName: tableName,
           Key: { eventId },
-          UpdateExpression: "SET audit = list_append(if_not_exists(audit, :empty), :entry)",
+          UpdateExpression: update.expression,
           ConditionExpression: "attribute_exists(eventId)",
-          ExpressionAttributeValues: { ":empty": [], ":entry": [entry] },
+          ExpressionAttributeValues: update.values,
         }),
       );
     } catch (error) {
-      if (!isConditionFailure(error)) fail(error, "appendAudit");
+      if (!isConditionFailure(error)) fail(error, operation);
     }
   };
+
+  const recordConflict = (request: RecordConflictRequest): Promise<void> =>
+    updateExisting("recordConflict", request.eventId, {
+      expression:
+        "SET conflictCount = if_not_exists(conflictCount, :zero) + :one, " +
+        "lastConflictAt = :now, lastConflictDigest = :digest",
+      values: { ":zero": 0, ":one": 1, ":now": iso(request.nowMs), ":digest": request.digest },
+    });
+
+  // Appended without a bound (a read-modify-write would race other operators); each entry is
+  // one removed dead-letter copy, so the list stays short, and reads keep the newest.
+  const appendAudit = (eventId: string, entry: AuditEntry): Promise<void> =>
+    updateExisting("appendAudit", eventId, {
+      expression: "SET audit = list_append(if_not_exists(audit, :empty), :entry)",
+      values: { ":empty": [], ":entry": [entry] },
+    });
 
   const recordRedrive = async (request: RedriveRequest): Promise<RedriveRecordOutcome> => {
     try {

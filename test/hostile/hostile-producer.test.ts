@@ -1,14 +1,10 @@
 import type { MessageAttributeValue } from "@aws-sdk/client-sqs";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { SCHEDULE_ATTRIBUTE } from "../../lib/adapters/message-schedule.js";
 import type { Envelope } from "../../lib/core/envelope.js";
 import { EventStatus } from "../../lib/core/status.js";
 import { MetricName } from "../../lib/observability.js";
-import { redrive } from "../../lib/redrive.js";
-import {
-  createOrchestratorHarness,
-  type OrchestratorHarness,
-} from "../support/orchestrator-harness.js";
+import { useOrchestratorHarness } from "../support/orchestrator-harness.js";
 
 /*
  * A producer with nothing but send rights on the ingress queue, trying to speak for Ricochet:
@@ -16,17 +12,7 @@ import {
  * resubmission after an invalid one. Real emulators, real poller, real receiver.
  */
 
-let h: OrchestratorHarness;
-
-beforeAll(async () => {
-  h = await createOrchestratorHarness("hostile-producer");
-});
-afterEach(async () => {
-  await h.stopWorkers();
-});
-afterAll(async () => {
-  await h.close();
-});
+const h = useOrchestratorHarness("hostile-producer");
 
 const retryIn = (seconds: number) => ({
   baseDelaySeconds: seconds,
@@ -102,17 +88,7 @@ describe("a producer cannot speak for Ricochet", () => {
     await h.submitRaw([JSON.stringify(forgedCopyOf(real))], generation(1));
     await h.waitForQueueEmpty();
 
-    const report = await redrive(
-      {
-        deadLetterQueue: h.ports.deadLetters,
-        ingressQueue: h.ports.ingress,
-        store: h.store,
-        clock: Date.now,
-        sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
-        defaultPolicy: h.config.defaultPolicy,
-      },
-      { eventIds: [id], extraAttempts: 1, by: "operator-test" },
-    );
+    const report = await h.redrive({ eventIds: [id], extraAttempts: 1, by: "operator-test" });
     const record = await h.waitForStatus(id, EventStatus.DELIVERED);
 
     expect(report.moved).toHaveLength(1);

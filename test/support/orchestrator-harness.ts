@@ -6,6 +6,7 @@ import {
   ReceiveMessageCommand,
   SendMessageBatchCommand,
 } from "@aws-sdk/client-sqs";
+import { afterAll, afterEach, beforeAll } from "vitest";
 import {
   reservedAttributeNames,
   scheduleFromAttributes,
@@ -29,6 +30,8 @@ import { startEventSourcePoller } from "../../lib/local/event-source-poller.js";
 import { localConfig } from "../../lib/local/local-config.js";
 import { CountingMetrics, silentLog } from "../../lib/observability.js";
 import type { Orchestrator } from "../../lib/orchestrator.js";
+import { type RedriveReport, redrive } from "../../lib/redrive.js";
+import type { RedriveRequestInput } from "../../lib/redrive-request.js";
 import { createOrchestratorRuntime, createPorts, type RicochetPorts } from "../../lib/runtime.js";
 import { createSqsBatchHandler } from "../../lib/sqs-batch-handler.js";
 import { createTestQueues, createTestTable, type TestQueues, testClients } from "./local-aws.js";
@@ -403,6 +406,21 @@ export const createOrchestratorHarness = async (prefix: string) => {
       return { store, failures: () => failed };
     },
 
+    /** Runs a redrive over the harness's queues and store, as an operator would. */
+    redrive(input: RedriveRequestInput): Promise<RedriveReport> {
+      return redrive(
+        {
+          deadLetterQueue: ports.deadLetters,
+          ingressQueue: ports.ingress,
+          store: ports.store,
+          clock: Date.now,
+          sleep,
+          defaultPolicy: config.defaultPolicy,
+        },
+        input,
+      );
+    },
+
     async close(): Promise<void> {
       await harness.stopWorkers();
       await receiver.stop();
@@ -412,3 +430,27 @@ export const createOrchestratorHarness = async (prefix: string) => {
 };
 
 export type OrchestratorHarness = Awaited<ReturnType<typeof createOrchestratorHarness>>;
+
+/**
+ * One harness for a test file: created before the first test, workers stopped after each,
+ * closed after the last. The returned object stands for the harness once it exists (a proxy,
+ * so that helpers at the top of a test file can close over it).
+ */
+export const useOrchestratorHarness = (prefix: string): OrchestratorHarness => {
+  let harness: OrchestratorHarness | undefined;
+  beforeAll(async () => {
+    harness = await createOrchestratorHarness(prefix);
+  });
+  afterEach(async () => {
+    await harness?.stopWorkers();
+  });
+  afterAll(async () => {
+    await harness?.close();
+  });
+  return new Proxy({} as OrchestratorHarness, {
+    get: (_target, key) => {
+      if (harness === undefined) throw new Error("the harness is created in beforeAll");
+      return Reflect.get(harness, key);
+    },
+  });
+};
