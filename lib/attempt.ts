@@ -54,6 +54,16 @@ const deadlinePassed: Outcome = {
 };
 
 /**
+ * A takeover past the budget: the last allowed attempt was made, and its result never recorded
+ * (its worker died, or the write or the dead-letter send after it failed). Calling again would
+ * exceed the budget the producer set, so the event is dead-lettered without a call.
+ */
+const budgetSpent: Outcome = {
+  class: OutcomeClass.RETRYABLE,
+  message: "budget spent: the last attempt's result was lost (worker stopped or a write failed)",
+};
+
+/**
  * Runs one claimed attempt to its end: call the target (unless the deadline has passed), decide
  * what follows, make that durable, then record the result.
  *
@@ -75,6 +85,8 @@ export const runClaimedAttempt = async (
   let retryAfter: string | undefined;
   if (deadlineMs !== undefined && claimedAtMs > deadlineMs) {
     outcome = deadlinePassed;
+  } else if (record.attempts > record.attemptBudget) {
+    outcome = budgetSpent;
   } else {
     const result = await claimed.target.deliver({
       envelope,
@@ -92,17 +104,19 @@ export const runClaimedAttempt = async (
   const decision: Decision =
     outcome === deadlinePassed
       ? { kind: "dead_letter", reason: "deadline" }
-      : decideAfterAttempt({
-          policy,
-          outcome,
-          retryAfter,
-          attemptsMade: record.attempts,
-          attemptBudget: record.attemptBudget,
-          deadlineMs,
-          previousDelaySeconds: record.lastDelaySeconds,
-          nowMs: finishedAtMs,
-          random: deps.random,
-        });
+      : outcome === budgetSpent
+        ? { kind: "dead_letter", reason: "exhausted" }
+        : decideAfterAttempt({
+            policy,
+            outcome,
+            retryAfter,
+            attemptsMade: record.attempts,
+            attemptBudget: record.attemptBudget,
+            deadlineMs,
+            previousDelaySeconds: record.lastDelaySeconds,
+            nowMs: finishedAtMs,
+            random: deps.random,
+          });
 
   const entry: AttemptEntry = {
     attempt: record.attempts,

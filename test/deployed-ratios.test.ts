@@ -44,6 +44,22 @@ describe("under the deployed timing ratios", () => {
     expect((await h.deadLetters()).filter((m) => m.eventId === id)).toEqual([]);
   }, 90_000);
 
+  it("never calls beyond the budget when the dead-letter send after the last attempt fails", async () => {
+    const id = "dead-letter-send-fails";
+    h.script({ [id]: [400, 400] });
+    const failing = h.failingDeadLetterSends(1);
+    // A short visibility timeout: the source message comes back soon after the failed send.
+    await h.startWorkers({ visibilityTimeoutSeconds: 3, deadLetters: failing.deadLetters });
+    await h.submit([h.envelope(id, { maxAttempts: 1 }, TARGET)]);
+    const record = await h.waitForStatus(id, EventStatus.DEAD_LETTERED, 30_000);
+
+    expect(failing.failures()).toBe(1);
+    expect(h.receiver.callsFor(id)).toHaveLength(1);
+    expect(record.attempts).toBe(2);
+    expect(record.lastOutcome?.message).toMatch(/budget spent/);
+    expect((await h.deadLetters()).filter((m) => m.eventId === id)).toHaveLength(1);
+  }, 60_000);
+
   it("calls a number-heavy body just under the size limit once with maxAttempts 1, and dead-letters it byte for byte", async () => {
     const id = "numbers-1e20";
     h.script({ [id]: [400] });

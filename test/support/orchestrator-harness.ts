@@ -45,6 +45,7 @@ type Reply = number | ScriptedReply;
 export interface WorkerOptions {
   readonly count?: number;
   readonly store?: EventStore;
+  readonly deadLetters?: DeadLetterQueue;
   readonly batchSize?: number;
   readonly visibilityTimeoutSeconds?: number;
   /** The poller's stand-in for the function timeout; default 30 s. */
@@ -82,6 +83,7 @@ export const createOrchestratorHarness = async (prefix: string) => {
       ports: {
         ...createPorts(workerConfig, clients),
         ...(options.store === undefined ? {} : { store: options.store }),
+        ...(options.deadLetters === undefined ? {} : { deadLetters: options.deadLetters }),
       },
       log: silentLog,
       metrics,
@@ -419,6 +421,24 @@ export const createOrchestratorHarness = async (prefix: string) => {
         },
         input,
       );
+    },
+
+    /** A dead-letter queue whose first `count` sends fail (an SQS outage, a throttle). */
+    failingDeadLetterSends(count: number) {
+      let failed = 0;
+      const deadLetters: DeadLetterQueue = {
+        ...ports.deadLetters,
+        send: async (message) => {
+          if (failed < count) {
+            failed += 1;
+            throw new QueueUnavailableError(
+              "SendMessage to the dead-letter queue failed (injected)",
+            );
+          }
+          return ports.deadLetters.send(message);
+        },
+      };
+      return { deadLetters, failures: () => failed };
     },
 
     async close(): Promise<void> {
