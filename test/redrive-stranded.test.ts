@@ -1,8 +1,8 @@
 import { SendMessageCommand } from "@aws-sdk/client-sqs";
 import { beforeEach, describe, expect, it } from "vitest";
 import { scheduleFromAttributes, scheduleToAttributes } from "../lib/adapters/message-schedule.js";
-import type { EventStore } from "../lib/core/ports.js";
 import { envelopeDigest } from "../lib/core/envelope-digest.js";
+import type { EventStore } from "../lib/core/ports.js";
 import { EventStatus } from "../lib/core/status.js";
 import { listDeadLetters } from "../lib/dead-letter-scan.js";
 import { type RedriveDeps, redrive } from "../lib/redrive.js";

@@ -4,8 +4,8 @@ import { parseEnvelope } from "../../lib/core/envelope.js";
 import { DEFAULT_POLICY } from "../../lib/core/policy.js";
 import { type DeliveryRequest, type IngressQueue, MessageOrigin } from "../../lib/core/ports.js";
 import { seededRandom } from "../../lib/core/random.js";
-import { CountingMetrics, silentLog } from "../../lib/observability.js";
 import { parseDeadLetterCopy } from "../../lib/dead-letter-scan.js";
+import { CountingMetrics, silentLog } from "../../lib/observability.js";
 import { createOrchestrator } from "../../lib/orchestrator.js";
 import { createMemoryEventStore } from "../simulation/memory-event-store.js";
 import {

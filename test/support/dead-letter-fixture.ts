@@ -3,8 +3,8 @@ import {
   DEAD_LETTER_VERSION,
   type DeadLetterMessage,
 } from "../../lib/core/dead-letter.js";
-import { envelopeDigest } from "../../lib/core/envelope-digest.js";
 import type { Envelope } from "../../lib/core/envelope.js";
+import { envelopeDigest } from "../../lib/core/envelope-digest.js";
 import type { DeadLetterQueue, EventStore } from "../../lib/core/ports.js";
 import { anAttemptEntry, anEnvelope, FIXED_NOW_MS } from "../factories.js";
 
