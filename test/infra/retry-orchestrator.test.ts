@@ -115,7 +115,7 @@ const internalSendGuard = (t: Template) => {
     | undefined;
 };
 
-const roleArnOf = (t: Template, role: IRole | undefined) => {
+const roleArnOf = (role: IRole | undefined) => {
   const cfnRole = role?.node.defaultChild as CfnElement;
   return { "Fn::GetAtt": [Stack.of(cfnRole).getLogicalId(cfnRole), "Arn"] };
 };
@@ -173,8 +173,8 @@ describe("RetryOrchestrator resources", () => {
     expect(guard?.Effect).toBe("Deny");
     expect(guard?.Action).toBe("sqs:SendMessage");
     expect(guard?.Condition.ArnNotEquals["aws:PrincipalArn"]).toEqual([
-      roleArnOf(template, stack.orchestrator.orchestratorFunction.role),
-      roleArnOf(template, stack.orchestrator.redriveFunction.role),
+      roleArnOf(stack.orchestrator.orchestratorFunction.role),
+      roleArnOf(stack.orchestrator.redriveFunction.role),
     ]);
   });
 
@@ -432,7 +432,7 @@ describe("RetryOrchestrator permissions", () => {
     const senders = internalSendGuard(Template.fromStack(own))?.Condition.ArnNotEquals[
       "aws:PrincipalArn"
     ];
-    expect(senders).toContainEqual(roleArnOf(Template.fromStack(own), oncall));
+    expect(senders).toContainEqual(roleArnOf(oncall));
   });
 
   it("lets the orchestrator invoke only the listed Lambda targets", () => {
