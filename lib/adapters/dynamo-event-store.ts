@@ -77,6 +77,9 @@ export const createDynamoEventStore = ({ doc, tableName }: DynamoEventStoreOptio
 
   const claim = async (request: ClaimRequest): Promise<ClaimResult> => {
     const { eventId, generation, worker, nowMs } = request;
+    // Kept only by the write that creates the record; an empty list is never stored.
+    const adjustments = request.policyAdjustments ?? [];
+    const keepAdjustments = adjustments.length > 0;
     if (generation === 0) {
       const created = await claimByCreating(request);
       if (created.kind !== "exists") return created;
@@ -98,7 +101,11 @@ export const createDynamoEventStore = ({ doc, tableName }: DynamoEventStoreOptio
             "leaseOwner = :worker, leaseExpiresAt = :leaseEnd, currentAttempt = :current, " +
             "createdAt = if_not_exists(createdAt, :now), updatedAt = :now, " +
             "history = if_not_exists(history, :empty), redrives = if_not_exists(redrives, :empty), " +
-            "targetSummary = if_not_exists(targetSummary, :summary) REMOVE nextAttemptAt",
+            "targetSummary = if_not_exists(targetSummary, :summary)" +
+            (keepAdjustments
+              ? ", policyAdjustments = if_not_exists(policyAdjustments, :adjustments)"
+              : "") +
+            " REMOVE nextAttemptAt",
           // The rule of lib/core/claim.ts (mayClaim), as a condition.
           ConditionExpression:
             "attribute_not_exists(eventId) OR (generation = :generation AND " +
@@ -119,6 +126,7 @@ export const createDynamoEventStore = ({ doc, tableName }: DynamoEventStoreOptio
             ":nowMs": nowMs,
             ":empty": [],
             ":summary": request.targetSummary,
+            ...(keepAdjustments ? { ":adjustments": adjustments } : {}),
           },
           ReturnValues: "ALL_OLD",
           ReturnValuesOnConditionCheckFailure: "ALL_OLD",

@@ -76,6 +76,9 @@ export const itemToRecord = (item: Record<string, unknown>): EventRecord => {
     history: (item.history as EventRecord["history"] | undefined) ?? [],
     redrives: (item.redrives as EventRecord["redrives"] | undefined) ?? [],
     targetSummary: optionalString(item.targetSummary),
+    policyAdjustments: Array.isArray(item.policyAdjustments)
+      ? item.policyAdjustments.filter((entry): entry is string => typeof entry === "string")
+      : undefined,
     createdAt: String(item.createdAt ?? ""),
     updatedAt: String(item.updatedAt ?? ""),
     expiresAt: optionalNumber(item.expiresAt),

@@ -39,6 +39,9 @@ export const claimedRecord = (old: EventRecord | undefined, request: ClaimReques
       redrives: [],
       createdAt: iso(nowMs),
       targetSummary: request.targetSummary,
+      ...(request.policyAdjustments?.length
+        ? { policyAdjustments: request.policyAdjustments }
+        : {}),
     }),
     status: EventStatus.IN_FLIGHT,
     attempts,

@@ -20,6 +20,8 @@ export interface ClaimRequest {
   /** Budget to set if the record is new. */
   readonly attemptBudget: number;
   readonly targetSummary: string;
+  /** How the event's policy was clamped to the deployment's limits; kept if the record is new. */
+  readonly policyAdjustments?: readonly string[] | undefined;
 }
 
 /** The answer to a claim; only `claimed` lets the caller call the target. */

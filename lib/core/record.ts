@@ -59,6 +59,8 @@ export interface EventRecord {
   readonly redrives: readonly RedriveEntry[];
   /** Where the event goes, without secrets: `http POST https://host/path` or `lambda name`. */
   readonly targetSummary?: string | undefined;
+  /** How the producer's policy override was clamped to the deployment's limits, if it was. */
+  readonly policyAdjustments?: readonly string[] | undefined;
   readonly createdAt: string;
   readonly updatedAt: string;
   /** DynamoDB TTL (epoch seconds), set once the record is terminal. */
