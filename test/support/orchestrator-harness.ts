@@ -6,7 +6,7 @@ import {
   SendMessageBatchCommand,
 } from "@aws-sdk/client-sqs";
 import { scheduleFromAttributes } from "../../lib/adapters/message-schedule.js";
-import type { RicochetConfig } from "../../lib/config.js";
+import { ENV, type RicochetConfig } from "../../lib/config.js";
 import type { DeadLetterMessage } from "../../lib/core/dead-letter.js";
 import type { Envelope } from "../../lib/core/envelope.js";
 import type { PolicyOverride } from "../../lib/core/policy.js";
@@ -33,6 +33,8 @@ export interface WorkerOptions {
   readonly batchSize?: number;
   readonly visibilityTimeoutSeconds?: number;
   readonly hopSeconds?: number;
+  /** More `RICOCHET_*` variables for the workers' configuration (limits, default policy). */
+  readonly env?: NodeJS.ProcessEnv;
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -57,9 +59,14 @@ export const createOrchestratorHarness = async (prefix: string) => {
 
   const orchestrator = (options: WorkerOptions = {}): Orchestrator => {
     const workerConfig =
-      options.hopSeconds === undefined
+      options.hopSeconds === undefined && options.env === undefined
         ? config
-        : configWith({ RICOCHET_HOP_SECONDS: String(options.hopSeconds) });
+        : configWith({
+            ...(options.hopSeconds === undefined
+              ? {}
+              : { [ENV.HOP_SECONDS]: String(options.hopSeconds) }),
+            ...options.env,
+          });
     return createOrchestratorRuntime({
       config: workerConfig,
       ports: {
