@@ -1,4 +1,4 @@
-import { Duration } from "aws-cdk-lib";
+import { Duration, Stack } from "aws-cdk-lib";
 import type { Alarm, Dashboard } from "aws-cdk-lib/aws-cloudwatch";
 import {
   AttributeType,
@@ -132,6 +132,12 @@ export class RetryOrchestrator extends Construct {
       memorySize: REDRIVE_MEMORY_MIB,
       description: "Ricochet: moves selected dead-lettered events back to the ingress queue.",
     });
+    // So the orchestrator refuses an event targeting the redrive function (it knows its own name
+    // from Lambda). One way only: the redrive function naming the orchestrator would be a cycle.
+    this.orchestratorFunction.addEnvironment(
+      ENV.REDRIVE_FUNCTION_NAME,
+      this.redriveFunction.functionName,
+    );
 
     this.orchestratorFunction.addEventSource(
       new SqsEventSource(this.ingressQueue, {
@@ -225,6 +231,9 @@ export class RetryOrchestrator extends Construct {
               `ssm:${secret.parameterName}`,
       [ENV.SECRET_HEADERS]: settings.secretHeaders.join(","),
       [ENV.RECORD_CONCURRENCY]: String(settings.recordConcurrency),
+      [ENV.POLICY_LIMITS]: JSON.stringify(settings.policyLimits),
+      [ENV.ACCOUNT_ID]: Stack.of(this).account,
+      [ENV.LAMBDA_TARGETS]: settings.lambdaTargets.join(","),
       POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
       POWERTOOLS_METRICS_NAMESPACE: settings.metricsNamespace,
       // The bundles ship source maps; without this flag Node ignores them in stack traces.
