@@ -6,6 +6,12 @@ import {
   type RetryPolicy,
   resolvePolicy,
 } from "./core/policy.js";
+import {
+  completePolicyLimits,
+  type PolicyLimits,
+  PolicyLimitsSchema,
+  policyLimitConflicts,
+} from "./core/policy-limits.js";
 import { toProblems } from "./core/zod-problems.js";
 
 /**
@@ -32,6 +38,23 @@ export const ENV = {
   SECRET_HEADERS: "RICOCHET_SECRET_HEADERS",
   /** How many records of a batch are attempted at once. */
   RECORD_CONCURRENCY: "RICOCHET_RECORD_CONCURRENCY",
+  /** JSON `{ maxAttempts, minBaseDelaySeconds }`: the bounds every event's policy is clamped to. */
+  POLICY_LIMITS: "RICOCHET_POLICY_LIMITS",
+  /** The deployment's AWS account id: a Lambda ARN naming another account must be listed. */
+  ACCOUNT_ID: "RICOCHET_ACCOUNT_ID",
+  /**
+   * The redrive function's name, refused as a Lambda target. Only the orchestrator gets it: the
+   * redrive function naming itself would be a CloudFormation dependency cycle.
+   */
+  REDRIVE_FUNCTION_NAME: "RICOCHET_REDRIVE_FUNCTION_NAME",
+  /** Comma-separated ARNs of the Lambda targets the deployment lists (`lambdaTargets`). */
+  LAMBDA_TARGETS: "RICOCHET_LAMBDA_TARGETS",
+} as const;
+
+/** Variables the Lambda runtime sets itself; read, never set by the construct. */
+export const LAMBDA_RUNTIME_ENV = {
+  /** The running function's own name: the orchestrator refuses to invoke itself. */
+  FUNCTION_NAME: "AWS_LAMBDA_FUNCTION_NAME",
 } as const;
 
 /** SQS's ceiling on one message's delay. */
@@ -49,6 +72,13 @@ const ConfigSchema = z.object({
   signingSecret: z.string().min(1).optional(),
   secretHeaders: z.array(z.string().min(1)),
   recordConcurrency: z.int().min(1).max(100),
+  policyLimits: PolicyLimitsSchema.optional(),
+  accountId: z
+    .string()
+    .regex(/^\d{12}$/, "must be a 12-digit AWS account id")
+    .optional(),
+  ownFunctionNames: z.array(z.string().min(1)),
+  lambdaTargets: z.array(z.string().min(1)),
 });
 
 /** Ricochet's runtime configuration, read once at start-up. */
@@ -64,6 +94,14 @@ export interface RicochetConfig {
   readonly signingSecret?: string | undefined;
   readonly secretHeaders: readonly string[];
   readonly recordConcurrency: number;
+  /** Bounds every event's policy is clamped to; the default policy lies within them. */
+  readonly policyLimits: PolicyLimits;
+  /** The deployment's account, when known (always, under the construct). */
+  readonly accountId?: string | undefined;
+  /** Names of Ricochet's own functions in this deployment: never a Lambda target. */
+  readonly ownFunctionNames: readonly string[];
+  /** Lambda target ARNs the deployment lists; the only ones allowed in another account. */
+  readonly lambdaTargets: readonly string[];
 }
 
 const list = (value: string | undefined): string[] =>
@@ -101,12 +139,27 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): RicochetConfig
     signingSecret: env[ENV.SIGNING_SECRET] || undefined,
     secretHeaders: list(env[ENV.SECRET_HEADERS]),
     recordConcurrency: numberOr(env[ENV.RECORD_CONCURRENCY], 10),
+    policyLimits: jsonOr(ENV.POLICY_LIMITS, env[ENV.POLICY_LIMITS]),
+    accountId: env[ENV.ACCOUNT_ID] || undefined,
+    ownFunctionNames: [
+      env[LAMBDA_RUNTIME_ENV.FUNCTION_NAME] ?? "",
+      env[ENV.REDRIVE_FUNCTION_NAME] ?? "",
+    ].filter((name) => name.trim() !== ""),
+    lambdaTargets: list(env[ENV.LAMBDA_TARGETS]),
   });
   if (!parsed.success) {
     throw new ConfigurationError(
       `invalid configuration: ${formatProblems(toProblems(parsed.error))}`,
     );
   }
-  const { defaultPolicy, ...rest } = parsed.data;
-  return { ...rest, defaultPolicy: resolvePolicy(DEFAULT_POLICY, defaultPolicy) };
+  const { defaultPolicy: override, policyLimits: limitsOverride, ...rest } = parsed.data;
+  const defaultPolicy = resolvePolicy(DEFAULT_POLICY, override);
+  const policyLimits = completePolicyLimits(limitsOverride);
+  // The construct refuses such a pair at synth time; this catches a hand-set environment.
+  const conflicts = policyLimitConflicts(defaultPolicy, policyLimits);
+  if (conflicts.length > 0) {
+    const located = conflicts.map((p) => ({ ...p, path: `defaultPolicy.${p.path}` }));
+    throw new ConfigurationError(`invalid configuration: ${formatProblems(located)}`);
+  }
+  return { ...rest, defaultPolicy, policyLimits };
 };

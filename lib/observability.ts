@@ -31,6 +31,8 @@ export const MetricName = {
   ORPHAN_DROPPED: "orphan_dropped",
   RECORD_FAILED: "record_failed",
   ATTEMPT_LATENCY: "attempt_latency",
+  /** A message whose event's policy override was clamped to the deployment's limits. */
+  POLICY_CLAMPED: "policy_clamped",
 } as const;
 export type MetricName = (typeof MetricName)[keyof typeof MetricName];
 

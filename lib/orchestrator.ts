@@ -14,6 +14,11 @@ import { formatProblems, type InputProblem, InvalidPolicyError } from "./core/er
 import { MAX_OUTCOME_MESSAGE_LENGTH, storedExcerpt } from "./core/outcome.js";
 import { type RetryPolicy, resolvePolicy } from "./core/policy.js";
 import {
+  applyPolicyLimits,
+  DEFAULT_POLICY_LIMITS,
+  type PolicyLimits,
+} from "./core/policy-limits.js";
+import {
   MessageOrigin,
   type MessageSchedule,
   type ReceivedMessage,
@@ -27,6 +32,8 @@ import { type Log, MetricName, type Metrics } from "./observability.js";
 export interface OrchestratorDeps extends AttemptDeps {
   readonly targets: TargetRouter;
   readonly defaultPolicy: RetryPolicy;
+  /** Bounds an event's policy override is clamped to (default {@link DEFAULT_POLICY_LIMITS}). */
+  readonly policyLimits?: PolicyLimits | undefined;
   readonly log: Log;
   readonly metrics: Metrics;
   /** Records of one batch attempted at once. */
@@ -195,6 +202,15 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
       const problems = error.problems.map((p) => ({ ...p, path: `policy.${p.path}` }));
       return deadLetterInvalid(message, problems, envelope.eventId);
     }
+    const limited = applyPolicyLimits(policy, deps.policyLimits ?? DEFAULT_POLICY_LIMITS);
+    if (limited.adjustments.length > 0) {
+      policy = limited.policy;
+      metrics.count(MetricName.POLICY_CLAMPED);
+      log.warn("policy clamped to the deployment's limits", {
+        eventId: envelope.eventId,
+        adjustments: limited.adjustments,
+      });
+    }
 
     const { notBeforeMs } = schedule;
     // SQS delays are whole seconds, so an early copy waits up to a second longer rather than run
@@ -213,6 +229,7 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
       leaseMs: Math.min(timeoutOf(envelope), callBudgetMs) + deps.leaseMarginMs,
       attemptBudget: policy.maxAttempts,
       targetSummary: describeTarget(envelope.target),
+      policyAdjustments: limited.adjustments,
     });
     switch (claim.kind) {
       case "finished":

@@ -53,7 +53,14 @@ export const createPorts = (
         secretHeaderNames: config.secretHeaders,
         ...(signer === undefined ? {} : { signer }),
       }),
-      lambda: createLambdaTarget({ lambda: clients.lambda }),
+      lambda: createLambdaTarget({
+        lambda: clients.lambda,
+        rules: {
+          ownFunctions: config.ownFunctionNames,
+          accountId: config.accountId,
+          allowedArns: config.lambdaTargets,
+        },
+      }),
     }),
   };
 };
@@ -80,6 +87,7 @@ export const createOrchestratorRuntime = (options: OrchestratorRuntimeOptions): 
     hopSeconds: config.hopSeconds,
     retentionSeconds: config.recordRetentionDays * 86_400,
     defaultPolicy: config.defaultPolicy,
+    policyLimits: config.policyLimits,
     log: options.log,
     metrics: options.metrics,
     recordConcurrency: config.recordConcurrency,

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { ENV } from "../lib/config.js";
 import { EventStatus } from "../lib/core/status.js";
 import { MetricName } from "../lib/observability.js";
 import { useOrchestratorHarness } from "./support/orchestrator-harness.js";
@@ -177,6 +178,43 @@ describe("orchestrator on the emulators", () => {
     const [gap] = gapsBetweenCalls(id);
     expect(gap).toBeGreaterThanOrEqual(3_000 - EARLY_TOLERANCE_MS);
     expect(gap).toBeLessThanOrEqual(3_000 + 2 * LATE_TOLERANCE_MS);
+  });
+
+  it("clamps a producer's maxAttempts 100 / base 0 override to the deployment's limits and records why", async () => {
+    const id = "greedy-policy";
+    const ceiling = 4;
+    h.script({ [id]: [500] });
+    await h.startWorkers({
+      env: {
+        [ENV.POLICY_LIMITS]: JSON.stringify({ maxAttempts: ceiling, minBaseDelaySeconds: 1 }),
+        // The deployment's own policy must lie within its limits.
+        [ENV.DEFAULT_POLICY]: JSON.stringify({ maxAttempts: 3 }),
+      },
+    });
+    await h.submit([
+      h.envelope(id, {
+        maxAttempts: 100,
+        baseDelaySeconds: 0,
+        multiplier: 1,
+        maxDelaySeconds: 0,
+        jitter: "none",
+      }),
+    ]);
+    const record = await h.waitForStatus(id, EventStatus.DEAD_LETTERED);
+    // Unclamped, the same override ran 100 calls back to back; no more may follow the last.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+
+    expect(h.receiver.callsFor(id)).toHaveLength(ceiling);
+    expect(record).toMatchObject({ attempts: ceiling, attemptBudget: ceiling });
+    expect(record.policyAdjustments).toEqual([
+      `maxAttempts 100 lowered to the deployment's ceiling ${ceiling}`,
+      "baseDelaySeconds 0 raised to the deployment's floor 1",
+      "maxDelaySeconds 0 raised to 1 to stay at or above the base delay",
+    ]);
+    for (const gap of gapsBetweenCalls(id)) {
+      expect(gap).toBeGreaterThanOrEqual(1_000 - EARLY_TOLERANCE_MS);
+    }
+    expect(h.metrics.get(MetricName.POLICY_CLAMPED)).toBeGreaterThanOrEqual(1);
   });
 
   it("dead-letters a malformed message with its reason and records it when an id can be read", async () => {

@@ -86,6 +86,9 @@ export const createDynamoEventStore = ({ doc, tableName }: DynamoEventStoreOptio
 
   const claim = async (request: ClaimRequest): Promise<ClaimResult> => {
     const { eventId, generation, worker, nowMs } = request;
+    // Kept only by the write that creates the record; an empty list is never stored.
+    const adjustments = request.policyAdjustments ?? [];
+    const keepAdjustments = adjustments.length > 0;
     if (generation === 0) {
       const created = await claimByCreating(request);
       if (created.kind !== "exists") return created;
@@ -108,9 +111,12 @@ export const createDynamoEventStore = ({ doc, tableName }: DynamoEventStoreOptio
             "createdAt = if_not_exists(createdAt, :now), updatedAt = :now, " +
             "history = if_not_exists(history, :empty), redrives = if_not_exists(redrives, :empty), " +
             "targetSummary = if_not_exists(targetSummary, :summary), " +
-            "envelopeDigest = if_not_exists(envelopeDigest, :digest) " +
+            "envelopeDigest = if_not_exists(envelopeDigest, :digest)" +
+            (keepAdjustments
+              ? ", policyAdjustments = if_not_exists(policyAdjustments, :adjustments)"
+              : "") +
             // Only an invalid envelope's placeholder has the last three; claiming it clears them.
-            "REMOVE nextAttemptAt, deadLetterReason, listedStatus, expiresAt",
+            " REMOVE nextAttemptAt, deadLetterReason, listedStatus, expiresAt",
           // The rule of lib/core/claim.ts (mayClaim), as a condition. A placeholder written by
           // an older release stored attemptBudget 0 and stays unclaimable (it would keep that
           // budget); the pure rule cannot see the difference, this condition can.
@@ -141,6 +147,7 @@ export const createDynamoEventStore = ({ doc, tableName }: DynamoEventStoreOptio
             ":nowMs": nowMs,
             ":empty": [],
             ":summary": request.targetSummary,
+            ...(keepAdjustments ? { ":adjustments": adjustments } : {}),
           },
           ReturnValues: "ALL_OLD",
           ReturnValuesOnConditionCheckFailure: "ALL_OLD",

@@ -86,6 +86,9 @@ export const itemToRecord = (item: Record<string, unknown>): EventRecord => {
           }
         : undefined,
     audit: (item.audit as EventRecord["audit"] | undefined)?.slice(-MAX_AUDIT_ENTRIES),
+    policyAdjustments: Array.isArray(item.policyAdjustments)
+      ? item.policyAdjustments.filter((entry): entry is string => typeof entry === "string")
+      : undefined,
     // An invalid envelope's placeholder has no createdAt: no event was accepted under it yet.
     createdAt: String(item.createdAt ?? item.updatedAt ?? ""),
     updatedAt: String(item.updatedAt ?? ""),

@@ -1,8 +1,17 @@
 import Table from "cli-table3";
 import { type Command, InvalidArgumentError, Option } from "commander";
+import { ENV } from "../config.js";
+import { ConfigurationError, formatProblems } from "../core/errors.js";
 import { explainPolicy, type PolicyExplanation } from "../core/explain.js";
 import { DEFAULT_POLICY, Jitter, resolvePolicy } from "../core/policy.js";
+import {
+  completePolicyLimits,
+  DEFAULT_POLICY_LIMITS,
+  type PolicyLimits,
+  PolicyLimitsSchema,
+} from "../core/policy-limits.js";
 import { seededRandom } from "../core/random.js";
+import { toProblems } from "../core/zod-problems.js";
 import {
   formatSeconds,
   parseNonNegativeNumber,
@@ -23,6 +32,8 @@ interface ExplainFlags {
   readonly multiplier?: number;
   readonly maxDelay?: number;
   readonly jitter?: Jitter;
+  readonly limitMaxAttempts?: number;
+  readonly limitMinBase?: number;
   readonly samples: number;
   readonly seed: number;
   readonly json: boolean;
@@ -58,9 +69,57 @@ export const renderExplanation = (explanation: PolicyExplanation, samples: numbe
   const summary =
     `${explanation.retries.length} retries wait at most ${seconds(explanation.totalMaxSeconds)} ` +
     `in total; median ${seconds(explanation.totalP50Seconds)} over ${samples} samples.`;
-  return explanation.retries.length === 0
-    ? `${header}\nNo retries: maxAttempts is 1.`
-    : `${header}\n${table.toString()}\n${summary}`;
+  const body =
+    explanation.retries.length === 0
+      ? `${header}\nNo retries: maxAttempts is 1.`
+      : `${header}\n${table.toString()}\n${summary}`;
+  return explanation.limits === undefined
+    ? body
+    : `${body}\n${renderLimits(explanation.limits, explanation.adjustments ?? [])}`;
+};
+
+/** The deployment's limits and the policy's standing against them, one or more lines. */
+const renderLimits = (limits: PolicyLimits, adjustments: readonly string[]): string => {
+  const bounds =
+    `Limits: maxAttempts at most ${limits.maxAttempts}, ` +
+    `baseDelaySeconds at least ${limits.minBaseDelaySeconds}`;
+  return adjustments.length === 0
+    ? `${bounds}: within them.`
+    : `${bounds}: outside them; an event asking for this policy is clamped:\n${adjustments
+        .map((adjustment) => `  - ${adjustment}`)
+        .join("\n")}`;
+};
+
+/**
+ * The deployment's limits: the flags, over `RICOCHET_POLICY_LIMITS` (as the functions read it),
+ * over the built-in defaults.
+ * @throws ConfigurationError when the variable or a flag holds an invalid limit.
+ */
+const limitsFrom = (flags: ExplainFlags, env: NodeJS.ProcessEnv = process.env): PolicyLimits => {
+  const raw = env[ENV.POLICY_LIMITS];
+  let fromEnv: unknown = {};
+  if (raw !== undefined && raw.trim() !== "") {
+    try {
+      fromEnv = JSON.parse(raw);
+    } catch {
+      throw new ConfigurationError(`${ENV.POLICY_LIMITS} is not valid JSON`);
+    }
+  }
+  if (typeof fromEnv !== "object" || fromEnv === null || Array.isArray(fromEnv)) {
+    throw new ConfigurationError(`${ENV.POLICY_LIMITS} must be a JSON object`);
+  }
+  const merged = {
+    ...fromEnv,
+    ...(flags.limitMaxAttempts === undefined ? {} : { maxAttempts: flags.limitMaxAttempts }),
+    ...(flags.limitMinBase === undefined ? {} : { minBaseDelaySeconds: flags.limitMinBase }),
+  };
+  const parsed = PolicyLimitsSchema.safeParse(merged);
+  if (!parsed.success) {
+    throw new ConfigurationError(
+      `invalid policy limits: ${formatProblems(toProblems(parsed.error))}`,
+    );
+  }
+  return completePolicyLimits(parsed.data);
 };
 
 // Policy numbers are only checked to be numbers here; resolvePolicy judges the values (whole,
@@ -77,6 +136,7 @@ const explainAction = (flags: ExplainFlags): void => {
   const explanation = explainPolicy(policy, {
     samples: flags.samples,
     random: seededRandom(flags.seed),
+    limits: limitsFrom(flags),
   });
   printResult(explanation, {
     json: flags.json,
@@ -98,7 +158,8 @@ export const registerPolicyCommands = (program: Command): void => {
   const explain = policy
     .command("explain")
     .description(
-      "Show each retry's ceiling, delay range and drawn percentiles, and the total retry window.",
+      "Show each retry's ceiling, delay range and drawn percentiles, the total retry window, " +
+        "and whether the policy lies within the deployment's limits.",
     )
     .option(
       "--max-attempts <n>",
@@ -125,6 +186,16 @@ export const registerPolicyCommands = (program: Command): void => {
         "--jitter <kind>",
         `how delays are drawn (default ${DEFAULT_POLICY.jitter})`,
       ).choices(Object.values(Jitter)),
+    )
+    .option(
+      "--limit-max-attempts <n>",
+      `the deployment's ceiling on maxAttempts (default $${ENV.POLICY_LIMITS} or ${DEFAULT_POLICY_LIMITS.maxAttempts})`,
+      parseNonNegativeNumber,
+    )
+    .option(
+      "--limit-min-base <seconds>",
+      `the deployment's floor on the base delay (default $${ENV.POLICY_LIMITS} or ${DEFAULT_POLICY_LIMITS.minBaseDelaySeconds})`,
+      parseNonNegativeNumber,
     )
     .option(
       "--samples <k>",

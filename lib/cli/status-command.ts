@@ -38,6 +38,10 @@ export const renderRecord = (record: EventRecord): string => {
     { created: record.createdAt },
     { updated: record.updatedAt },
   );
+  // Said only when it happened: the producer asked for more than the deployment allows.
+  if (record.policyAdjustments !== undefined && record.policyAdjustments.length > 0) {
+    summary.push({ "policy clamped": record.policyAdjustments.join("\n") });
+  }
   const parts = [summary.toString()];
   if (record.history.length > 0) {
     const history = new Table({

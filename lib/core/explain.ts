@@ -1,6 +1,7 @@
 import { delayRange, drawDelaySeconds } from "./backoff.js";
 import { ConfigurationError } from "./errors.js";
 import type { RetryPolicy } from "./policy.js";
+import { applyPolicyLimits, type PolicyLimits } from "./policy-limits.js";
 import type { RandomSource } from "./random.js";
 
 /** What one retry of a policy looks like: its range and how the drawn delays spread in it. */
@@ -27,12 +28,20 @@ export interface PolicyExplanation {
   readonly totalMaxSeconds: number;
   /** The median, over samples, of one sample's total wait. */
   readonly totalP50Seconds: number;
+  /** The deployment's bounds, when the explanation was asked against them. */
+  readonly limits?: PolicyLimits;
+  /** Whether the policy lies within {@link limits}: an event asking for it runs it unchanged. */
+  readonly withinLimits?: boolean;
+  /** What the orchestrator would clamp in an event asking for this policy; empty when within. */
+  readonly adjustments?: readonly string[];
 }
 
 export interface ExplainOptions {
   /** How many retry schedules to draw; each chains its delays like a real event does. */
   readonly samples: number;
   readonly random: RandomSource;
+  /** The deployment's bounds to judge the policy against; the schedule is the policy's own. */
+  readonly limits?: PolicyLimits | undefined;
 }
 
 /**
@@ -50,7 +59,9 @@ const sortedCopy = (values: Float64Array): Float64Array => values.slice().sort()
 /**
  * Explains a policy: per retry, its ceiling, the range the delay is drawn from, and percentiles
  * of `samples` drawn schedules. Retry-After hints and deadlines are not modelled: this is what
- * the policy alone does. Deterministic for a deterministic `random`.
+ * the policy alone does. Deterministic for a deterministic `random`. Given the deployment's
+ * `limits`, it also says whether the policy lies within them and what an event asking for it
+ * would have clamped.
  * @throws ConfigurationError when `samples` is not a whole number of at least 1.
  */
 export const explainPolicy = (policy: RetryPolicy, options: ExplainOptions): PolicyExplanation => {
@@ -85,10 +96,18 @@ export const explainPolicy = (policy: RetryPolicy, options: ExplainOptions): Pol
       p99Seconds: percentile(sorted, 99),
     };
   });
-  return {
+  const explanation = {
     policy,
     retries,
     totalMaxSeconds: retries.reduce((sum, r) => sum + r.maxSeconds, 0),
     totalP50Seconds: retryCount === 0 ? 0 : percentile(sortedCopy(totals), 50),
+  };
+  if (options.limits === undefined) return explanation;
+  const { adjustments } = applyPolicyLimits(policy, options.limits);
+  return {
+    ...explanation,
+    limits: options.limits,
+    withinLimits: adjustments.length === 0,
+    adjustments,
   };
 };

@@ -22,6 +22,8 @@ export interface ClaimRequest {
   readonly targetSummary: string;
   /** Digest of the envelope ({@link envelopeDigest}); the first one stored wins. */
   readonly envelopeDigest: string;
+  /** How the event's policy was clamped to the deployment's limits; kept if the record is new. */
+  readonly policyAdjustments?: readonly string[] | undefined;
 }
 
 /** The answer to a claim; only `claimed` lets the caller call the target. */

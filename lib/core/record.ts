@@ -95,6 +95,8 @@ export interface EventRecord {
   readonly envelopeDigest?: string | undefined;
   readonly conflicts?: ConflictSummary | undefined;
   readonly audit?: readonly AuditEntry[] | undefined;
+  /** How the producer's policy override was clamped to the deployment's limits, if it was. */
+  readonly policyAdjustments?: readonly string[] | undefined;
   readonly createdAt: string;
   readonly updatedAt: string;
   /** DynamoDB TTL (epoch seconds), set once the record is terminal. */

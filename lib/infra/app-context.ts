@@ -16,6 +16,12 @@ export const CONTEXT_KEY = "ricochet";
 const ContextSchema = z.strictObject({
   stackName: z.string().min(1).default(DEFAULT_STACK_NAME),
   defaultPolicy: PolicyFieldsSchema.optional(),
+  policyLimits: z
+    .strictObject({
+      maxAttempts: z.number().optional(),
+      minBaseDelaySeconds: z.number().optional(),
+    })
+    .optional(),
   batchSize: z.number().optional(),
   maxBatchingWindowSeconds: z.number().optional(),
   maxConcurrency: z.number().optional(),
@@ -60,6 +66,7 @@ export const readAppSettings = (context: unknown): RicochetAppSettings => {
     stackName: c.stackName,
     orchestrator: {
       defaultPolicy: c.defaultPolicy,
+      policyLimits: c.policyLimits,
       batchSize: c.batchSize,
       maxBatchingWindow: maybe(c.maxBatchingWindowSeconds, Duration.seconds),
       maxConcurrency: c.maxConcurrency,

@@ -109,6 +109,7 @@ export class OrchestratorMonitoring extends Construct {
               m.REJECTED,
               m.DEAD_LETTERED,
               m.INVALID_ENVELOPE,
+              m.POLICY_CLAMPED,
             ].map((name) => emf(name)),
           }),
           new GraphWidget({

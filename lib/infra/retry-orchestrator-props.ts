@@ -11,6 +11,13 @@ import {
   InvalidPolicyError,
 } from "../core/errors.js";
 import { DEFAULT_POLICY, type PolicyOverride, resolvePolicy } from "../core/policy.js";
+import {
+  completePolicyLimits,
+  DEFAULT_POLICY_LIMITS,
+  type PolicyLimits,
+  PolicyLimitsSchema,
+  policyLimitConflicts,
+} from "../core/policy-limits.js";
 import { toProblems } from "../core/zod-problems.js";
 
 /**
@@ -42,6 +49,18 @@ export interface RetryOrchestratorProps {
    * @default - the built-in policy (8 attempts, 5 s base, ×2, 900 s cap, full jitter)
    */
   readonly defaultPolicy?: PolicyOverride;
+  /**
+   * Bounds on every event's effective policy: an event's `policy` override asking for more
+   * attempts or a shorter base delay is clamped to them (the event still runs, and its record says
+   * what was changed). `defaultPolicy` must lie within them.
+   * @default - `{ maxAttempts: 25, minBaseDelaySeconds: 1 }` (each field defaults on its own)
+   */
+  readonly policyLimits?: {
+    /** Most attempts an event may ask for, the first included (1..100). @default 25 */
+    readonly maxAttempts?: number;
+    /** Least `baseDelaySeconds` an event may ask for. @default 1 */
+    readonly minBaseDelaySeconds?: number;
+  };
   /**
    * Messages handed to one orchestrator invocation. Above 10, SQS requires a batching window.
    * @default 10
@@ -151,8 +170,11 @@ export interface RetryOrchestratorProps {
 
 /** Props with every default applied and every value checked. */
 export interface ResolvedRetryOrchestratorProps
-  extends Required<Omit<RetryOrchestratorProps, "defaultPolicy" | "signingSecret">> {
+  extends Required<
+    Omit<RetryOrchestratorProps, "defaultPolicy" | "signingSecret" | "policyLimits">
+  > {
   readonly defaultPolicy: PolicyOverride | undefined;
+  readonly policyLimits: PolicyLimits;
   readonly signingSecret: ISecret | IStringParameter | undefined;
 }
 
@@ -174,6 +196,7 @@ export const RETRY_ORCHESTRATOR_DEFAULTS = {
   hopSeconds: MAX_SQS_DELAY_SECONDS,
   recordConcurrency: 10,
   lambdaTargets: [] as readonly string[],
+  policyLimits: DEFAULT_POLICY_LIMITS,
   removalPolicy: RemovalPolicy.RETAIN,
   metricsNamespace: "Ricochet",
 } as const;
@@ -255,6 +278,27 @@ const seconds = (duration: Duration): number => {
   }
 };
 
+/** Problems of the limits' values, and of a default policy that breaks them. */
+const limitProblems = (
+  limits: RetryOrchestratorProps["policyLimits"],
+  policy: PolicyOverride | undefined,
+): InputProblem[] => {
+  const checked = PolicyLimitsSchema.safeParse(limits ?? {});
+  if (!checked.success) {
+    return toProblems(checked.error).map((p) => ({ ...p, path: `policyLimits.${p.path}` }));
+  }
+  let resolved: ReturnType<typeof resolvePolicy>;
+  try {
+    resolved = resolvePolicy(DEFAULT_POLICY, policy);
+  } catch {
+    return []; // Reported by policyProblems.
+  }
+  return policyLimitConflicts(resolved, completePolicyLimits(checked.data)).map((p) => ({
+    ...p,
+    path: `defaultPolicy.${p.path}`,
+  }));
+};
+
 const policyProblems = (policy: PolicyOverride | undefined): InputProblem[] => {
   try {
     resolvePolicy(DEFAULT_POLICY, policy);
@@ -278,6 +322,8 @@ export const resolveRetryOrchestratorProps = (
   const d = RETRY_ORCHESTRATOR_DEFAULTS;
   const resolved: ResolvedRetryOrchestratorProps = {
     defaultPolicy: props.defaultPolicy,
+    // Checked below with the rest; filling in the defaults needs no valid values.
+    policyLimits: completePolicyLimits(props.policyLimits),
     batchSize: props.batchSize ?? d.batchSize,
     maxBatchingWindow: props.maxBatchingWindow ?? d.maxBatchingWindow,
     maxConcurrency: props.maxConcurrency ?? d.maxConcurrency,
@@ -310,6 +356,7 @@ export const resolveRetryOrchestratorProps = (
   const problems = [
     ...(checked.success ? [] : toProblems(checked.error)),
     ...policyProblems(resolved.defaultPolicy),
+    ...limitProblems(props.policyLimits, resolved.defaultPolicy),
   ];
   if (problems.length > 0) {
     throw new ConfigurationError(`invalid RetryOrchestrator props: ${formatProblems(problems)}`, {

@@ -1,4 +1,4 @@
-import { Duration, Lazy } from "aws-cdk-lib";
+import { Duration, Lazy, Stack } from "aws-cdk-lib";
 import type { Alarm, Dashboard } from "aws-cdk-lib/aws-cloudwatch";
 import {
   AttributeType,
@@ -151,6 +151,12 @@ export class RetryOrchestrator extends Construct {
       memorySize: REDRIVE_MEMORY_MIB,
       description: "Ricochet: moves selected dead-lettered events back to the ingress queue.",
     });
+    // So the orchestrator refuses an event targeting the redrive function (it knows its own name
+    // from Lambda). One way only: the redrive function naming the orchestrator would be a cycle.
+    this.orchestratorFunction.addEnvironment(
+      ENV.REDRIVE_FUNCTION_NAME,
+      this.redriveFunction.functionName,
+    );
 
     // Both queues feed the same function with the same settings; which one a record came from
     // is what tells the function whether to believe its scheduling attributes.
@@ -299,6 +305,9 @@ export class RetryOrchestrator extends Construct {
               `ssm:${secret.parameterName}`,
       [ENV.SECRET_HEADERS]: settings.secretHeaders.join(","),
       [ENV.RECORD_CONCURRENCY]: String(settings.recordConcurrency),
+      [ENV.POLICY_LIMITS]: JSON.stringify(settings.policyLimits),
+      [ENV.ACCOUNT_ID]: Stack.of(this).account,
+      [ENV.LAMBDA_TARGETS]: settings.lambdaTargets.join(","),
       POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
       POWERTOOLS_METRICS_NAMESPACE: settings.metricsNamespace,
       // The bundles ship source maps; without this flag Node ignores them in stack traces.

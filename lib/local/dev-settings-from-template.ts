@@ -32,6 +32,9 @@ const DEFAULT_BATCH_SIZE = 10;
 const DEFAULT_MAX_CONCURRENCY = 1000;
 const DEFAULT_TIMEOUT_SECONDS = 3;
 
+/** The deployment's account and redrive function: no local counterpart, so left unset locally. */
+const DEPLOYMENT_ONLY: ReadonlySet<string> = new Set([ENV.ACCOUNT_ID, ENV.REDRIVE_FUNCTION_NAME]);
+
 const numberOr = (value: unknown, fallback: number): number =>
   typeof value === "number" && Number.isFinite(value) ? value : fallback;
 
@@ -69,6 +72,7 @@ export const devSettingsFromTemplate = (
   const environment = isRecord(props.Environment) ? props.Environment.Variables : undefined;
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(isRecord(environment) ? environment : {})) {
+    if (DEPLOYMENT_ONLY.has(name) && typeof value !== "string") continue;
     env[name] = resolveLocalReference(value, local);
   }
   for (const name of [

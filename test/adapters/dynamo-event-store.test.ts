@@ -92,6 +92,31 @@ describe("DynamoDB event store", () => {
     expect(await store.get(id)).toEqual(retry);
   });
 
+  it("keeps the policy adjustments of the claim that created the record, and only those", async () => {
+    const adjustments = ["maxAttempts 100 lowered to the deployment's ceiling 25"];
+    const id = anEventId();
+    const first = await claimed(id, { policyAdjustments: adjustments });
+    await store.recordResult(resultOf(first, EventStatus.RETRY_SCHEDULED));
+    const retry = await claimed(id, {
+      generation: 1,
+      nowMs: FIXED_NOW_MS + 1_000,
+      policyAdjustments: ["something else"],
+    });
+    expect(first.policyAdjustments).toEqual(adjustments);
+    expect(retry.policyAdjustments).toEqual(adjustments);
+    expect((await store.get(id))?.policyAdjustments).toEqual(adjustments);
+
+    // A record first written by a later generation's claim (the update path) keeps them too.
+    const late = anEventId();
+    const lateClaim = await claimed(late, { generation: 2, policyAdjustments: adjustments });
+    expect(lateClaim.policyAdjustments).toEqual(adjustments);
+    expect(await store.get(late)).toEqual(lateClaim);
+
+    const unclamped = anEventId();
+    await claimed(unclamped, { policyAdjustments: [] });
+    expect((await store.get(unclamped))?.policyAdjustments).toBeUndefined();
+  });
+
   it.each([
     ["a live lease", { worker: "worker-b", nowMs: FIXED_NOW_MS + 1 }, "lease_held"],
     ["an older generation's copy", { generation: -1 }, "stale"],

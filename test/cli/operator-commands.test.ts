@@ -10,7 +10,7 @@ import type { EventRecord } from "../../lib/core/record.js";
 import type { DeadLetterListing } from "../../lib/dead-letter-scan.js";
 import type { RedriveReport } from "../../lib/redrive.js";
 import { missingQueueUrl } from "../adapters/sqs-test-support.js";
-import { anEnvelope } from "../factories.js";
+import { anEnvelope, anEventId } from "../factories.js";
 import { deadLetterEvent } from "../support/dead-letter-fixture.js";
 import {
   createTestQueues,
@@ -75,6 +75,33 @@ describe("ricochet CLI", () => {
     const record = JSON.parse(result.stdout) as EventRecord;
     expect(record).toMatchObject({ eventId: event?.eventId, status: "dead_lettered", attempts: 1 });
     expect(record.history).toHaveLength(1);
+  });
+
+  it("says when and how an event's policy was clamped to the deployment's limits", async () => {
+    const store = createDynamoEventStore({ doc: documents, tableName: table });
+    const eventId = anEventId();
+    const adjustments = [
+      "maxAttempts 100 lowered to the deployment's ceiling 25",
+      "baseDelaySeconds 0 raised to the deployment's floor 1",
+    ];
+    await store.claim({
+      eventId,
+      generation: 0,
+      worker: "worker-a",
+      nowMs: Date.now(),
+      leaseMs: 10_000,
+      envelopeDigest: "digest",
+      attemptBudget: 25,
+      targetSummary: "http POST https://receiver.example.com/",
+      policyAdjustments: adjustments,
+    });
+
+    const human = await runCli(["status", eventId, ...resources]);
+    expect(human.code).toBe(0);
+    expect(human.stdout).toContain("policy clamped");
+    for (const adjustment of adjustments) expect(human.stdout).toContain(adjustment);
+    const json = await runCli(["status", eventId, "--json", ...resources]);
+    expect((JSON.parse(json.stdout) as EventRecord).policyAdjustments).toEqual(adjustments);
   });
 
   it("exits 1 with one line for an event that has no record", async () => {

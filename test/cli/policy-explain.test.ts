@@ -12,16 +12,21 @@ interface CliResult {
   readonly stderr: string;
 }
 
-/** Runs the installed CLI entry (the shim `npx ricochet` runs) in its own process. */
-const ricochet = async (...args: string[]): Promise<CliResult> => {
+/** Runs the installed CLI entry (the shim `npx ricochet` runs) in its own process, with `env` added. */
+const ricochetWith = async (env: NodeJS.ProcessEnv, ...args: string[]): Promise<CliResult> => {
   try {
-    const { stdout, stderr } = await run(process.execPath, [CLI, ...args], { timeout: 20_000 });
+    const { stdout, stderr } = await run(process.execPath, [CLI, ...args], {
+      timeout: 20_000,
+      env: { ...process.env, RICOCHET_POLICY_LIMITS: "", ...env },
+    });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failed = error as { code?: number; stdout?: string; stderr?: string };
     return { code: failed.code ?? -1, stdout: failed.stdout ?? "", stderr: failed.stderr ?? "" };
   }
 };
+
+const ricochet = (...args: string[]): Promise<CliResult> => ricochetWith({}, ...args);
 
 describe("ricochet policy explain", () => {
   it("prints the ceilings and window of a no-jitter policy as one JSON object", async () => {
@@ -47,6 +52,9 @@ describe("ricochet policy explain", () => {
       "retries",
       "totalMaxSeconds",
       "totalP50Seconds",
+      "limits",
+      "withinLimits",
+      "adjustments",
     ]);
     expect(output.retries.map((r: { ceilingSeconds: number }) => r.ceilingSeconds)).toEqual([
       5, 10, 20, 40, 80, 160, 300, 300,
@@ -61,6 +69,11 @@ describe("ricochet policy explain", () => {
       p99Seconds: 5,
     });
     expect(output.totalMaxSeconds).toBe(915);
+    expect(output).toMatchObject({
+      limits: { maxAttempts: 25, minBaseDelaySeconds: 1 },
+      withinLimits: true,
+      adjustments: [],
+    });
     expect(output.policy).toMatchObject({
       maxAttempts: 9,
       baseDelaySeconds: 5,
@@ -85,13 +98,49 @@ describe("ricochet policy explain", () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toContain("ceiling (s)");
     expect(result.stdout).toMatch(/│\s+2\s+│\s+10\s+│\s+5–10\s+│/);
-    expect(result.stdout.trim().split("\n").at(-1)).toMatch(
+    expect(result.stdout.trim().split("\n").at(-2)).toMatch(
       /^2 retries wait at most 15s in total; median \d+s over 10000 samples\.$/,
     );
   });
 
+  it("says in JSON that a policy outside the deployment's limits would be clamped, and how", async () => {
+    const result = await ricochetWith(
+      { RICOCHET_POLICY_LIMITS: JSON.stringify({ maxAttempts: 10, minBaseDelaySeconds: 2 }) },
+      "policy",
+      "explain",
+      ...["--max-attempts", "100", "--base", "0", "--max-delay", "60", "--json"],
+    );
+    expect(result).toMatchObject({ code: 0, stderr: "" });
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      policy: { maxAttempts: 100, baseDelaySeconds: 0 },
+      limits: { maxAttempts: 10, minBaseDelaySeconds: 2 },
+      withinLimits: false,
+      adjustments: [
+        "maxAttempts 100 lowered to the deployment's ceiling 10",
+        "baseDelaySeconds 0 raised to the deployment's floor 2",
+      ],
+    });
+  });
+
+  it("prints the limits under the table, the flags winning over the environment", async () => {
+    const within = await ricochet("policy", "explain", "--max-attempts", "3");
+    expect(within.stdout.trim().split("\n").at(-1)).toBe(
+      "Limits: maxAttempts at most 25, baseDelaySeconds at least 1: within them.",
+    );
+    const outside = await ricochetWith(
+      { RICOCHET_POLICY_LIMITS: JSON.stringify({ maxAttempts: 10 }) },
+      ...["policy", "explain", "--max-attempts", "3", "--limit-max-attempts", "2"],
+    );
+    expect(outside.stdout.trim().split("\n").slice(-2)).toEqual([
+      "Limits: maxAttempts at most 2, baseDelaySeconds at least 1: outside them; an event asking for this policy is clamped:",
+      "  - maxAttempts 3 lowered to the deployment's ceiling 2",
+    ]);
+  });
+
   it.each([
     [["--jitter", "random"], "Allowed choices are full, equal, decorrelated, none"],
+    [["--limit-max-attempts", "0"], "invalid policy limits: maxAttempts: must be at least 1"],
+    [["--limit-min-base", "0.5"], "invalid policy limits: minBaseDelaySeconds: must be a whole"],
     [["--base", "-5"], "--base"],
     [["--base", "five"], "must be a number of at least 0"],
     [["--multiplier", "NaN"], "--multiplier"],

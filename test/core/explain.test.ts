@@ -55,6 +55,32 @@ describe("explainPolicy", () => {
     expect(explanation.policy).toBe(policy);
   });
 
+  it.each([
+    ["within the limits", { maxAttempts: 5, baseDelaySeconds: 2 }, true, []],
+    [
+      "outside the limits",
+      { maxAttempts: 6, baseDelaySeconds: 1 },
+      false,
+      [
+        "maxAttempts 6 lowered to the deployment's ceiling 5",
+        "baseDelaySeconds 1 raised to the deployment's floor 2",
+      ],
+    ],
+  ])("judges a policy %s, explaining the policy as asked", (_, override, within, adjustments) => {
+    const policy = aPolicy(override);
+    const limits = { maxAttempts: 5, minBaseDelaySeconds: 2 };
+    const explanation = explainPolicy(policy, { samples: 5, random: seededRandom(1), limits });
+    expect(explanation).toMatchObject({ limits, withinLimits: within, adjustments });
+    expect(explanation.policy).toBe(policy);
+    expect(explanation.retries).toHaveLength(policy.maxAttempts - 1);
+  });
+
+  it("says nothing of limits when none are given", () => {
+    const explanation = explainPolicy(aPolicy(), { samples: 5, random: seededRandom(1) });
+    expect(Object.keys(explanation)).not.toContain("limits");
+    expect(Object.keys(explanation)).not.toContain("withinLimits");
+  });
+
   it("has no retries and a zero window when maxAttempts is 1", () => {
     const explanation = explainPolicy(aPolicy({ maxAttempts: 1 }), {
       samples: 5,

@@ -14,6 +14,7 @@ describe("readAppSettings", () => {
       deadLetterRetentionDays: 10,
       allowedTargetHosts: ["10.0.0.0/8"],
       defaultPolicy: { maxAttempts: 3 },
+      policyLimits: { maxAttempts: 10, minBaseDelaySeconds: 2 },
     });
     expect(stackName).toBe("RicochetStaging");
     expect(orchestrator.functionTimeout?.toSeconds()).toBe(30);
@@ -21,11 +22,17 @@ describe("readAppSettings", () => {
     expect(orchestrator.ingressRetention).toBeUndefined();
     expect(orchestrator.allowedTargetHosts).toEqual(["10.0.0.0/8"]);
     expect(orchestrator.defaultPolicy).toEqual({ maxAttempts: 3 });
+    expect(orchestrator.policyLimits).toEqual({ maxAttempts: 10, minBaseDelaySeconds: 2 });
   });
 
   it("names every malformed field at once, unknown keys included", () => {
     const read = () =>
-      readAppSettings({ batchSize: "ten", functionTimeout: 30, allowedTargetHosts: "a" });
+      readAppSettings({
+        batchSize: "ten",
+        functionTimeout: 30,
+        allowedTargetHosts: "a",
+        policyLimits: { maxAttempts: "many", floor: 1 },
+      });
     expect(read).toThrow(ConfigurationError);
     const message = (() => {
       try {
@@ -35,7 +42,13 @@ describe("readAppSettings", () => {
         return (error as Error).message;
       }
     })();
-    for (const field of ["batchSize", "allowedTargetHosts", "functionTimeout"]) {
+    for (const field of [
+      "batchSize",
+      "allowedTargetHosts",
+      "functionTimeout",
+      "policyLimits.maxAttempts",
+      "policyLimits.floor",
+    ]) {
       expect(message).toContain(field);
     }
   });

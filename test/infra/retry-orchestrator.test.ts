@@ -61,6 +61,7 @@ beforeAll(() => {
     signingSecret: Secret.fromSecretCompleteArn(custom, "Signing", SIGNING_SECRET_ARN),
     functionTimeout: Duration.seconds(120),
     defaultPolicy: { maxAttempts: 3, jitter: "equal" },
+    policyLimits: { maxAttempts: 10 },
     allowedTargetHosts: ["10.0.0.0/8", "hooks.internal"],
     secretHeaders: ["X-Api-Key"],
     metricsNamespace: "Custom",
@@ -258,7 +259,11 @@ describe("RetryOrchestrator resources", () => {
       });
       const variables = (Properties.Environment as { Variables: Record<string, unknown> })
         .Variables;
+      // The redrive function cannot be told its own name (a dependency cycle); Lambda tells it.
+      const orchestratorOnly: string[] = [ENV.REDRIVE_FUNCTION_NAME];
+      const isOrchestrator = String(Properties.Description).includes("delivers events");
       for (const name of [...Object.values(ENV), "POWERTOOLS_SERVICE_NAME"]) {
+        if (!isOrchestrator && orchestratorOnly.includes(name)) continue;
         expect(variables, name).toHaveProperty([name]);
       }
       expect(variables.POWERTOOLS_METRICS_NAMESPACE).toBe("Ricochet");
@@ -278,6 +283,32 @@ describe("RetryOrchestrator resources", () => {
       [ENV.SIGNING_SECRET]: SIGNING_SECRET_ARN,
       POWERTOOLS_METRICS_NAMESPACE: "Custom",
     });
+  });
+
+  it("tells the orchestrator the redrive function's name, the account and the listed Lambda targets", () => {
+    const variables = (
+      orchestratorFunction(customTemplate).props.Environment as {
+        Variables: Record<string, unknown>;
+      }
+    ).Variables;
+    const redriveFunction = customOrchestrator.redriveFunction.node.defaultChild as CfnElement;
+    expect(variables).toMatchObject({
+      [ENV.REDRIVE_FUNCTION_NAME]: { Ref: Stack.of(redriveFunction).getLogicalId(redriveFunction) },
+      [ENV.ACCOUNT_ID]: { Ref: "AWS::AccountId" },
+      [ENV.LAMBDA_TARGETS]: TARGET_ARN,
+    });
+  });
+
+  it("passes the policy limits to the functions, the defaults when none are given", () => {
+    const limitsOf = (t: Template) =>
+      JSON.parse(
+        String(
+          (orchestratorFunction(t).props.Environment as { Variables: Record<string, unknown> })
+            .Variables[ENV.POLICY_LIMITS],
+        ),
+      );
+    expect(limitsOf(template)).toEqual({ maxAttempts: 25, minBaseDelaySeconds: 1 });
+    expect(limitsOf(customTemplate)).toEqual({ maxAttempts: 10, minBaseDelaySeconds: 1 });
   });
 
   it("alarms on dead-letter depth and on the age of the oldest ingress message", () => {
@@ -478,6 +509,7 @@ describe("RetryOrchestrator props validation", () => {
       hopSeconds: 901,
       recordConcurrency: 0,
       defaultPolicy: { baseDelaySeconds: 600, maxDelaySeconds: 60 },
+      policyLimits: { minBaseDelaySeconds: -1 },
     });
     for (const path of [
       "batchSize",
@@ -487,9 +519,41 @@ describe("RetryOrchestrator props validation", () => {
       "hopSeconds",
       "recordConcurrency",
       "defaultPolicy.baseDelaySeconds",
+      "policyLimits.minBaseDelaySeconds",
     ]) {
       expect(message).toContain(`${path}:`);
     }
+  });
+
+  it("requires the default policy to lie within the policy limits, naming every conflict", () => {
+    const message = problemsOf({
+      defaultPolicy: { maxAttempts: 12, baseDelaySeconds: 2 },
+      policyLimits: { maxAttempts: 10, minBaseDelaySeconds: 5 },
+    });
+    expect(message).toContain(
+      "defaultPolicy.maxAttempts: 12 is above the ceiling policyLimits.maxAttempts (10)",
+    );
+    expect(message).toContain(
+      "defaultPolicy.baseDelaySeconds: 2 is below the floor policyLimits.minBaseDelaySeconds (5)",
+    );
+    expect(message.match(/invalid RetryOrchestrator props/g)).toHaveLength(1);
+  });
+
+  it("judges the built-in default policy against the limits too", () => {
+    expect(problemsOf({ policyLimits: { maxAttempts: 5 } })).toContain(
+      "defaultPolicy.maxAttempts: 8 is above the ceiling policyLimits.maxAttempts (5)",
+    );
+    expect(problemsOf({ policyLimits: { maxAttempts: 8, minBaseDelaySeconds: 5 } })).toBe("");
+  });
+
+  it("fills in the default limits field by field", () => {
+    expect(resolveRetryOrchestratorProps().policyLimits).toEqual({
+      maxAttempts: 25,
+      minBaseDelaySeconds: 1,
+    });
+    expect(
+      resolveRetryOrchestratorProps({ policyLimits: { minBaseDelaySeconds: 0 } }).policyLimits,
+    ).toEqual({ maxAttempts: 25, minBaseDelaySeconds: 0 });
   });
 
   it("throws from the construct before creating anything", () => {
@@ -517,6 +581,12 @@ describe("RetryOrchestrator props validation", () => {
     ["hop of 0 s", { hopSeconds: 0 }, "hopSeconds"],
     ["record concurrency 101", { recordConcurrency: 101 }, "recordConcurrency"],
     ["an unknown policy field", { defaultPolicy: { maxAttempts: 0 } }, "defaultPolicy.maxAttempts"],
+    ["a ceiling of 0 attempts", { policyLimits: { maxAttempts: 0 } }, "policyLimits.maxAttempts"],
+    [
+      "a fractional base delay floor",
+      { policyLimits: { minBaseDelaySeconds: 0.5 } },
+      "policyLimits.minBaseDelaySeconds",
+    ],
     [
       "a host with a comma",
       { allowedTargetHosts: ["a.example,b.example"] },

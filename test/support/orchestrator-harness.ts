@@ -12,12 +12,13 @@ import {
   scheduleFromAttributes,
 } from "../../lib/adapters/message-schedule.js";
 import { DEAD_LETTER_SUMMARY_ATTRIBUTE } from "../../lib/adapters/sqs-dead-letter-queue.js";
-import type { RicochetConfig } from "../../lib/config.js";
+import { ENV, type RicochetConfig } from "../../lib/config.js";
 import type { DeadLetterMessage } from "../../lib/core/dead-letter.js";
 import type { Envelope } from "../../lib/core/envelope.js";
-import { StoreUnavailableError } from "../../lib/core/errors.js";
+import { QueueUnavailableError, StoreUnavailableError } from "../../lib/core/errors.js";
 import type { PolicyOverride } from "../../lib/core/policy.js";
 import {
+  type DeadLetterQueue,
   type EventStore,
   MessageOrigin,
   type ReceivedMessage,
@@ -51,6 +52,8 @@ export interface WorkerOptions {
   /** The poller's stand-in for the function timeout; default 30 s. */
   readonly functionTimeoutMs?: number;
   readonly hopSeconds?: number;
+  /** More `RICOCHET_*` variables for the workers' configuration (limits, default policy). */
+  readonly env?: NodeJS.ProcessEnv;
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -75,9 +78,14 @@ export const createOrchestratorHarness = async (prefix: string) => {
 
   const orchestrator = (options: WorkerOptions = {}): Orchestrator => {
     const workerConfig =
-      options.hopSeconds === undefined
+      options.hopSeconds === undefined && options.env === undefined
         ? config
-        : configWith({ RICOCHET_HOP_SECONDS: String(options.hopSeconds) });
+        : configWith({
+            ...(options.hopSeconds === undefined
+              ? {}
+              : { [ENV.HOP_SECONDS]: String(options.hopSeconds) }),
+            ...options.env,
+          });
     return createOrchestratorRuntime({
       config: workerConfig,
       ports: {

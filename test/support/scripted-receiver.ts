@@ -81,9 +81,18 @@ export class ScriptedReceiver {
     this.inProgress.set(eventId, running + 1);
 
     const reply = this.script(eventId, callIndex);
-    const finish = (): void => {
+    let ended = false;
+    // A call ends when the receiver answers or when the caller gives up and closes the
+    // connection (a timeout): the caller's retry after a timeout is not an overlap.
+    const end = (): void => {
+      if (ended) return;
+      ended = true;
       call.endedAt = Date.now();
       this.inProgress.set(eventId, (this.inProgress.get(eventId) ?? 1) - 1);
+    };
+    response.once("close", end);
+    const finish = (): void => {
+      end();
       if (!response.destroyed) {
         response.writeHead(reply.status, reply.headers ?? {});
         response.end(reply.status >= 400 ? `status ${reply.status}` : "ok");

@@ -1,5 +1,6 @@
 import { performance } from "node:perf_hooks";
 import type { InvokeCommandOutput, LambdaClient } from "@aws-sdk/client-lambda";
+import { checkLambdaTarget, type LambdaTargetRules } from "../../core/lambda-target-policy.js";
 import { type AttemptResult, storedExcerpt } from "../../core/outcome.js";
 import { ErrorCategory } from "../../core/policy.js";
 import type { DeliveryRequest, DeliveryTarget } from "../../core/ports.js";
@@ -20,6 +21,12 @@ export interface LambdaTargetOptions {
   readonly maxBodyExcerptBytes?: number;
   /** Monotonic milliseconds, for durations. */
   readonly now?: () => number;
+  /**
+   * Ricochet's own functions, the account and the listed cross-account ARNs, to refuse loops and
+   * foreign accounts before invoking. Omitted: nothing is known to be Ricochet's own, and only a
+   * target without an account (a bare name or alias) is accepted.
+   */
+  readonly rules?: LambdaTargetRules;
 }
 
 /** How long a synchronous invocation may take before the attempt counts as timed out. */
@@ -124,6 +131,7 @@ export const createLambdaTarget = (options: LambdaTargetOptions): DeliveryTarget
   const now = options.now ?? (() => performance.now());
   const timeoutMs = options.timeoutMs ?? DEFAULT_LAMBDA_TIMEOUT_MS;
   const maxExcerpt = options.maxBodyExcerptBytes ?? 512;
+  const rules: LambdaTargetRules = options.rules ?? { ownFunctions: [], allowedArns: [] };
 
   const deliver = async ({
     envelope,
@@ -140,6 +148,17 @@ export const createLambdaTarget = (options: LambdaTargetOptions): DeliveryTarget
         category: ErrorCategory.INVALID_TARGET,
         requestSent: false,
         message: `not a lambda target: ${target.type}`,
+        durationMs: elapsed(),
+      };
+    }
+    // Like an HTTP target's internal address: permanent, and refused before any call.
+    const verdict = checkLambdaTarget(target.functionName, rules);
+    if (!verdict.allowed) {
+      return {
+        kind: "error",
+        category: ErrorCategory.TARGET_REFUSED,
+        requestSent: false,
+        message: `refused lambda target ${target.functionName}: ${verdict.reason}`,
         durationMs: elapsed(),
       };
     }

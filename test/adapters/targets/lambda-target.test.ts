@@ -91,6 +91,68 @@ describe("createLambdaTarget", () => {
     expect(context).toEqual({ custom: { idempotencyKey: envelope.eventId, attempt: "2" } });
   });
 
+  describe("refusing targets that would loop or leave the account", () => {
+    const ACCOUNT = "123456789012";
+    const rules = {
+      ownFunctions: ["Ricochet-RetriesOrchestrator-AbC123", "Ricochet-RetriesRedrive-XyZ789"],
+      accountId: ACCOUNT,
+      allowedArns: ["arn:aws:lambda:eu-west-1:210987654321:function:partner-hook"],
+    };
+
+    it.each([
+      ["the orchestrator itself, by name", "Ricochet-RetriesOrchestrator-AbC123", "own function"],
+      ["the redrive function, by alias", "Ricochet-RetriesRedrive-XyZ789:live", "own function"],
+      [
+        "the orchestrator, by full ARN",
+        `arn:aws:lambda:eu-west-1:${ACCOUNT}:function:Ricochet-RetriesOrchestrator-AbC123`,
+        "own function",
+      ],
+      [
+        "an unlisted function in another account",
+        "arn:aws:lambda:eu-west-1:999999999999:function:order-receiver",
+        "account 999999999999",
+      ],
+    ])("refuses %s with no invocation sent", async (_, functionName, reason) => {
+      const server = await fakeLambda((_req, res) => res.writeHead(200).end('{"ok":true}'));
+      const onSent = vi.fn();
+
+      const result = await invoke(
+        server.port,
+        anEnvelope({ target: aLambdaTarget({ functionName }) }),
+        { rules },
+        onSent,
+      );
+
+      expect(result).toMatchObject({
+        kind: "error",
+        category: ErrorCategory.TARGET_REFUSED,
+        requestSent: false,
+      });
+      expect(result.kind === "error" && result.message).toMatch(
+        new RegExp(`^refused lambda target .*${reason}`),
+      );
+      expect(server.seen).toHaveLength(0);
+      expect(onSent).not.toHaveBeenCalled();
+    });
+
+    it.each([
+      ["a function of the deployment's account", "order-receiver:live"],
+      [
+        "a listed function in another account, by alias",
+        "arn:aws:lambda:eu-west-1:210987654321:function:partner-hook:prod",
+      ],
+    ])("invokes %s", async (_, functionName) => {
+      const server = await fakeLambda((_req, res) => res.writeHead(200).end('{"ok":true}'));
+      const result = await invoke(
+        server.port,
+        anEnvelope({ target: aLambdaTarget({ functionName }) }),
+        { rules },
+      );
+      expect(result).toMatchObject({ kind: "response", statusCode: 200 });
+      expect(server.seen).toHaveLength(1);
+    });
+  });
+
   it("reports a client that cannot be loaded as an error with nothing sent", async () => {
     const onSent = vi.fn();
     const target = createLambdaTarget({

@@ -1,0 +1,119 @@
+import { describe, expect, it, vi } from "vitest";
+import { createAwsClients } from "../lib/adapters/aws-clients.js";
+import { ENV, LAMBDA_RUNTIME_ENV, loadConfig } from "../lib/config.js";
+import { ConfigurationError } from "../lib/core/errors.js";
+import { ErrorCategory } from "../lib/core/policy.js";
+import { createPorts } from "../lib/runtime.js";
+import { aLambdaTarget, anEnvelope } from "./factories.js";
+
+const RESOURCES = {
+  [ENV.TABLE_NAME]: "records",
+  [ENV.INGRESS_QUEUE_URL]: "http://localhost/000000000000/ingress",
+  [ENV.INTERNAL_QUEUE_URL]: "http://localhost/000000000000/internal",
+  [ENV.DEAD_LETTER_QUEUE_URL]: "http://localhost/000000000000/dead",
+};
+
+const messageOf = (load: () => unknown): string => {
+  try {
+    load();
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigurationError);
+    return (error as Error).message;
+  }
+  throw new Error("expected a ConfigurationError");
+};
+
+describe("loadConfig: policy limits", () => {
+  it("defaults to a ceiling of 25 attempts and a base delay floor of 1 s", () => {
+    expect(loadConfig(RESOURCES).policyLimits).toEqual({ maxAttempts: 25, minBaseDelaySeconds: 1 });
+  });
+
+  it("reads RICOCHET_POLICY_LIMITS, each field defaulting on its own", () => {
+    const config = loadConfig({ ...RESOURCES, [ENV.POLICY_LIMITS]: '{"maxAttempts":12}' });
+    expect(config.policyLimits).toEqual({ maxAttempts: 12, minBaseDelaySeconds: 1 });
+  });
+
+  it.each([
+    ["{", "RICOCHET_POLICY_LIMITS is not valid JSON"],
+    ['{"maxAttempts":0}', "policyLimits.maxAttempts: must be at least 1"],
+    ['{"ceiling":3}', "policyLimits.ceiling: is not a recognized field"],
+  ])("refuses limits %s", (value, fragment) => {
+    expect(messageOf(() => loadConfig({ ...RESOURCES, [ENV.POLICY_LIMITS]: value }))).toContain(
+      fragment,
+    );
+  });
+
+  it("refuses a default policy outside the limits, naming every conflict at once", () => {
+    const message = messageOf(() =>
+      loadConfig({
+        ...RESOURCES,
+        [ENV.DEFAULT_POLICY]: '{"maxAttempts":30,"baseDelaySeconds":0}',
+      }),
+    );
+    expect(message).toContain("defaultPolicy.maxAttempts: 30 is above the ceiling");
+    expect(message).toContain("defaultPolicy.baseDelaySeconds: 0 is below the floor");
+  });
+});
+
+describe("loadConfig: what Lambda targets are judged by", () => {
+  it("knows the function's own name, the redrive function's, the account and the listed ARNs", () => {
+    const config = loadConfig({
+      ...RESOURCES,
+      [LAMBDA_RUNTIME_ENV.FUNCTION_NAME]: "Ricochet-Orchestrator",
+      [ENV.REDRIVE_FUNCTION_NAME]: "Ricochet-Redrive",
+      [ENV.ACCOUNT_ID]: "123456789012",
+      [ENV.LAMBDA_TARGETS]:
+        "arn:aws:lambda:eu-west-1:210987654321:function:a,arn:aws:lambda:eu-west-1:123456789012:function:b",
+    });
+    expect(config).toMatchObject({
+      ownFunctionNames: ["Ricochet-Orchestrator", "Ricochet-Redrive"],
+      accountId: "123456789012",
+      lambdaTargets: [
+        "arn:aws:lambda:eu-west-1:210987654321:function:a",
+        "arn:aws:lambda:eu-west-1:123456789012:function:b",
+      ],
+    });
+  });
+
+  it("knows none of them outside Lambda and the construct", () => {
+    expect(loadConfig(RESOURCES)).toMatchObject({
+      ownFunctionNames: [],
+      accountId: undefined,
+      lambdaTargets: [],
+    });
+  });
+
+  it("refuses an account id that is not 12 digits", () => {
+    expect(messageOf(() => loadConfig({ ...RESOURCES, [ENV.ACCOUNT_ID]: "1234" }))).toContain(
+      "accountId: must be a 12-digit AWS account id",
+    );
+  });
+
+  it("wires them into the Lambda target: the orchestrator refuses itself without a call", async () => {
+    const config = loadConfig({
+      ...RESOURCES,
+      [LAMBDA_RUNTIME_ENV.FUNCTION_NAME]: "Ricochet-Orchestrator",
+      [ENV.REDRIVE_FUNCTION_NAME]: "Ricochet-Redrive",
+      [ENV.ACCOUNT_ID]: "123456789012",
+    });
+    const clients = createAwsClients({ region: "us-east-1" });
+    const lambda = vi.spyOn(clients, "lambda");
+    try {
+      const target = createPorts(config, clients).targets.forTarget("lambda");
+      for (const functionName of ["Ricochet-Orchestrator", "Ricochet-Redrive:live"]) {
+        const result = await target.deliver({
+          envelope: anEnvelope({ target: aLambdaTarget({ functionName }) }),
+          attempt: 1,
+        });
+        expect(result).toMatchObject({
+          kind: "error",
+          category: ErrorCategory.TARGET_REFUSED,
+          requestSent: false,
+        });
+      }
+      expect(lambda).not.toHaveBeenCalled();
+    } finally {
+      clients.destroy();
+    }
+  });
+});
