@@ -38,6 +38,7 @@ export const handler = async (request: unknown, context: Context): Promise<Redri
       clock: systemClock,
       sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
       defaultPolicy: config.defaultPolicy,
+      policyLimits: config.policyLimits,
       shouldStop: () => context.getRemainingTimeInMillis() < SAFETY_MARGIN_MS,
     },
     parsed,

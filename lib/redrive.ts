@@ -5,6 +5,11 @@ import { type Envelope, parseEnvelope } from "./core/envelope.js";
 import { envelopeDigest, shortDigest } from "./core/envelope-digest.js";
 import { formatProblems } from "./core/errors.js";
 import { type RetryPolicy, resolvePolicy } from "./core/policy.js";
+import {
+  applyPolicyLimits,
+  DEFAULT_POLICY_LIMITS,
+  type PolicyLimits,
+} from "./core/policy-limits.js";
 import type { DeadLetterQueue, EventStore, IngressQueue } from "./core/ports.js";
 import type { Clock } from "./core/random.js";
 import type { EventRecord, RedriveEntry } from "./core/record.js";
@@ -65,6 +70,8 @@ export interface RedriveDeps {
   readonly sleep: (ms: number) => Promise<void>;
   /** The deployment's policy, for `resetAttempts` (an envelope's override wins). */
   readonly defaultPolicy: RetryPolicy;
+  /** The deployment's bounds on an envelope's override; default {@link DEFAULT_POLICY_LIMITS}. */
+  readonly policyLimits?: PolicyLimits | undefined;
   /** How long scanned messages stay hidden if the run dies before giving them back. */
   readonly scanVisibilitySeconds?: number;
   /** Asked before each move; true stops the run (a Lambda near its deadline). */
@@ -132,9 +139,12 @@ export const redriveBudget = (
   envelope: Envelope,
   request: Pick<RedriveRequest, "resetAttempts" | "extraAttempts">,
   defaultPolicy: RetryPolicy,
+  limits: PolicyLimits = DEFAULT_POLICY_LIMITS,
 ): number => {
   if (request.resetAttempts === true) {
-    return record.attempts + resolvePolicy(defaultPolicy, envelope.policy).maxAttempts;
+    // The same bounds as the orchestrator's: a reset never grants more than the ceiling.
+    const { policy } = applyPolicyLimits(resolvePolicy(defaultPolicy, envelope.policy), limits);
+    return record.attempts + policy.maxAttempts;
   }
   return record.attempts + (request.extraAttempts ?? DEFAULT_EXTRA_ATTEMPTS);
 };
@@ -319,7 +329,13 @@ export const redrive = async (
 
       const { record, envelope } = verdict;
       const generation = record.generation + 1;
-      const attemptBudget = redriveBudget(record, envelope, request, deps.defaultPolicy);
+      const attemptBudget = redriveBudget(
+        record,
+        envelope,
+        request,
+        deps.defaultPolicy,
+        deps.policyLimits,
+      );
       if (request.dryRun) {
         handled.add(envelope.eventId);
         report.moved.push({ eventId: envelope.eventId, generation, attemptBudget });

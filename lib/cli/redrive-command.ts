@@ -5,6 +5,12 @@ import { ENV } from "../config.js";
 import type { DeadLetterReason } from "../core/decide.js";
 import { ConfigurationError, QueueUnavailableError } from "../core/errors.js";
 import { DEFAULT_POLICY, type RetryPolicy, resolvePolicy } from "../core/policy.js";
+import {
+  completePolicyLimits,
+  DEFAULT_POLICY_LIMITS,
+  type PolicyLimits,
+  PolicyLimitsSchema,
+} from "../core/policy-limits.js";
 import { type RedriveReport, redrive } from "../redrive.js";
 import { parseRedriveRequest, type RedriveRequestInput } from "../redrive-request.js";
 import { callerName, withAwsSession } from "./aws-session.js";
@@ -68,6 +74,21 @@ const defaultPolicyFromEnv = (env: NodeJS.ProcessEnv = process.env): RetryPolicy
       throw new ConfigurationError(`${ENV.DEFAULT_POLICY} is not valid JSON`);
     throw error;
   }
+};
+
+/** The deployment's policy limits as the CLI can know them: RICOCHET_POLICY_LIMITS, else the defaults. */
+const policyLimitsFromEnv = (env: NodeJS.ProcessEnv = process.env): PolicyLimits => {
+  const raw = env[ENV.POLICY_LIMITS];
+  if (raw === undefined || raw.trim() === "") return DEFAULT_POLICY_LIMITS;
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    throw new ConfigurationError(`${ENV.POLICY_LIMITS} is not valid JSON`);
+  }
+  const parsed = PolicyLimitsSchema.safeParse(value);
+  if (!parsed.success) throw new ConfigurationError(`${ENV.POLICY_LIMITS} is not valid`);
+  return completePolicyLimits(parsed.data);
 };
 
 /** The request the flags describe; validated by the redrive itself. */
@@ -156,6 +177,7 @@ const redriveHere = async (
             clock: Date.now,
             sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
             defaultPolicy: defaultPolicyFromEnv(),
+            policyLimits: policyLimitsFromEnv(),
             onProgress: (p) => progress.update(p.done, p.total),
           },
           request,

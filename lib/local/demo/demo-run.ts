@@ -101,6 +101,7 @@ export const runDemo = async (options: DemoRunOptions): Promise<DemoSummary> => 
           clock: Date.now,
           sleep,
           defaultPolicy: config.defaultPolicy,
+          policyLimits: config.policyLimits,
         },
         {
           eventIds: toRedrive,
