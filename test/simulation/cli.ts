@@ -36,7 +36,18 @@ interface Flags {
 
 const flags = program.opts<Flags>();
 const started = performance.now();
-const totals = { events: 0, delivered: 0, rejected: 0, deadLettered: 0, crashes: 0, redriven: 0 };
+const totals = {
+  events: 0,
+  delivered: 0,
+  rejected: 0,
+  deadLettered: 0,
+  crashes: 0,
+  redriven: 0,
+  forged: 0,
+  conflicting: 0,
+  resultWriteFaults: 0,
+  bulky: 0,
+};
 const violations: Violation[] = [];
 for (let run = 0; run < flags.runs; run += 1) {
   const seed = flags.seed + run;
@@ -54,6 +65,10 @@ for (let run = 0; run < flags.runs; run += 1) {
   totals.deadLettered += result.deadLettered;
   totals.crashes += result.crashes;
   totals.redriven += result.redriven;
+  totals.forged += result.hostile.forged;
+  totals.conflicting += result.hostile.conflicting;
+  totals.resultWriteFaults += result.resultWriteFaults;
+  totals.bulky += result.bulky;
   for (const violation of result.violations) {
     violations.push(violation);
     if (!flags.json)
@@ -75,7 +90,9 @@ if (flags.json) {
   console.log(
     `${flags.runs} runs from seed ${flags.seed}: ${totals.events} events, ${totals.delivered} delivered, ` +
       `${totals.rejected} rejected, ${totals.deadLettered} dead-lettered, ${totals.redriven} redriven, ` +
-      `${totals.crashes} crashes, ${violations.length} violation(s), ${seconds} s`,
+      `${totals.crashes} crashes, ${totals.forged} forged and ${totals.conflicting} conflicting ` +
+      `messages, ${totals.resultWriteFaults} failed result writes, ${totals.bulky} bulky events, ` +
+      `${violations.length} violation(s), ${seconds} s`,
   );
 }
 process.exitCode = violations.length > 0 ? 1 : 0;

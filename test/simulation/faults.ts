@@ -7,6 +7,7 @@ export type Operation =
   | "store.recordResult"
   | "store.recordInvalid"
   | "store.recordRedrive"
+  | "store.recordConflict"
   | "store.get"
   | "ingress.send"
   | "ingress.changeVisibility"
@@ -78,5 +79,35 @@ export class FaultPlan {
     return op.startsWith("store.")
       ? new StoreUnavailableError(message)
       : new QueueUnavailableError(message);
+  }
+}
+
+export interface FirstCallFaultOptions {
+  /** Share of keys whose first call fails. */
+  readonly share: number;
+  /** A random stream of the key's own, so the choice does not depend on interleaving. */
+  readonly randomFor: (key: string) => RandomSource;
+}
+
+/**
+ * A fault aimed at one moment rather than spread at random: for a seeded share of keys (event
+ * ids), the first call made for the key fails, and no later one does. The caller decides which
+ * call counts, e.g. the result write after a retry was sent, which a random fault rate reaches
+ * too rarely to test the path it opens.
+ */
+export class FirstCallFault {
+  private readonly seen = new Set<string>();
+  /** Calls failed so far. */
+  public trips = 0;
+
+  public constructor(private readonly options: FirstCallFaultOptions) {}
+
+  /** Whether this call, the first for `key` or a later one, is the one that fails. */
+  public strikes(key: string): boolean {
+    if (this.seen.has(key)) return false;
+    this.seen.add(key);
+    if (this.options.randomFor(key)() >= this.options.share) return false;
+    this.trips += 1;
+    return true;
   }
 }

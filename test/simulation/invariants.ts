@@ -3,6 +3,14 @@ import type { Envelope } from "../../lib/core/envelope.js";
 import { DEFAULT_POLICY, resolvePolicy } from "../../lib/core/policy.js";
 import type { EventRecord } from "../../lib/core/record.js";
 import { checkEndState, EndStateProblem } from "../support/end-state-checks.js";
+import {
+  checkBoundedWork,
+  checkConflictsCounted,
+  checkNoDeadLetterForDelivered,
+  checkOnlyAcceptedPayloads,
+  GuaranteeProblem,
+  payloadFingerprint,
+} from "../support/guarantee-checks.js";
 import type { QueuedMessage } from "./memory-queue.js";
 import type { ClaimTrace, SimulationTrace } from "./trace.js";
 
@@ -17,10 +25,30 @@ export const Invariant = {
   LEASE_COVERS_CALL: "5-lease-covers-call",
   DRAIN_LOSES_NOTHING: "6-drain-loses-nothing",
   REDRIVE_AUDITED: "7-redrive-keeps-identity-and-audit",
+  DEAD_LETTER_KEEPS_BODY: "7-dead-letter-keeps-the-producer-body",
+  ONLY_ACCEPTED_ENVELOPE: "8-only-the-accepted-envelope-is-called",
+  NO_DEAD_LETTER_FOR_DELIVERED: "9-no-dead-letter-for-a-delivered-event",
+  CONFLICTS_COUNTED: "9-conflicting-resubmissions-counted",
   QUIESCENCE: "quiescence",
   LEGAL_TRANSITIONS: "legal-status-transitions",
 } as const;
 export type Invariant = (typeof Invariant)[keyof typeof Invariant];
+
+/**
+ * The guarantee each shared end-of-run finding breaks, for the simulation and the chaos run alike
+ * (test/support/end-state-checks.ts, test/support/guarantee-checks.ts).
+ */
+export const INVARIANT_OF: Readonly<Record<EndStateProblem | GuaranteeProblem, Invariant>> = {
+  [EndStateProblem.NOT_TERMINAL]: Invariant.NOTHING_LOST,
+  [EndStateProblem.NO_DEAD_LETTER_COPY]: Invariant.NOTHING_LOST,
+  [EndStateProblem.COPY_IDENTITY]: Invariant.STABLE_IDENTITY,
+  [EndStateProblem.RECORD_IDENTITY]: Invariant.STABLE_IDENTITY,
+  [EndStateProblem.COPY_BODY]: Invariant.DEAD_LETTER_KEEPS_BODY,
+  [GuaranteeProblem.OVER_BUDGET]: Invariant.BOUNDED_WORK,
+  [GuaranteeProblem.FOREIGN_PAYLOAD_CALLED]: Invariant.ONLY_ACCEPTED_ENVELOPE,
+  [GuaranteeProblem.DEAD_LETTER_FOR_DELIVERED]: Invariant.NO_DEAD_LETTER_FOR_DELIVERED,
+  [GuaranteeProblem.SILENT_CONFLICT]: Invariant.CONFLICTS_COUNTED,
+};
 
 export interface Violation {
   readonly seed: number;
@@ -32,6 +60,8 @@ export interface Violation {
 export interface FinalState {
   readonly seed: number;
   readonly submitted: readonly Envelope[];
+  /** The exact body each event was submitted with, by id. */
+  readonly bodies: ReadonlyMap<string, string>;
   readonly records: ReadonlyMap<string, EventRecord>;
   readonly ingress: readonly QueuedMessage[];
   readonly deadLetters: readonly QueuedMessage[];
@@ -42,6 +72,8 @@ export interface FinalState {
   readonly operator: string;
   /** Store writes that broke the state machine of lib/core/status.ts. */
   readonly illegalTransitions: readonly string[];
+  /** Conflicting resubmissions the hostile producer sent, by event id. */
+  readonly conflictsSent: ReadonlyMap<string, number>;
 }
 
 const countBy = <T>(items: readonly T[], key: (item: T) => string): Map<string, number> => {
@@ -82,36 +114,41 @@ export const checkInvariants = (state: FinalState): Violation[] => {
       fail(Invariant.STABLE_IDENTITY, `${call.origin}: attempted as ${call.eventId}`);
   }
 
-  // 2 and 3: every event is terminal, and a dead-lettered or rejected one has its copy.
-  const asInvariant = {
-    [EndStateProblem.NOT_TERMINAL]: Invariant.NOTHING_LOST,
-    [EndStateProblem.NO_DEAD_LETTER_COPY]: Invariant.NOTHING_LOST,
-    [EndStateProblem.COPY_IDENTITY]: Invariant.STABLE_IDENTITY,
-    [EndStateProblem.RECORD_IDENTITY]: Invariant.STABLE_IDENTITY,
-  } as const;
-  const endState = checkEndState({
-    eventIds: state.submitted.map((e) => e.eventId),
-    records,
-    ingress: state.ingress,
-    deadLetters: state.deadLetters,
-  });
-  for (const finding of endState) fail(asInvariant[finding.problem], finding.detail);
-
-  // 4: calls per event bounded by the budget plus abandoned runs; none after the deadline.
+  // 2, 3, 4, 8 and 9: the end state, the work done, and what the target and operators saw.
   const callsPerEvent = countBy(trace.calls, (c) => c.eventId);
-  const claimsPerEvent = countBy(trace.claims, (c) => c.eventId);
-  const resultsPerEvent = countBy(trace.results, (r) => r.slice(0, r.lastIndexOf("#")));
+  const takeoversPerEvent = countBy(
+    trace.claims.filter((c) => c.takeover),
+    (c) => c.eventId,
+  );
+  const findings = [
+    ...checkEndState({
+      eventIds: state.submitted.map((e) => e.eventId),
+      records,
+      ingress: state.ingress,
+      deadLetters: state.deadLetters,
+      bodies: state.bodies,
+    }),
+    ...checkBoundedWork(
+      state.submitted.map(({ eventId }) => ({
+        eventId,
+        calls: callsPerEvent.get(eventId) ?? 0,
+        takeovers: takeoversPerEvent.get(eventId) ?? 0,
+      })),
+      records,
+    ),
+    ...checkOnlyAcceptedPayloads(
+      trace.calls,
+      new Map(state.submitted.map((e) => [e.eventId, payloadFingerprint(e.payload)])),
+    ),
+    ...checkNoDeadLetterForDelivered(records, state.deadLetters),
+    ...checkConflictsCounted(records, state.conflictsSent, state.deadLetters),
+  ];
+  for (const finding of findings) fail(INVARIANT_OF[finding.problem], finding.detail);
+
+  // 4: no call after the deadline.
   for (const envelope of state.submitted) {
     const id = envelope.eventId;
     const record = records.get(id);
-    const calls = callsPerEvent.get(id) ?? 0;
-    const abandoned = (claimsPerEvent.get(id) ?? 0) - (resultsPerEvent.get(id) ?? 0);
-    const budget = record?.attemptBudget ?? 0;
-    if (calls > budget + abandoned)
-      fail(
-        Invariant.BOUNDED_WORK,
-        `${id}: ${calls} calls > budget ${budget} + ${abandoned} abandoned run(s)`,
-      );
     if (record === undefined) continue;
     const policy = resolvePolicy(DEFAULT_POLICY, envelope.policy);
     const deadline = effectiveDeadlineMs(envelope.deadline, policy, Date.parse(record.createdAt));

@@ -91,7 +91,11 @@ export const createMemoryEventStore = (options: MemoryEventStoreOptions = {}): M
     return {
       kind: "claimed",
       record: structuredClone(compact(record)),
-      takeover: old?.status === EventStatus.IN_FLIGHT,
+      // What the store can vouch for: the previous holder's lease had expired. The same as the
+      // DynamoDB store's answer whenever the claim rules hold (they admit no other claim over a
+      // record in flight); a store that ignores leases thus owns up to no takeover when it
+      // steals a live lease, and the bounded-work check sees the extra call.
+      takeover: old?.status === EventStatus.IN_FLIGHT && (old.leaseExpiresAt ?? 0) < nowMs,
     };
   };
 

@@ -1,11 +1,15 @@
-import type { Envelope } from "../../lib/core/envelope.js";
+import { type Envelope, parseEnvelope } from "../../lib/core/envelope.js";
 import type { PolicyOverride } from "../../lib/core/policy.js";
 import { type RandomSource, randomInt } from "../../lib/core/random.js";
+import { bulkyEnvelopeBody } from "../support/bulky-envelope.js";
+import { streamFor } from "../support/random-streams.js";
 import type { BehaviourWeights } from "./simulated-target.js";
 
 /** One event a simulated producer submits. */
 export interface ScenarioEvent {
   readonly envelope: Envelope;
+  /** The exact body sent, when it is not `JSON.stringify(envelope)` (number literals). */
+  readonly body?: string;
   readonly submitAtMs: number;
   readonly weights: BehaviourWeights;
 }
@@ -106,4 +110,48 @@ export const drawScenario = (options: ScenarioOptions, random: RandomSource): Sc
     };
     return { envelope, submitAtMs, weights: pick(random, all) };
   });
+};
+
+/** The exact body the producer sends for `event`. */
+export const bodyOf = (event: ScenarioEvent): string =>
+  event.body ?? JSON.stringify(event.envelope);
+
+/** Share of runs with one bulky event: each costs a few parses of a 1 MiB body per receive. */
+const BULKY_RUN_SHARE = 0.1;
+
+/** A receiver that refuses every call for good (HTTP 400). */
+const REFUSES: BehaviourWeights = {
+  success: 0,
+  server_error: 0,
+  too_many_requests: 0,
+  bad_request: 1,
+  timeout_after_acting: 0,
+  connection_refused: 0,
+  stall: 0,
+};
+
+/**
+ * The run's bulky events (none or one, from a stream of their own so the other draws stay as they
+ * were): the largest valid envelope, full of number literals that JSON would rewrite, with one
+ * attempt against a receiver that refuses it. It must end rejected, its dead-letter copy byte for
+ * byte the producer's body.
+ */
+export const drawBulkyEvents = (seed: number, startMs: number): ScenarioEvent[] => {
+  const random = streamFor(seed, "bulky");
+  if (random() >= BULKY_RUN_SHARE) return [];
+  const eventId = `evt-${seed}-bulky`;
+  const body = bulkyEnvelopeBody({
+    eventId,
+    target: { type: "http", url: "https://receiver.example.com/hooks/bulky" },
+  });
+  const parsed = parseEnvelope(body);
+  if (!parsed.ok) throw new Error(`bulky envelope is invalid: ${JSON.stringify(parsed.problems)}`);
+  return [
+    {
+      envelope: parsed.envelope,
+      body,
+      submitAtMs: startMs + randomInt(random, 0, 30_000),
+      weights: REFUSES,
+    },
+  ];
 };

@@ -4,6 +4,8 @@ import type { AttemptResult } from "../../lib/core/outcome.js";
 import { ErrorCategory } from "../../lib/core/policy.js";
 import type { DeliveryRequest, DeliveryTarget } from "../../lib/core/ports.js";
 import { type RandomSource, randomInt } from "../../lib/core/random.js";
+import { type AdversaryMark, markOf } from "../support/adversarial-producer.js";
+import { payloadFingerprint } from "../support/guarantee-checks.js";
 
 /** What the simulated receiver does with one call. */
 export const Behaviour = {
@@ -29,6 +31,10 @@ export interface TargetCall {
   readonly idempotencyKey: string;
   /** The id the event was submitted with (stamped in its payload by the scenario). */
   readonly origin: string | undefined;
+  /** {@link payloadFingerprint} of the payload: which envelope the target was called with. */
+  readonly fingerprint: string;
+  /** The hostile mark the payload carried, if it was a forged or conflicting one. */
+  readonly mark: AdversaryMark | undefined;
   readonly attempt: number;
   readonly worker: string;
   readonly invocation: number;
@@ -108,6 +114,8 @@ export class SimulatedTarget {
       eventId: envelope.eventId,
       idempotencyKey: envelope.eventId,
       origin: originOf(envelope.payload),
+      fingerprint: payloadFingerprint(envelope.payload),
+      mark: markOf(envelope.payload),
       attempt: request.attempt,
       worker: caller.worker,
       invocation: caller.invocation,

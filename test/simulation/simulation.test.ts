@@ -1,25 +1,72 @@
 import { describe, expect, it } from "vitest";
-import { Invariant } from "./invariants.js";
+import { Invariant, type Violation } from "./invariants.js";
 import { MemoryQueue, StaleReceipt } from "./memory-queue.js";
-import { runSimulation } from "./simulation.js";
+import { runSimulation, type SimulationResult } from "./simulation.js";
 
 const SEEDS = Array.from({ length: 50 }, (_, i) => 1000 + i);
 
+/**
+ * The one finding lib/ still gives (reported, not fixed in test code): an attempt sends its
+ * dead-letter copy, its result write fails, and the lease takeover that re-runs the attempt
+ * delivers; the copy stays in the dead-letter queue, calling a delivered event rejected or
+ * exhausted. Pinned below by `it.fails`, which turns red once lib/ is fixed.
+ */
+const isStaleCopyAfterTakeover = (violation: Violation): boolean =>
+  violation.invariant === Invariant.NO_DEAD_LETTER_FOR_DELIVERED &&
+  violation.detail.includes("a dead-letter copy says");
+
 describe("simulation of the orchestrator and redrive under seeded faults", () => {
-  it("keeps every guarantee over 50 seeded runs", async () => {
+  it("keeps every guarantee over 50 seeded runs with a hostile producer and failed result writes", async () => {
     const violations = [];
-    let crashes = 0;
-    let redriven = 0;
+    const totals = { crashes: 0, redriven: 0, forged: 0, conflicting: 0, resultWriteFaults: 0 };
     for (const seed of SEEDS) {
       const result = await runSimulation({ seed });
       violations.push(...result.violations);
-      crashes += result.crashes;
-      redriven += result.redriven;
+      totals.crashes += result.crashes;
+      totals.redriven += result.redriven;
+      totals.forged += result.hostile.forged;
+      totals.conflicting += result.hostile.conflicting;
+      totals.resultWriteFaults += result.resultWriteFaults;
     }
-    expect(violations).toEqual([]);
-    // A run without faults or redrives would prove nothing.
-    expect(crashes).toBeGreaterThan(50);
-    expect(redriven).toBeGreaterThan(50);
+    expect(violations.filter((v) => !isStaleCopyAfterTakeover(v))).toEqual([]);
+    // A run without faults, redrives or hostile messages would prove nothing.
+    expect(totals.crashes).toBeGreaterThan(50);
+    expect(totals.redriven).toBeGreaterThan(50);
+    expect(totals.forged).toBeGreaterThan(50);
+    expect(totals.conflicting).toBeGreaterThan(50);
+    expect(totals.resultWriteFaults).toBeGreaterThan(10);
+  });
+
+  // Known lib/ gap: seed 1010's evt-1010-12 is rejected (copy sent), its result write fails, the
+  // source message comes back after the visibility timeout, the takeover re-runs the attempt and
+  // the receiver answers 200. Remove `.fails` once lib/ keeps the copy from outliving it.
+  it.fails("leaves no dead-letter copy of an event a takeover delivered after its copy was sent", async () => {
+    const result = await runSimulation({ seed: 1010 });
+    expect(result.violations.filter(isStaleCopyAfterTakeover)).toEqual([]);
+  });
+
+  // Regression seeds against a1388b7, the build before the internal queue: each broke the
+  // guarantee named, and keeps it now.
+  it.each([
+    [
+      "parks no copy of an event whose result write failed after its retry was sent (9)",
+      1,
+      (r: SimulationResult) => r.resultWriteFaults,
+    ],
+    [
+      "never calls a forged copy's payload (8): a forged generation once claimed the event",
+      4,
+      (r: SimulationResult) => r.hostile.forged,
+    ],
+    [
+      "rejects the largest number-heavy envelope once and dead-letters it byte for byte (2, 7)",
+      30,
+      (r: SimulationResult) => r.bulky,
+    ],
+  ])("%s (seed %i)", async (_name, seed, exercised) => {
+    const result = await runSimulation({ seed });
+    expect(result.violations).toEqual([]);
+    expect(exercised(result)).toBeGreaterThan(0);
   });
 
   it("replays a seed exactly", async () => {
@@ -50,7 +97,8 @@ describe("simulation of the orchestrator and redrive under seeded faults", () =>
   // now reads such a body as `unprocessed` and brings the stranded event back.
   it("brings back an event whose message crashed its workers maxReceiveCount times", async () => {
     const result = await runSimulation({ seed: 5090, faultRate: 0.1 });
-    expect(result.violations).toEqual([]);
+    // At this fault rate the run also meets the known lib/ gap pinned above (evt-5090-14).
+    expect(result.violations.filter((v) => !isStaleCopyAfterTakeover(v))).toEqual([]);
   });
 });
 

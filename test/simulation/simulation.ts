@@ -1,5 +1,6 @@
 import type { Envelope } from "../../lib/core/envelope.js";
 import { parseEnvelope } from "../../lib/core/envelope.js";
+import { StoreUnavailableError } from "../../lib/core/errors.js";
 import { DEFAULT_POLICY } from "../../lib/core/policy.js";
 import {
   type DeadLetterQueue,
@@ -14,8 +15,11 @@ import { EventStatus } from "../../lib/core/status.js";
 import { CountingMetrics, silentLog } from "../../lib/observability.js";
 import { createOrchestrator } from "../../lib/orchestrator.js";
 import { redrive, SkipReason } from "../../lib/redrive.js";
+import type { AdversaryMark } from "../support/adversarial-producer.js";
 import { type DeployedTimings, deployedTimings } from "../support/deployed-timings.js";
-import { FaultPlan, hang, type Process } from "./faults.js";
+import { observeStore } from "../support/observed-store.js";
+import { streamFor } from "../support/random-streams.js";
+import { FaultPlan, FirstCallFault, hang, type Process } from "./faults.js";
 import { checkInvariants, Invariant, type Violation } from "./invariants.js";
 import { createMemoryEventStore } from "./memory-event-store.js";
 import {
@@ -24,8 +28,9 @@ import {
   memoryIngressQueue,
   StaleReceipt,
 } from "./memory-queue.js";
-import { drawScenario } from "./scenario.js";
+import { bodyOf, drawBulkyEvents, drawScenario } from "./scenario.js";
 import { RunEnd, VirtualScheduler } from "./scheduler.js";
+import { createSimulatedAdversary } from "./simulated-adversary.js";
 import { SimulatedTarget, timeoutOf } from "./simulated-target.js";
 import { type InvocationTrace, keyOf, newTrace } from "./trace.js";
 
@@ -74,12 +79,20 @@ export interface SimulationResult {
   readonly crashes: number;
   readonly calls: number;
   readonly redriven: number;
+  /** Hostile messages the adversarial producer sent, by kind. */
+  readonly hostile: Readonly<Record<AdversaryMark, number>>;
+  /** Result writes refused once after their retry was sent (see {@link FirstCallFault}). */
+  readonly resultWriteFaults: number;
+  /** Events whose body was the largest valid envelope, full of numbers. */
+  readonly bulky: number;
   readonly steps: number;
   readonly virtualSeconds: number;
   readonly violations: Violation[];
 }
 
 const START_MS = Date.UTC(2030, 0, 1);
+/** Share of events whose first result write after a sent retry is refused. */
+const RESULT_WRITE_FAULT_SHARE = 0.15;
 /** A run that has not settled after this much virtual time is stuck. */
 const VIRTUAL_LIMIT_MS = 3 * 24 * 3600 * 1000;
 const LONG_POLL_MS = 20_000;
@@ -127,17 +140,32 @@ export const runSimulation = async (options: SimulationOptions): Promise<Simulat
     random: queueRandom,
   });
   const store = createMemoryEventStore({ ignoreLeases: options.brokenStore === "ignore_leases" });
-  const scenario = drawScenario(
-    {
-      seed,
-      events: o.events,
-      startMs: START_MS,
-      faultRate: o.faultRate,
-      lambdaTargets: options.lambdaTargets ?? false,
-    },
-    scenarioRandom,
-  );
+  const scenario = [
+    ...drawScenario(
+      {
+        seed,
+        events: o.events,
+        startMs: START_MS,
+        faultRate: o.faultRate,
+        lambdaTargets: options.lambdaTargets ?? false,
+      },
+      scenarioRandom,
+    ),
+    ...drawBulkyEvents(seed, START_MS),
+  ];
   const weights = new Map(scenario.map((e) => [e.envelope.eventId, e.weights]));
+  const adversary = createSimulatedAdversary({
+    seed,
+    ingress,
+    now,
+    sleep,
+    envelopes: new Map(scenario.map((e) => [e.envelope.eventId, e.envelope])),
+  });
+  // The failed result write after a sent retry: random faults reach it too rarely to matter.
+  const resultWriteFault = new FirstCallFault({
+    share: RESULT_WRITE_FAULT_SHARE,
+    randomFor: (eventId) => streamFor(seed, "result-write-fault", eventId),
+  });
   const target = new SimulatedTarget({
     now,
     sleep,
@@ -184,36 +212,39 @@ export const runSimulation = async (options: SimulationOptions): Promise<Simulat
   const portsFor = (process: Process, invocation?: InvocationTrace) => {
     const ingressPort = memoryIngressQueue(ingress);
     const dlqPort = memoryDeadLetterQueue(deadLetterQueue);
+    const observed = observeStore(store, {
+      onClaimed: (request, result) => {
+        trace.claims.push({
+          eventId: request.eventId,
+          attempt: result.record.attempts,
+          generation: request.generation,
+          worker: process.worker,
+          invocation: process.id,
+          trueAtMs: now(),
+          leaseExpiresAt: result.record.leaseExpiresAt ?? 0,
+          takeover: result.takeover,
+        });
+        invocation?.claimed.push(keyOf(request.eventId, request.generation));
+      },
+      onRecorded: (request) => adversary.observe(request.eventId, request.status),
+    });
     const faultyStore: EventStore = {
-      claim: (request) =>
-        faults.call(process, "store.claim", async () => {
-          const result = await store.claim(request);
-          if (result.kind === "claimed") {
-            trace.claims.push({
-              eventId: request.eventId,
-              attempt: result.record.attempts,
-              generation: request.generation,
-              worker: process.worker,
-              invocation: process.id,
-              trueAtMs: now(),
-              leaseExpiresAt: result.record.leaseExpiresAt ?? 0,
-            });
-            invocation?.claimed.push(keyOf(request.eventId, request.generation));
-          }
-          return result;
-        }),
+      claim: (request) => faults.call(process, "store.claim", () => observed.claim(request)),
       recordResult: (request) =>
         faults.call(process, "store.recordResult", async () => {
-          const outcome = await store.recordResult(request);
-          if (outcome.kind === "recorded")
-            trace.results.push(`${request.eventId}#${request.claimed.attempts}`);
-          return outcome;
+          if (
+            request.status === EventStatus.RETRY_SCHEDULED &&
+            resultWriteFault.strikes(request.eventId)
+          )
+            throw new StoreUnavailableError("result write after a sent retry refused (simulated)");
+          return observed.recordResult(request);
         }),
       recordInvalid: (request) =>
         faults.call(process, "store.recordInvalid", () => store.recordInvalid(request)),
       recordRedrive: (request) =>
         faults.call(process, "store.recordRedrive", () => store.recordRedrive(request)),
-      recordConflict: (request) => store.recordConflict(request),
+      recordConflict: (request) =>
+        faults.call(process, "store.recordConflict", () => store.recordConflict(request)),
       appendAudit: (eventId, entry) => store.appendAudit(eventId, entry),
       get: (eventId) => faults.call(process, "store.get", () => store.get(eventId)),
       listByStatus: (request) => store.listByStatus(request),
@@ -353,7 +384,7 @@ export const runSimulation = async (options: SimulationOptions): Promise<Simulat
   const producer = async () => {
     for (const event of [...scenario].sort((a, b) => a.submitAtMs - b.submitAtMs)) {
       await sleep(event.submitAtMs - now());
-      ingress.send(JSON.stringify(event.envelope), { generation: 0 }, 0, {
+      ingress.send(bodyOf(event), { generation: 0 }, 0, {
         origin: MessageOrigin.PRODUCER,
       });
       submitted += 1;
@@ -410,7 +441,11 @@ export const runSimulation = async (options: SimulationOptions): Promise<Simulat
   };
 
   const quiet = () =>
-    submitted === scenario.length && ingress.size() === 0 && active === 0 && redrivesRunning === 0;
+    submitted === scenario.length &&
+    ingress.size() === 0 &&
+    active === 0 &&
+    redrivesRunning === 0 &&
+    adversary.pending() === 0;
 
   const violations: Violation[] = [];
   void producer();
@@ -441,6 +476,7 @@ export const runSimulation = async (options: SimulationOptions): Promise<Simulat
     ...checkInvariants({
       seed,
       submitted: scenario.map((e) => e.envelope),
+      bodies: new Map(scenario.map((e) => [e.envelope.eventId, bodyOf(e)])),
       records: final,
       ingress: ingress.contents(),
       deadLetters: deadLetterQueue.contents(),
@@ -448,6 +484,7 @@ export const runSimulation = async (options: SimulationOptions): Promise<Simulat
       skewBoundMs: o.skewBoundMs,
       operator: OPERATOR,
       illegalTransitions: store.illegalTransitions(),
+      conflictsSent: adversary.tally.conflictsSent,
     }),
   );
   const statuses = [...final.values()].map((r) => r.status);
@@ -460,6 +497,9 @@ export const runSimulation = async (options: SimulationOptions): Promise<Simulat
     crashes: trace.crashes,
     calls: trace.calls.length,
     redriven: trace.redrives.reduce((n, r) => n + r.moved.length, 0),
+    hostile: { ...adversary.tally.sent },
+    resultWriteFaults: resultWriteFault.trips,
+    bulky: scenario.filter((e) => e.body !== undefined).length,
     steps: sched.steps,
     virtualSeconds,
     violations,

@@ -11,6 +11,8 @@ export interface ClaimTrace {
   readonly trueAtMs: number;
   /** As stored: the claimer's clock at the claim plus the lease. */
   readonly leaseExpiresAt: number;
+  /** The store granted it over a record in flight whose lease had expired. */
+  readonly takeover: boolean;
 }
 
 /** What one invocation was handed and what it did with it, for the drain check. */
@@ -32,8 +34,6 @@ export interface InvocationTrace {
 /** Everything the invariant checks read, besides the final store and queues. */
 export interface SimulationTrace {
   readonly claims: ClaimTrace[];
-  /** `eventId#attempt` of every result write that landed. */
-  readonly results: string[];
   readonly calls: TargetCall[];
   readonly invocations: InvocationTrace[];
   readonly redrives: RedriveReport[];
@@ -44,7 +44,6 @@ export const keyOf = (eventId: string, generation: number): string => `${eventId
 
 export const newTrace = (calls: TargetCall[]): SimulationTrace => ({
   claims: [],
-  results: [],
   calls,
   invocations: [],
   redrives: [],

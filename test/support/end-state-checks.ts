@@ -25,6 +25,8 @@ export interface EndState {
   readonly records: ReadonlyMap<string, EventRecord>;
   readonly ingress: readonly LeftMessage[];
   readonly deadLetters: readonly LeftMessage[];
+  /** The exact body each event was submitted with, where the run knows it. */
+  readonly bodies?: ReadonlyMap<string, string>;
 }
 
 /** Which promise an end state breaks. */
@@ -35,6 +37,8 @@ export const EndStateProblem = {
   NO_DEAD_LETTER_COPY: "no_dead_letter_copy",
   /** A dead-letter copy names another event than its envelope. */
   COPY_IDENTITY: "copy_identity",
+  /** A dead-letter copy's body is not, byte for byte, what the producer sent. */
+  COPY_BODY: "copy_body",
   /** The record found under an id names another event. */
   RECORD_IDENTITY: "record_identity",
 } as const;
@@ -73,6 +77,14 @@ export const checkEndState = (state: EndState): EndStateFinding[] => {
         problem: EndStateProblem.COPY_IDENTITY,
         eventId: String(copy.eventId),
         detail: `dead-letter copy of ${copy.eventId} names ${envelopeId}`,
+        liveMessages: 0,
+      });
+    const sent = copy.eventId === undefined ? undefined : state.bodies?.get(copy.eventId);
+    if (sent !== undefined && copy.body !== sent)
+      findings.push({
+        problem: EndStateProblem.COPY_BODY,
+        eventId: String(copy.eventId),
+        detail: `dead-letter copy of ${copy.eventId}: ${copy.body.length} characters, not the ${sent.length} the producer sent`,
         liveMessages: 0,
       });
   }

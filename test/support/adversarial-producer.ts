@@ -1,0 +1,201 @@
+import { SCHEDULE_ATTRIBUTE } from "../../lib/adapters/message-schedule.js";
+import type { Envelope, Target } from "../../lib/core/envelope.js";
+import type { MessageSchedule } from "../../lib/core/ports.js";
+import { type RandomSource, randomInt } from "../../lib/core/random.js";
+import { EventStatus, isTerminal } from "../../lib/core/status.js";
+
+/*
+ * A hostile producer with send rights on the ingress queue, for the simulation and the chaos run
+ * alike (guarantees 8 and 9 of DESIGN.md). It watches real events and, at the moments that used
+ * to hurt, sends messages under their ids: forged copies that point elsewhere and carry
+ * Ricochet's own scheduling attributes, and conflicting resubmissions with another payload.
+ * Every hostile payload is marked, so a target can tell it was called with one.
+ */
+
+/** When, in an event's life, a hostile message is sent, and which kind. */
+export const AdversaryMove = {
+  /** A forged copy while the event waits for its retry (its generation is live). */
+  FORGED_WHILE_WAITING: "forged_while_waiting",
+  /** A forged copy once the event was dead-lettered or rejected (a redrive may follow). */
+  FORGED_AFTER_DEAD_LETTER: "forged_after_dead_letter",
+  /** The same id with another payload, no attributes, while the event waits for its retry. */
+  CONFLICT_WHILE_PENDING: "conflict_while_pending",
+  /** The same id with another payload, no attributes, once the event has finished. */
+  CONFLICT_AFTER_FINISH: "conflict_after_finish",
+} as const;
+export type AdversaryMove = (typeof AdversaryMove)[keyof typeof AdversaryMove];
+
+/** What a hostile payload says it is. */
+export const AdversaryMark = {
+  FORGED: "forged",
+  CONFLICTING: "conflicting",
+} as const;
+export type AdversaryMark = (typeof AdversaryMark)[keyof typeof AdversaryMark];
+
+/** One hostile message, as the producer puts it on the ingress queue. */
+export interface AdversarialMessage {
+  readonly move: AdversaryMove;
+  readonly eventId: string;
+  readonly mark: AdversaryMark;
+  readonly body: string;
+  /** What the forged attributes claim (generation 0 and nothing else when there are none). */
+  readonly schedule: MessageSchedule;
+  /** The reserved attributes set, by name; empty for a conflicting resubmission. */
+  readonly reservedAttributes: readonly string[];
+}
+
+/** How far in the future a forged `ricochet.notBefore` points: long past any run's end. */
+const FORGED_NOT_BEFORE_MS = 30 * 24 * 3600 * 1000;
+/** The budget a forged copy asks for, far beyond any real event's. */
+const FORGED_MAX_ATTEMPTS = 20;
+
+/** The mark on a payload a target received, if it is a hostile one. */
+export const markOf = (payload: unknown): AdversaryMark | undefined => {
+  if (payload === null || typeof payload !== "object") return undefined;
+  const mark = (payload as { adversary?: unknown }).adversary;
+  return mark === AdversaryMark.FORGED || mark === AdversaryMark.CONFLICTING ? mark : undefined;
+};
+
+export interface AdversarialProducerOptions {
+  /** Share of events picked as victims (0 to 1). */
+  readonly share: number;
+  /**
+   * A random stream of the event's own (see random-streams.ts), so that whether and how an event
+   * is attacked does not depend on how the run interleaves.
+   */
+  readonly randomFor: (eventId: string) => RandomSource;
+  /** Where forged copies point: another target than the event's. */
+  readonly forgedTarget: (eventId: string) => Target;
+}
+
+/** Decides the hostile messages of a run. Stateful: each move is made at most once per event. */
+export interface AdversarialProducer {
+  /** The moves to make now that `envelope`'s record was seen in `status`. */
+  movesFor(envelope: Envelope, status: EventStatus, nowMs: number): AdversarialMessage[];
+}
+
+/** Forged scheduling attributes: a generation of 1 to 3, a far-future notBefore, or both. */
+const forgedSchedule = (
+  random: RandomSource,
+  nowMs: number,
+): Pick<AdversarialMessage, "schedule" | "reservedAttributes"> => {
+  const generation = randomInt(random, 1, 3);
+  const notBeforeMs = nowMs + FORGED_NOT_BEFORE_MS;
+  switch (randomInt(random, 0, 2)) {
+    case 0:
+      return { schedule: { generation }, reservedAttributes: [SCHEDULE_ATTRIBUTE.GENERATION] };
+    case 1:
+      return {
+        schedule: { generation: 0, notBeforeMs },
+        reservedAttributes: [SCHEDULE_ATTRIBUTE.NOT_BEFORE],
+      };
+    default:
+      return {
+        schedule: { generation, notBeforeMs },
+        reservedAttributes: [SCHEDULE_ATTRIBUTE.GENERATION, SCHEDULE_ATTRIBUTE.NOT_BEFORE],
+      };
+  }
+};
+
+const movesAt = (status: EventStatus): readonly AdversaryMove[] => {
+  if (status === EventStatus.RETRY_SCHEDULED)
+    return [AdversaryMove.FORGED_WHILE_WAITING, AdversaryMove.CONFLICT_WHILE_PENDING];
+  if (status === EventStatus.DELIVERED) return [AdversaryMove.CONFLICT_AFTER_FINISH];
+  if (isTerminal(status))
+    return [AdversaryMove.FORGED_AFTER_DEAD_LETTER, AdversaryMove.CONFLICT_AFTER_FINISH];
+  return [];
+};
+
+const isForged = (move: AdversaryMove): boolean =>
+  move === AdversaryMove.FORGED_WHILE_WAITING || move === AdversaryMove.FORGED_AFTER_DEAD_LETTER;
+
+/** A hostile producer over the given victims' share; see {@link AdversarialProducer}. */
+export const createAdversarialProducer = (
+  options: AdversarialProducerOptions,
+): AdversarialProducer => {
+  const made = new Set<string>();
+  const streams = new Map<string, RandomSource>();
+  const streamOf = (eventId: string): RandomSource => {
+    let stream = streams.get(eventId);
+    if (stream === undefined) {
+      stream = options.randomFor(eventId);
+      streams.set(eventId, stream);
+    }
+    return stream;
+  };
+  const victims = new Map<string, boolean>();
+  const isVictim = (eventId: string): boolean => {
+    let victim = victims.get(eventId);
+    if (victim === undefined) {
+      victim = streamOf(eventId)() < options.share;
+      victims.set(eventId, victim);
+    }
+    return victim;
+  };
+
+  const build = (envelope: Envelope, move: AdversaryMove, nowMs: number): AdversarialMessage => {
+    const { eventId } = envelope;
+    const random = streamOf(eventId);
+    if (isForged(move)) {
+      const forged: Envelope = {
+        eventId,
+        target: options.forgedTarget(eventId),
+        payload: { adversary: AdversaryMark.FORGED, move },
+        policy: { maxAttempts: FORGED_MAX_ATTEMPTS },
+      };
+      return {
+        move,
+        eventId,
+        mark: AdversaryMark.FORGED,
+        body: JSON.stringify(forged),
+        ...forgedSchedule(random, nowMs),
+      };
+    }
+    const conflicting: Envelope = {
+      ...envelope,
+      payload: { adversary: AdversaryMark.CONFLICTING, move },
+    };
+    return {
+      move,
+      eventId,
+      mark: AdversaryMark.CONFLICTING,
+      body: JSON.stringify(conflicting),
+      schedule: { generation: 0 },
+      reservedAttributes: [],
+    };
+  };
+
+  return {
+    movesFor: (envelope, status, nowMs) => {
+      if (!isVictim(envelope.eventId)) return [];
+      const due = movesAt(status).filter((move) => !made.has(`${envelope.eventId}:${move}`));
+      for (const move of due) made.add(`${envelope.eventId}:${move}`);
+      return due.map((move) => build(envelope, move, nowMs));
+    },
+  };
+};
+
+/** What a hostile producer actually sent, for the checks and the run's report. */
+export interface HostileTally {
+  /** Messages sent, by kind. */
+  readonly sent: Readonly<Record<AdversaryMark, number>>;
+  /** Conflicting resubmissions sent, by event id (each must be counted on its record). */
+  readonly conflictsSent: ReadonlyMap<string, number>;
+  /** Counts `message` as sent; call it only once the queue accepted it. */
+  count(message: AdversarialMessage): void;
+}
+
+/** An empty {@link HostileTally}. */
+export const createHostileTally = (): HostileTally => {
+  const sent = { [AdversaryMark.FORGED]: 0, [AdversaryMark.CONFLICTING]: 0 };
+  const conflictsSent = new Map<string, number>();
+  return {
+    sent,
+    conflictsSent,
+    count: (message) => {
+      sent[message.mark] += 1;
+      if (message.mark === AdversaryMark.CONFLICTING)
+        conflictsSent.set(message.eventId, (conflictsSent.get(message.eventId) ?? 0) + 1);
+    },
+  };
+};

@@ -1,0 +1,126 @@
+import { describe, expect, it } from "vitest";
+import {
+  DEAD_LETTER_KIND,
+  DEAD_LETTER_VERSION,
+  fitDeadLetter,
+} from "../../lib/core/dead-letter.js";
+import type { DeadLetterReason } from "../../lib/core/decide.js";
+import type { Envelope } from "../../lib/core/envelope.js";
+import { envelopeDigest } from "../../lib/core/envelope-digest.js";
+import { EventStatus } from "../../lib/core/status.js";
+import { anEnvelope, anEventRecord } from "../factories.js";
+import { AdversaryMark } from "./adversarial-producer.js";
+import type { LeftMessage } from "./end-state-checks.js";
+import {
+  checkBoundedWork,
+  checkConflictsCounted,
+  checkNoDeadLetterForDelivered,
+  checkOnlyAcceptedPayloads,
+  GuaranteeProblem,
+  payloadFingerprint,
+} from "./guarantee-checks.js";
+
+const envelope = anEnvelope({ eventId: "e1", payload: { origin: "e1" } });
+const conflicting: Envelope = { ...envelope, payload: { adversary: AdversaryMark.CONFLICTING } };
+
+const recordOf = (status: EventStatus, fields = {}) =>
+  new Map([
+    [
+      "e1",
+      anEventRecord({ eventId: "e1", status, envelopeDigest: envelopeDigest(envelope), ...fields }),
+    ],
+  ]);
+
+/** A copy as Ricochet sends it: the producer's body, the summary beside it. */
+const copyOf = (reason: DeadLetterReason, body = JSON.stringify(envelope)): LeftMessage => {
+  const fitted = fitDeadLetter({
+    kind: DEAD_LETTER_KIND,
+    version: DEAD_LETTER_VERSION,
+    reason,
+    eventId: "e1",
+    body,
+    attempts: 1,
+    generation: 0,
+    deadLetteredAt: "2030-01-01T00:00:00.000Z",
+  });
+  return {
+    body: fitted.body,
+    schedule: { generation: 0 },
+    summary: JSON.stringify(fitted.summary),
+  };
+};
+/** A body the queue's native redrive parked: no summary. */
+const parked = (body: Envelope): LeftMessage => ({
+  body: JSON.stringify(body),
+  schedule: { generation: 1 },
+});
+
+describe("no dead-letter message for a delivered event", () => {
+  it.each([
+    ["a copy that says it was rejected", copyOf("rejected"), 1],
+    ["a copy that says it was exhausted", copyOf("exhausted"), 1],
+    ["its accepted envelope parked raw", parked(envelope), 1],
+    [
+      "an invalid_envelope copy of a forged message (about the message)",
+      copyOf("invalid_envelope"),
+      0,
+    ],
+    ["a conflicting resubmission parked raw (about the message)", parked(conflicting), 0],
+  ])("%s", (_name, message, found) => {
+    const findings = checkNoDeadLetterForDelivered(recordOf(EventStatus.DELIVERED), [message]);
+    expect(findings.map((f) => f.problem)).toEqual(
+      Array(found).fill(GuaranteeProblem.DEAD_LETTER_FOR_DELIVERED),
+    );
+  });
+
+  it("says nothing of an event that ends dead-lettered", () => {
+    const records = recordOf(EventStatus.DEAD_LETTERED);
+    expect(checkNoDeadLetterForDelivered(records, [copyOf("exhausted")])).toEqual([]);
+  });
+});
+
+describe("bounded work", () => {
+  it.each([
+    ["within the budget", 3, 0, 0],
+    ["one call over the budget", 4, 0, 1],
+    ["one over, after a lease takeover", 4, 1, 0],
+    ["two over, after one takeover", 5, 1, 1],
+  ])("%s", (_name, calls, takeovers, found) => {
+    const records = recordOf(EventStatus.DELIVERED, { attemptBudget: 3 });
+    expect(checkBoundedWork([{ eventId: "e1", calls, takeovers }], records)).toHaveLength(found);
+  });
+});
+
+describe("only the accepted envelope is called", () => {
+  const accepted = new Map([["e1", payloadFingerprint(envelope.payload)]]);
+
+  it("flags a call with another payload, whatever its mark", () => {
+    const calls = [
+      { eventId: "e1", fingerprint: payloadFingerprint(envelope.payload) },
+      { eventId: "e1", fingerprint: payloadFingerprint(conflicting.payload) },
+    ];
+    expect(checkOnlyAcceptedPayloads(calls, accepted).map((f) => f.problem)).toEqual([
+      GuaranteeProblem.FOREIGN_PAYLOAD_CALLED,
+    ]);
+  });
+
+  it("fingerprints a payload as the HTTP adapter sends it", () => {
+    expect(payloadFingerprint(undefined)).toBe(payloadFingerprint(null));
+    expect(payloadFingerprint({ a: 1 })).not.toBe(payloadFingerprint({ a: 2 }));
+  });
+});
+
+describe("conflicting resubmissions are counted", () => {
+  it.each([
+    ["sent once, counted once", 1, 1, [], 0],
+    ["sent twice, counted once", 2, 1, [], 1],
+    ["sent twice, counted once, one parked raw after a crash loop", 2, 1, [parked(conflicting)], 0],
+  ] as const)("%s", (_name, sent, counted, deadLetters, found) => {
+    const records = recordOf(EventStatus.DELIVERED, {
+      conflicts: { count: counted, lastAt: "2030-01-01T00:00:00.000Z", lastDigest: "d" },
+    });
+    expect(checkConflictsCounted(records, new Map([["e1", sent]]), deadLetters)).toHaveLength(
+      found,
+    );
+  });
+});

@@ -1,0 +1,199 @@
+import { createHash } from "node:crypto";
+import { DeadLetterReason } from "../../lib/core/decide.js";
+import { parseEnvelope } from "../../lib/core/envelope.js";
+import { envelopeDigest } from "../../lib/core/envelope-digest.js";
+import type { EventRecord } from "../../lib/core/record.js";
+import { EventStatus } from "../../lib/core/status.js";
+import { parseDeadLetterCopy } from "../../lib/dead-letter-scan.js";
+import { AdversaryMark, markOf } from "./adversarial-producer.js";
+import type { LeftMessage } from "./end-state-checks.js";
+
+/*
+ * End-of-run checks of guarantees 4, 8 and 9 of DESIGN.md that hostile producers and failed
+ * writes put to the test, shared by the simulation and the chaos run (next to the checks of
+ * end-state-checks.ts): a dead-letter message means what it says, work stays within the budget,
+ * and only the envelope an event was accepted with ever reaches its target.
+ */
+
+/** Which guarantee a finding breaks. */
+export const GuaranteeProblem = {
+  /** A dead-letter message about an event that ends delivered (guarantee 9). */
+  DEAD_LETTER_FOR_DELIVERED: "dead_letter_for_delivered",
+  /** More target calls than the budget and the forced re-runs allow (guarantee 4). */
+  OVER_BUDGET: "over_budget",
+  /** The target was called with another payload than the accepted envelope's (guarantee 8). */
+  FOREIGN_PAYLOAD_CALLED: "foreign_payload_called",
+  /** Conflicting resubmissions that left no count on the record (guarantee 9). */
+  SILENT_CONFLICT: "silent_conflict",
+} as const;
+export type GuaranteeProblem = (typeof GuaranteeProblem)[keyof typeof GuaranteeProblem];
+
+export interface GuaranteeFinding {
+  readonly problem: GuaranteeProblem;
+  readonly eventId: string;
+  readonly detail: string;
+}
+
+/** SHA-256 of a request body as the target received it. */
+export const bodyFingerprint = (body: string): string =>
+  createHash("sha256").update(body, "utf8").digest("hex");
+
+/** The fingerprint of the body an HTTP target receives for `payload` (the adapter's JSON). */
+export const payloadFingerprint = (payload: unknown): string =>
+  bodyFingerprint(JSON.stringify(payload ?? null));
+
+const EVENT_ID_IN_BODY = /"eventId":"([^"\\]+)"/;
+
+/**
+ * Guarantee 9, "no dead-letter copy for an event that was delivered": for every event whose
+ * record ends `delivered`, no message in the dead-letter queue is about it. A message is about
+ * the event when it is
+ * - a copy Ricochet wrote naming the event, for any reason but `invalid_envelope`: that reason
+ *   is about one message (a forged copy, a malformed resubmission), not about the event, whose
+ *   record it never touches; or
+ * - a raw body the queue's native redrive parked that is the event's accepted envelope (same
+ *   digest as the record's): a raw conflicting resubmission is about its own message too.
+ */
+export const checkNoDeadLetterForDelivered = (
+  records: ReadonlyMap<string, EventRecord>,
+  deadLetters: readonly LeftMessage[],
+): GuaranteeFinding[] => {
+  const delivered = (id: string | undefined): EventRecord | undefined => {
+    const record = id === undefined ? undefined : records.get(id);
+    return record?.status === EventStatus.DELIVERED ? record : undefined;
+  };
+  const findings: GuaranteeFinding[] = [];
+  for (const message of deadLetters) {
+    const copy = parseDeadLetterCopy(message.body, message.summary);
+    if (copy.ok) {
+      const { reason, eventId } = copy.message;
+      if (reason === DeadLetterReason.INVALID_ENVELOPE || delivered(eventId) === undefined)
+        continue;
+      findings.push({
+        problem: GuaranteeProblem.DEAD_LETTER_FOR_DELIVERED,
+        eventId: String(eventId),
+        detail: `${eventId}: delivered, but a dead-letter copy says ${reason}`,
+      });
+      continue;
+    }
+    // Parse only what may matter: a raw body naming a delivered event (bodies may be 1 MiB).
+    const record = delivered(EVENT_ID_IN_BODY.exec(message.body)?.[1]);
+    if (record === undefined) continue;
+    const read = parseEnvelope(message.body);
+    if (!read.ok || read.envelope.eventId !== record.eventId) continue;
+    if (
+      record.envelopeDigest !== undefined &&
+      envelopeDigest(read.envelope) !== record.envelopeDigest
+    )
+      continue;
+    findings.push({
+      problem: GuaranteeProblem.DEAD_LETTER_FOR_DELIVERED,
+      eventId: record.eventId,
+      detail: `${record.eventId}: delivered, but its envelope is parked raw in the dead-letter queue (generation ${message.schedule.generation})`,
+    });
+  }
+  return findings;
+};
+
+/** One event's work, as a run's trace saw it. */
+export interface EventWork {
+  readonly eventId: string;
+  /** Calls the target received for the event's accepted envelope. */
+  readonly calls: number;
+  /** Claims the store granted over a record still in flight: a lease that had expired. */
+  readonly takeovers: number;
+}
+
+/**
+ * Guarantee 4, "bounded work": an event's target calls never exceed `record.attemptBudget` (its
+ * policy's maxAttempts, or the total a redrive granted: attempts so far plus the extra ones)
+ * plus the number of lease takeovers of the event. A takeover is the only re-run the store
+ * grants beyond the budget, and exactly the ones a crash or a lease expiry forces: the previous
+ * holder may have called the target without recording it. A claim whose result write failed
+ * without a takeover after it (the event then moves on by its retry message, or by its source
+ * message once the lease expired — a takeover) earns nothing.
+ */
+export const checkBoundedWork = (
+  work: readonly EventWork[],
+  records: ReadonlyMap<string, EventRecord>,
+): GuaranteeFinding[] =>
+  work.flatMap(({ eventId, calls, takeovers }) => {
+    const budget = records.get(eventId)?.attemptBudget ?? 0;
+    return calls > budget + takeovers
+      ? [
+          {
+            problem: GuaranteeProblem.OVER_BUDGET,
+            eventId,
+            detail: `${eventId}: ${calls} calls > budget ${budget} + ${takeovers} takeover(s)`,
+          },
+        ]
+      : [];
+  });
+
+/** A target call, as the payload check needs it. */
+export interface ObservedCall {
+  readonly eventId: string;
+  /** {@link bodyFingerprint} of the body the target received. */
+  readonly fingerprint: string;
+  /** The hostile mark its payload carried, if any, for the report. */
+  readonly mark?: AdversaryMark | undefined;
+}
+
+/**
+ * Guarantee 8, "producers cannot speak for Ricochet", seen from the target: every call for an
+ * event carries the payload of the envelope the event was first accepted with (`accepted`, by
+ * event id: {@link payloadFingerprint}). A forged copy (another target, forged attributes) or a
+ * conflicting resubmission (another payload) must never be called. Calls for ids not in
+ * `accepted` are left to the identity checks.
+ */
+export const checkOnlyAcceptedPayloads = (
+  calls: readonly ObservedCall[],
+  accepted: ReadonlyMap<string, string>,
+): GuaranteeFinding[] =>
+  calls.flatMap((call) => {
+    const expected = accepted.get(call.eventId);
+    if (expected === undefined || expected === call.fingerprint) return [];
+    return [
+      {
+        problem: GuaranteeProblem.FOREIGN_PAYLOAD_CALLED,
+        eventId: call.eventId,
+        detail: `${call.eventId}: target called with a ${call.mark ?? "foreign"} payload`,
+      },
+    ];
+  });
+
+/**
+ * Guarantee 9, "no silent drop of a conflicting resubmission": every conflicting resubmission
+ * sent for an event (`sent`, by event id) is counted on its record (`record.conflicts.count`,
+ * which may count one twice when SQS delivers it twice), or is itself parked raw in the
+ * dead-letter queue after crashing its workers `maxReceiveCount` times.
+ */
+export const checkConflictsCounted = (
+  records: ReadonlyMap<string, EventRecord>,
+  sent: ReadonlyMap<string, number>,
+  deadLetters: readonly LeftMessage[],
+): GuaranteeFinding[] => {
+  const parked = new Map<string, number>();
+  for (const message of deadLetters) {
+    // Ricochet's own copies carry a summary; a parked raw message does not.
+    const eventId =
+      message.summary === undefined ? EVENT_ID_IN_BODY.exec(message.body)?.[1] : undefined;
+    if (eventId === undefined || !sent.has(eventId)) continue;
+    const read = parseEnvelope(message.body);
+    if (read.ok && markOf(read.envelope.payload) === AdversaryMark.CONFLICTING)
+      parked.set(eventId, (parked.get(eventId) ?? 0) + 1);
+  }
+  return [...sent].flatMap(([eventId, count]) => {
+    const counted = records.get(eventId)?.conflicts?.count ?? 0;
+    const parkedRaw = parked.get(eventId) ?? 0;
+    return counted + parkedRaw >= count
+      ? []
+      : [
+          {
+            problem: GuaranteeProblem.SILENT_CONFLICT,
+            eventId,
+            detail: `${eventId}: ${count} conflicting resubmission(s), ${counted} counted on the record, ${parkedRaw} parked`,
+          },
+        ];
+  });
+};
