@@ -2,6 +2,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { AwsClientMiddleware } from "../../lib/adapters/aws-clients.js";
 import { type RandomSource, randomInt } from "../../lib/core/random.js";
 import { pickWeighted } from "../support/random-streams.js";
+import { firstRetryResultWriteOf } from "./result-write-fault.js";
 
 /** The faults injected into AWS SDK calls. */
 export const AwsFault = {
@@ -13,6 +14,11 @@ export const AwsFault = {
   TIMEOUT: "timeout",
   /** The service acts, then the response is lost: the caller sees a reset. */
   DROPPED_RESPONSE: "droppedResponse",
+  /**
+   * Aimed, not random: the result write after an event's first retry was sent fails on every
+   * SDK attempt, so the orchestrator sees it fail (once per chosen event).
+   */
+  RESULT_WRITE_AFTER_RETRY: "resultWriteAfterRetry",
 } as const;
 export type AwsFault = (typeof AwsFault)[keyof typeof AwsFault];
 
@@ -26,6 +32,11 @@ export interface AwsFaultInjectorOptions {
   readonly onFault: (fault: AwsFault, call: string) => void;
   /** Longest a timeout hangs before it fails; default 1500 ms. */
   readonly maxHangMs?: number;
+  /**
+   * Asked once per first-retry result write (see result-write-fault.ts) with its event id: true
+   * makes that write fail. Default: never.
+   */
+  readonly failsResultWrite?: (eventId: string) => boolean;
 }
 
 const FAULT_WEIGHTS = [
@@ -58,29 +69,43 @@ const throttlingNameFor = (clientName: string | undefined, random: RandomSource)
 /**
  * A finalizeRequest middleware that injects seeded faults into every SDK client's HTTP attempts.
  * It sits inside the SDK's retry loop, so the SDK retries these faults as it would real ones and
- * Ricochet sees only what survives the retries: the real path, end to end.
+ * Ricochet sees only what survives the retries: the real path, end to end. The middleware is
+ * resolved once per call (`send`) and run once per HTTP attempt, so an aimed fault decided on
+ * the first attempt holds for the call's retries.
  */
 export const createAwsFaultInjector = (options: AwsFaultInjectorOptions): AwsClientMiddleware => {
   const { random, rate } = options;
   const maxHangMs = options.maxHangMs ?? 1_500;
+  /** Whether this call is the aimed result write (asked once per call, counted once). */
+  const isAimed = (commandName: string | undefined, input: unknown): boolean => {
+    const eventId = firstRetryResultWriteOf(commandName, input);
+    const aimed = eventId !== undefined && options.failsResultWrite?.(eventId) === true;
+    if (aimed) options.onFault(AwsFault.RESULT_WRITE_AFTER_RETRY, `DynamoDB.${commandName}`);
+    return aimed;
+  };
   return {
     name: "chaosFaultInjector",
-    middleware: (next, context) => async (args) => {
-      if (random() >= rate) return next(args);
-      const fault = pickWeighted(random, FAULT_WEIGHTS);
-      options.onFault(fault, `${context.clientName}.${context.commandName}`);
-      switch (fault) {
-        case AwsFault.THROTTLING:
-          throw serviceError(throttlingNameFor(context.clientName, random), 400, "client");
-        case AwsFault.SERVER_ERROR:
-          throw serviceError("InternalServerError", 500, "server");
-        case AwsFault.TIMEOUT:
-          await sleep(randomInt(random, 100, maxHangMs));
-          throw networkError("ETIMEDOUT", "request timed out");
-        case AwsFault.DROPPED_RESPONSE:
-          await next(args);
-          throw networkError("ECONNRESET", "socket hang up after the request was handled");
-      }
+    middleware: (next, context) => {
+      let aimed: boolean | undefined;
+      return async (args) => {
+        aimed ??= isAimed(context.commandName, args.input);
+        if (aimed) throw serviceError("InternalServerError", 500, "server");
+        if (random() >= rate) return next(args);
+        const fault = pickWeighted(random, FAULT_WEIGHTS);
+        options.onFault(fault, `${context.clientName}.${context.commandName}`);
+        switch (fault) {
+          case AwsFault.THROTTLING:
+            throw serviceError(throttlingNameFor(context.clientName, random), 400, "client");
+          case AwsFault.SERVER_ERROR:
+            throw serviceError("InternalServerError", 500, "server");
+          case AwsFault.TIMEOUT:
+            await sleep(randomInt(random, 100, maxHangMs));
+            throw networkError("ETIMEDOUT", "request timed out");
+          case AwsFault.DROPPED_RESPONSE:
+            await next(args);
+            throw networkError("ECONNRESET", "socket hang up after the request was handled");
+        }
+      };
     },
   };
 };

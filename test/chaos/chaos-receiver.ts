@@ -1,11 +1,20 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { Reply, replyFor } from "./chaos-script.js";
+import { type AdversaryMark, markOf } from "../support/adversarial-producer.js";
+import { bodyFingerprint } from "../support/guarantee-checks.js";
+import { type EventTemper, Reply, replyFor } from "./chaos-script.js";
+
+/** Where forged copies point: `${url}/forged/${eventId}`, so the receiver still names the event. */
+export const FORGED_PATH = "forged/";
 
 /** One call the receiver saw. Times are this process's `Date.now()`. */
 export interface ChaosCall {
   /** The event the URL path names (the envelope's id, set when the event was made). */
   readonly eventId: string;
+  /** SHA-256 of the body: which envelope's payload the call carried. */
+  readonly fingerprint: string;
+  /** The hostile mark of the payload, if it was a forged or conflicting one. */
+  readonly mark: AdversaryMark | undefined;
   readonly headerEventId: string | undefined;
   readonly idempotencyKey: string | undefined;
   readonly attempt: number;
@@ -21,6 +30,8 @@ export interface ChaosReceiverOptions {
   readonly targetTimeoutMs: number;
   /** Seconds a 429 asks the caller to wait. */
   readonly retryAfterSeconds?: number;
+  /** An event's temper when the run sets it rather than the seed (the bulky events'). */
+  readonly temperFor?: (eventId: string) => EventTemper | undefined;
 }
 
 export interface ChaosReceiver {
@@ -37,6 +48,14 @@ const STATUS: Record<Reply, number> = {
   [Reply.SLOW]: 200,
   [Reply.RESET]: 0,
   [Reply.BAD_REQUEST]: 400,
+};
+
+const parsedOrUndefined = (text: string): unknown => {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 };
 
 const header = (request: IncomingMessage, name: string): string | undefined => {
@@ -57,15 +76,18 @@ export const startChaosReceiver = async (options: ChaosReceiverOptions): Promise
 
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     const startedAt = Date.now();
-    for await (const _chunk of request) {
-      // The body is not needed, only read so the caller's request completes.
-    }
-    const eventId = decodeURIComponent((request.url ?? "/").slice(1));
+    const chunks: Buffer[] = [];
+    for await (const chunk of request) chunks.push(chunk as Buffer);
+    const body = Buffer.concat(chunks).toString("utf8");
+    const path = decodeURIComponent((request.url ?? "/").slice(1));
+    const eventId = path.startsWith(FORGED_PATH) ? path.slice(FORGED_PATH.length) : path;
     const callIndex = callsPerEvent.get(eventId) ?? 0;
     callsPerEvent.set(eventId, callIndex + 1);
-    const reply = replyFor(options.seed, eventId, callIndex);
+    const reply = replyFor(options.seed, eventId, callIndex, options.temperFor?.(eventId));
     const call: ChaosCall = {
       eventId,
+      fingerprint: bodyFingerprint(body),
+      mark: markOf(parsedOrUndefined(body)),
       headerEventId: header(request, "ricochet-event-id"),
       idempotencyKey: header(request, "idempotency-key"),
       attempt: Number(header(request, "ricochet-attempt") ?? 0),

@@ -1,15 +1,28 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import {
+  DEAD_LETTER_KIND,
+  DEAD_LETTER_VERSION,
+  fitDeadLetter,
+} from "../../lib/core/dead-letter.js";
 import type { EventRecord } from "../../lib/core/record.js";
 import { Invariant } from "../simulation/invariants.js";
+import { payloadFingerprint } from "../support/guarantee-checks.js";
 import type { ChaosCall } from "./chaos-receiver.js";
 import { type ChaosObservation, countOverlaps, judgeChaosRun } from "./chaos-report.js";
-import { Reply, replyFor, temperOf } from "./chaos-script.js";
+import { EventTemper, Reply, replyFor, temperOf } from "./chaos-script.js";
 
 const TIMEOUT_MS = 1_000;
+const PAYLOAD = { origin: "e1" };
 
-const call = (startedAt: number, endedAt: number | undefined, extra: Partial<ChaosCall> = {}) => ({
+const call = (
+  startedAt: number,
+  endedAt: number | undefined,
+  extra: Partial<ChaosCall> = {},
+): ChaosCall => ({
   eventId: "e1",
+  fingerprint: payloadFingerprint(PAYLOAD),
+  mark: undefined,
   headerEventId: "e1",
   idempotencyKey: "e1",
   attempt: 1,
@@ -49,8 +62,26 @@ const observe = (overrides: Partial<ChaosObservation> = {}): ChaosObservation =>
   calls: [call(0, 100)],
   targetTimeoutMs: TIMEOUT_MS,
   expectDrained: true,
+  takeovers: new Map(),
+  accepted: new Map([["e1", payloadFingerprint(PAYLOAD)]]),
+  conflictsSent: new Map(),
   ...overrides,
 });
+
+/** A dead-letter copy of e1 as Ricochet sends it: the body, the summary beside it. */
+const deadLetterCopy = (reason: "rejected" | "invalid_envelope") => {
+  const { summary, body } = fitDeadLetter({
+    kind: DEAD_LETTER_KIND,
+    version: DEAD_LETTER_VERSION,
+    reason,
+    eventId: "e1",
+    body: JSON.stringify({ eventId: "e1" }),
+    attempts: 1,
+    generation: 0,
+    deadLetteredAt: "2026-01-01T00:00:01.000Z",
+  });
+  return { body, schedule: { generation: 0 }, summary: JSON.stringify(summary) };
+};
 
 describe("countOverlaps", () => {
   it.each([
@@ -120,6 +151,24 @@ describe("judgeChaosRun", () => {
       observe({ calls: [call(0, 100, { reply: Reply.SLOW })] }),
       Invariant.NOTHING_LOST,
     ],
+    [
+      "a call with a forged payload",
+      observe({
+        calls: [call(0, 100), call(2_000, 2_100, { fingerprint: "forged", mark: "forged" })],
+        records: new Map([["e1", record({ attempts: 2 })]]),
+      }),
+      Invariant.ONLY_ACCEPTED_ENVELOPE,
+    ],
+    [
+      "a dead-letter copy of a delivered event",
+      observe({ deadLetters: [deadLetterCopy("rejected")] }),
+      Invariant.NO_DEAD_LETTER_FOR_DELIVERED,
+    ],
+    [
+      "a conflicting resubmission not counted on the record",
+      observe({ conflictsSent: new Map([["e1", 1]]) }),
+      Invariant.CONFLICTS_COUNTED,
+    ],
   ])("flags %s", (_name, observation, invariant) => {
     expect(judgeChaosRun(observation).violations.map((v) => v.invariant)).toContain(invariant);
   });
@@ -143,20 +192,18 @@ describe("judgeChaosRun", () => {
     expect([live.lost, live.unfinished, live.violations.length]).toEqual([0, 1, 0]);
   });
 
-  it("allows calls beyond the budget only for claims that never recorded a result", () => {
+  it("allows calls beyond the budget only for lease takeovers", () => {
     const calls = [0, 1, 2, 3, 4].map((i) => call(i * 2_000, i * 2_000 + 100));
-    const rerun = record({ attempts: 5, attemptBudget: 4 });
-    expect(
-      judgeChaosRun(observe({ records: new Map([["e1", rerun]]), calls })).maxAttemptsExceeded,
-    ).toBe(0);
-    const noRerun = record({
-      attempts: 5,
-      attemptBudget: 4,
-      history: Array(5).fill(record().history[0]),
-    });
-    expect(
-      judgeChaosRun(observe({ records: new Map([["e1", noRerun]]), calls })).maxAttemptsExceeded,
-    ).toBe(1);
+    // Claims that never recorded a result no longer excuse a call: only a takeover does.
+    const records = new Map([["e1", record({ attempts: 5, attemptBudget: 4 })]]);
+    const taken = judgeChaosRun(observe({ records, calls, takeovers: new Map([["e1", 1]]) }));
+    expect([taken.maxAttemptsExceeded, taken.leaseTakeovers]).toEqual([0, 1]);
+    expect(judgeChaosRun(observe({ records, calls })).maxAttemptsExceeded).toBe(1);
+  });
+
+  it("does not hold an invalid_envelope copy against a delivered event", () => {
+    const copy = deadLetterCopy("invalid_envelope");
+    expect(judgeChaosRun(observe({ deadLetters: [copy] })).violations).toEqual([]);
   });
 });
 
@@ -177,6 +224,14 @@ describe("the receiver's script", () => {
         if (temper === "clean") expect(new Set(replies)).toEqual(new Set([Reply.OK]));
         if (temper === "refused") expect(replies).toContain(Reply.BAD_REQUEST);
         if (temper === "doomed") expect(replies).not.toContain(Reply.OK);
+      }),
+    );
+  });
+
+  it("refuses every call for an event the run set to refuse at once (the bulky ones)", () => {
+    fc.assert(
+      fc.property(fc.integer(), fc.string({ minLength: 1 }), fc.nat(50), (seed, id, index) => {
+        expect(replyFor(seed, id, index, EventTemper.REFUSED_AT_ONCE)).toBe(Reply.BAD_REQUEST);
       }),
     );
   });

@@ -1,12 +1,19 @@
 import type { EventRecord } from "../../lib/core/record.js";
 import { isTerminal } from "../../lib/core/status.js";
-import { Invariant } from "../simulation/invariants.js";
+import { INVARIANT_OF, Invariant } from "../simulation/invariants.js";
 import {
   checkEndState,
   EndStateProblem,
   type LeftMessage,
   mentionsEvent,
 } from "../support/end-state-checks.js";
+import {
+  checkBoundedWork,
+  checkConflictsCounted,
+  checkNoDeadLetterForDelivered,
+  checkOnlyAcceptedPayloads,
+  GuaranteeProblem,
+} from "../support/guarantee-checks.js";
 import type { ChaosCall } from "./chaos-receiver.js";
 import { Reply } from "./chaos-script.js";
 
@@ -31,6 +38,14 @@ export interface ChaosObservation {
    * a terminal record is then a violation. A run cut short is not judged on its leftovers.
    */
   readonly expectDrained: boolean;
+  /** Lease takeovers per event, from the workers' claim traces. */
+  readonly takeovers: ReadonlyMap<string, number>;
+  /** The payload fingerprint of each event's accepted envelope, by event id. */
+  readonly accepted: ReadonlyMap<string, string>;
+  /** Conflicting resubmissions the hostile producer sent, by event id. */
+  readonly conflictsSent: ReadonlyMap<string, number>;
+  /** The exact body of the events sent raw (the bulky ones), by event id. */
+  readonly bodies?: ReadonlyMap<string, string>;
 }
 
 /** The figures of one run; `violations` lists every broken guarantee. */
@@ -43,8 +58,8 @@ export interface ChaosFindings {
   /** Neither terminal nor with a live message: nothing will ever finish them. */
   readonly lost: number;
   readonly targetCalls: number;
-  /** Claims whose result was never recorded (a kill, a lost lease, a failed write): re-runs. */
-  readonly rerunsAllowed: number;
+  /** Claims granted over an expired lease: the re-runs a kill or lost lease forced. */
+  readonly leaseTakeovers: number;
   /**
    * Pairs of calls for one event where the later started before the earlier had ended AND
    * before the earlier had run for the target timeout — i.e. while the earlier caller could
@@ -52,8 +67,10 @@ export interface ChaosFindings {
    * most the margin; the margin is the part of the lease that covers the result write).
    */
   readonly overlappingAttempts: number;
-  /** Events with more target calls than their budget plus their re-runs. */
+  /** Events with more target calls than their budget plus their takeovers. */
   readonly maxAttemptsExceeded: number;
+  /** Calls that carried another payload than the event's accepted envelope's. */
+  readonly foreignPayloadCalls: number;
   readonly violations: readonly ChaosViolation[];
 }
 
@@ -84,8 +101,9 @@ export const countOverlaps = (calls: readonly ChaosCall[], targetTimeoutMs: numb
 };
 
 /**
- * Judges a chaos run against the guarantees of DESIGN.md: the end-state checks shared with the
- * simulation (2, 3), the receiver's log (1, 3, 4, 5), and the records' attempt counts (4).
+ * Judges a chaos run against the guarantees of DESIGN.md: the end-state and guarantee checks
+ * shared with the simulation (2, 3, 4, 8, 9), the receiver's log (1, 3, 5) and the records'
+ * attempt counts (4).
  */
 export const judgeChaosRun = (observed: ChaosObservation): ChaosFindings => {
   const violations: ChaosViolation[] = [];
@@ -102,12 +120,7 @@ export const judgeChaosRun = (observed: ChaosObservation): ChaosFindings => {
       continue;
     }
     if (finding.problem === EndStateProblem.NOT_TERMINAL) lost += 1;
-    const invariant =
-      finding.problem === EndStateProblem.COPY_IDENTITY ||
-      finding.problem === EndStateProblem.RECORD_IDENTITY
-        ? Invariant.STABLE_IDENTITY
-        : Invariant.NOTHING_LOST;
-    fail(invariant, finding.eventId, finding.detail);
+    fail(INVARIANT_OF[finding.problem], finding.eventId, finding.detail);
   }
   for (const id of observed.expectDrained ? observed.eventIds : []) {
     const record = records.get(id);
@@ -117,9 +130,25 @@ export const judgeChaosRun = (observed: ChaosObservation): ChaosFindings => {
   }
 
   const callsByEvent = groupBy(observed.calls, (call) => call.eventId);
+  const guarantees = [
+    ...checkBoundedWork(
+      [...callsByEvent].map(([eventId, calls]) => ({
+        eventId,
+        calls: calls.length,
+        takeovers: observed.takeovers.get(eventId) ?? 0,
+      })),
+      records,
+    ),
+    ...checkOnlyAcceptedPayloads(observed.calls, observed.accepted),
+    ...checkNoDeadLetterForDelivered(records, observed.deadLetters),
+    ...checkConflictsCounted(records, observed.conflictsSent, observed.deadLetters),
+  ];
+  for (const finding of guarantees)
+    fail(INVARIANT_OF[finding.problem], finding.eventId, finding.detail);
+  const countOf = (problem: GuaranteeProblem) =>
+    guarantees.filter((finding) => finding.problem === problem).length;
+
   let overlappingAttempts = 0;
-  let maxAttemptsExceeded = 0;
-  let rerunsAllowed = 0;
   for (const [id, calls] of callsByEvent) {
     if (!known.has(id)) {
       fail(Invariant.STABLE_IDENTITY, id, `${calls.length} call(s) for an event never submitted`);
@@ -144,16 +173,6 @@ export const judgeChaosRun = (observed: ChaosObservation): ChaosFindings => {
     // Every call follows a claim, and every claim counts in `attempts`.
     if (calls.length > record.attempts)
       fail(Invariant.BOUNDED_WORK, id, `${id}: ${calls.length} calls > ${record.attempts} claims`);
-    const reruns = Math.max(0, record.attempts - record.history.length);
-    rerunsAllowed += reruns;
-    if (calls.length > record.attemptBudget + reruns) {
-      maxAttemptsExceeded += 1;
-      fail(
-        Invariant.BOUNDED_WORK,
-        id,
-        `${id}: ${calls.length} calls > budget ${record.attemptBudget} + ${reruns} re-run(s)`,
-      );
-    }
     if (record.status === "delivered" && !calls.some((call) => call.reply === Reply.OK))
       fail(Invariant.NOTHING_LOST, id, `${id}: delivered, but the receiver never answered 2xx`);
   }
@@ -167,9 +186,10 @@ export const judgeChaosRun = (observed: ChaosObservation): ChaosFindings => {
     unfinished,
     lost,
     targetCalls: observed.calls.length,
-    rerunsAllowed,
+    leaseTakeovers: [...observed.takeovers.values()].reduce((sum, n) => sum + n, 0),
     overlappingAttempts,
-    maxAttemptsExceeded,
+    maxAttemptsExceeded: countOf(GuaranteeProblem.OVER_BUDGET),
+    foreignPayloadCalls: countOf(GuaranteeProblem.FOREIGN_PAYLOAD_CALLED),
     violations,
   };
 };

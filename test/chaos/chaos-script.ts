@@ -10,6 +10,8 @@ export const EventTemper = {
   DOOMED: "doomed",
   /** Answers 400 (maybe after a transient failure): ends rejected. */
   REFUSED: "refused",
+  /** Answers 400 to every call: the bulky events', which have one attempt and must be rejected. */
+  REFUSED_AT_ONCE: "refused_at_once",
 } as const;
 export type EventTemper = (typeof EventTemper)[keyof typeof EventTemper];
 
@@ -51,12 +53,18 @@ export const temperOf = (seed: number, eventId: string): EventTemper =>
   pickWeighted(streamFor(seed, "temper", eventId), TEMPERS);
 
 /**
- * The reply to the `callIndex`-th call (0 first) for `eventId`: a function of the seed, the id
- * and the index only, so a seed replays each event's script whatever the interleaving.
+ * The reply to the `callIndex`-th call (0 first) for `eventId`: a function of the seed, the id,
+ * the index and the event's temper (drawn from the seed and the id unless the run set it), so a
+ * seed replays each event's script whatever the interleaving.
  */
-export const replyFor = (seed: number, eventId: string, callIndex: number): Reply => {
+export const replyFor = (
+  seed: number,
+  eventId: string,
+  callIndex: number,
+  temper: EventTemper = temperOf(seed, eventId),
+): Reply => {
   const random = streamFor(seed, "reply", eventId, callIndex);
-  switch (temperOf(seed, eventId)) {
+  switch (temper) {
     case EventTemper.CLEAN:
       return Reply.OK;
     case EventTemper.FLAKY:
@@ -67,5 +75,7 @@ export const replyFor = (seed: number, eventId: string, callIndex: number): Repl
       return random() < REFUSED_TRANSIENT_RATE
         ? pickWeighted(random, TRANSIENT)
         : Reply.BAD_REQUEST;
+    case EventTemper.REFUSED_AT_ONCE:
+      return Reply.BAD_REQUEST;
   }
 };

@@ -1,10 +1,12 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { createAwsClients, type LocalAwsTarget } from "../../lib/adapters/aws-clients.js";
-import { createRicochetClient } from "../../lib/client.js";
-import type { Envelope } from "../../lib/core/envelope.js";
 import { isTerminal } from "../../lib/core/status.js";
 import { LOCAL_CREDENTIALS } from "../../lib/local/local-identity.js";
 import { startLocalAws } from "../../lib/local/start-local-aws.js";
+import type { AdversaryMark } from "../support/adversarial-producer.js";
 import {
   type DeployedTimings,
   deployedTimings,
@@ -13,11 +15,14 @@ import {
 } from "../support/deployed-timings.js";
 import { streamFor } from "../support/random-streams.js";
 import { ALL_AWS_FAULTS, type AwsFault } from "./aws-fault-injector.js";
-import { startChaosReceiver } from "./chaos-receiver.js";
+import { createChaosAdversary } from "./chaos-adversary.js";
+import { makeChaosEvents, submitChaosEvents } from "./chaos-events.js";
+import { type ChaosCall, startChaosReceiver } from "./chaos-receiver.js";
 import { type ChaosFindings, judgeChaosRun } from "./chaos-report.js";
 import { createChaosResources, inputQueuesOf } from "./chaos-resources.js";
-import { Reply } from "./chaos-script.js";
+import { EventTemper, Reply } from "./chaos-script.js";
 import { collectMessages, inputQueueCounts, scanRecords, totalOf } from "./chaos-state.js";
+import { claimTraceFile, readTakeovers } from "./claim-trace.js";
 import { startWorkerSupervisor } from "./worker-supervisor.js";
 
 /**
@@ -27,14 +32,8 @@ import { startWorkerSupervisor } from "./worker-supervisor.js";
  */
 export const CHAOS_TIME_SCALE = 10;
 
-/** Every event's policy: small budget and delays, so doomed events die fast. */
-const CHAOS_POLICY = {
-  maxAttempts: 4,
-  baseDelaySeconds: 1,
-  multiplier: 2,
-  maxDelaySeconds: 4,
-  jitter: "full",
-} as const;
+/** Share of events whose first retry's result write fails (an aimed AWS fault). */
+const RESULT_WRITE_FAULT_SHARE = 0.1;
 
 /** How often progress is checked. */
 const POLL_MS = 2_000;
@@ -84,31 +83,34 @@ export interface ChaosReport extends ChaosFindings {
     readonly aws: Record<AwsFault, number>;
     readonly receiver: Record<Exclude<Reply, "ok">, number>;
   };
+  /** Hostile messages the adversarial producer sent, by kind. */
+  readonly hostile: Readonly<Record<AdversaryMark, number>>;
+  /** Events whose body was the largest valid envelope, full of numbers. */
+  readonly bulky: number;
   /** Whether every event reached a terminal state and the queue drained before the timeout. */
   readonly quiescent: boolean;
   readonly seconds: number;
 }
 
-const envelopeFor = (
-  seed: number,
-  index: number,
-  receiverUrl: string,
-  timings: DeployedTimings,
-): Envelope => {
-  const eventId = `chaos-${seed}-${index}`;
-  return {
-    eventId,
-    target: { type: "http", url: `${receiverUrl}/${eventId}`, timeoutMs: timings.targetTimeoutMs },
-    payload: { origin: eventId, index },
-    policy: CHAOS_POLICY,
+/** How many of the receiver's calls got each failure. */
+const receiverFaultsOf = (calls: readonly ChaosCall[]): Record<Exclude<Reply, "ok">, number> => {
+  const faults = {
+    [Reply.SERVER_ERROR]: 0,
+    [Reply.TOO_MANY_REQUESTS]: 0,
+    [Reply.SLOW]: 0,
+    [Reply.RESET]: 0,
+    [Reply.BAD_REQUEST]: 0,
   };
+  for (const call of calls) if (call.reply !== Reply.OK) faults[call.reply] += 1;
+  return faults;
 };
 
 /**
- * One chaos run on local AWS: submits `events` events, lets worker processes deliver them to a
- * misbehaving receiver under injected AWS faults and random SIGKILLs, waits until everything is
- * terminal and the ingress queue is empty (or the timeout), then judges the table, the queues and
- * the receiver's log. Everything it started is stopped before it returns or throws.
+ * One chaos run on local AWS: submits `events` events (and bulky ones), lets worker processes
+ * deliver them to a misbehaving receiver under injected AWS faults, random SIGKILLs and a hostile
+ * producer, waits until everything is terminal and both input queues are empty (or the timeout),
+ * then judges the table, the queues, the claim traces and the receiver's log. Everything it
+ * started is stopped before it returns or throws.
  */
 export const runChaos = async (options: ChaosOptions): Promise<ChaosReport> => {
   const started = Date.now();
@@ -143,11 +145,27 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosReport> => {
       maxReceiveCount: timings.maxReceiveCount,
     });
     const inputQueues = inputQueuesOf(resources);
+    const traceDirectory = await mkdtemp(join(tmpdir(), "ricochet-chaos-"));
+    cleanup.push(() => rm(traceDirectory, { recursive: true, force: true }));
+    // The receiver's URL goes into every target, so it starts first and learns the bulky
+    // events (which it refuses at once) when they are made.
+    let bulky: ReadonlyMap<string, string> = new Map();
     const receiver = await startChaosReceiver({
       seed: options.seed,
       targetTimeoutMs: timings.targetTimeoutMs,
+      temperFor: (eventId) => (bulky.has(eventId) ? EventTemper.REFUSED_AT_ONCE : undefined),
     });
     cleanup.push(() => receiver.stop());
+    const events = makeChaosEvents(options.seed, options.events, receiver.url, timings);
+    bulky = events.bulkyBodies;
+    const adversary = createChaosAdversary({
+      seed: options.seed,
+      sqs: clients.sqs,
+      queueUrl: resources.ingressQueueUrl,
+      envelopes: events.envelopes,
+      receiverUrl: receiver.url,
+      targetTimeoutMs: timings.targetTimeoutMs,
+    });
 
     const supervisor = startWorkerSupervisor({
       workers,
@@ -155,13 +173,16 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosReport> => {
       killWindowMs: timeoutMs,
       killIntervalMs: [1_000, 4_000],
       random: streamFor(options.seed, "kills"),
-      onFault: (fault) => {
-        awsFaults[fault] += 1;
+      onReport: (report) => {
+        if (report.type === "fault") awsFaults[report.fault] += 1;
+        else adversary.observe(report.eventId, report.status);
       },
       settingsFor: (index, incarnation) => ({
         workerId: `worker-${index}.${incarnation}`,
         seed: options.seed,
         faultRate: options.faultRate ?? 0.03,
+        resultWriteFaultShare: RESULT_WRITE_FAULT_SHARE,
+        claimTraceFile: claimTraceFile(traceDirectory, `worker-${index}.${incarnation}`),
         endpoints: { sqs: local.endpoints.sqs, dynamodb: local.endpoints.dynamodb },
         region: local.region,
         ...resources,
@@ -174,20 +195,14 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosReport> => {
     });
     cleanup.push(() => supervisor.stop());
 
-    progress(`starting ${workers} workers; submitting ${options.events} events`);
-    const envelopes = Array.from({ length: options.events }, (_, i) =>
-      envelopeFor(options.seed, i, receiver.url, timings),
-    );
-    const producer = createRicochetClient({
-      queueUrl: resources.ingressQueueUrl,
-      sqs: clients.sqs,
-    });
-    const [submitted] = await Promise.all([producer.submitBatch(envelopes), supervisor.start()]);
-    if (submitted.rejected.length > 0)
-      throw new Error(`${submitted.rejected.length} events were not accepted`);
+    const { eventIds } = events;
+    progress(`starting ${workers} workers; submitting ${eventIds.length} events`);
+    await Promise.all([
+      submitChaosEvents(clients.sqs, resources.ingressQueueUrl, events),
+      supervisor.start(),
+    ]);
     supervisor.startKilling();
 
-    const eventIds = envelopes.map((e) => e.eventId);
     const deadline = started + timeoutMs;
     let allTerminal = false;
     let drainDeadline = Number.POSITIVE_INFINITY;
@@ -214,6 +229,7 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosReport> => {
 
     progress("stopping workers");
     await supervisor.stop();
+    await adversary.settle();
     // Messages hidden by a worker (in flight, lease held, ahead) or delayed must reappear before
     // the queue is read, or a live message would be missed and its event counted as lost.
     const settleBy = options.signal?.aborted === true ? 0 : Date.now() + settleTimeoutMs(timings);
@@ -235,15 +251,11 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosReport> => {
       calls: receiver.calls,
       expectDrained: allTerminal && options.signal?.aborted !== true,
       targetTimeoutMs: timings.targetTimeoutMs,
+      takeovers: readTakeovers(traceDirectory),
+      accepted: events.accepted,
+      conflictsSent: adversary.tally.conflictsSent,
+      bodies: events.bulkyBodies,
     });
-    const receiverFaults = {
-      [Reply.SERVER_ERROR]: 0,
-      [Reply.TOO_MANY_REQUESTS]: 0,
-      [Reply.SLOW]: 0,
-      [Reply.RESET]: 0,
-      [Reply.BAD_REQUEST]: 0,
-    };
-    for (const call of receiver.calls) if (call.reply !== Reply.OK) receiverFaults[call.reply] += 1;
     return {
       seed: options.seed,
       events: options.events,
@@ -251,7 +263,9 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosReport> => {
       ...findings,
       workerKills: supervisor.kills,
       workerCrashes: supervisor.crashes,
-      faultsInjected: { aws: { ...awsFaults }, receiver: receiverFaults },
+      faultsInjected: { aws: { ...awsFaults }, receiver: receiverFaultsOf(receiver.calls) },
+      hostile: { ...adversary.tally.sent },
+      bulky: events.bulkyBodies.size,
       quiescent,
       seconds: Math.round((Date.now() - started) / 100) / 10,
     };

@@ -2,7 +2,6 @@ import { type ChildProcess, fork } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { type RandomSource, randomInt } from "../../lib/core/random.js";
 import { hasExited, terminate } from "../../lib/local/process-control.js";
-import type { AwsFault } from "./aws-fault-injector.js";
 import {
   isWorkerReport,
   WORKER_SETTINGS_ENV,
@@ -28,7 +27,8 @@ export interface WorkerSupervisorOptions {
   /** Pause between kills, drawn from this range. */
   readonly killIntervalMs: readonly [min: number, max: number];
   readonly random: RandomSource;
-  readonly onFault: (fault: AwsFault, call: string) => void;
+  /** Told of every report a worker makes besides `ready` (faults, landed result writes). */
+  readonly onReport: (report: Exclude<WorkerReport, { type: "ready" }>) => void;
 }
 
 export interface WorkerSupervisor {
@@ -97,7 +97,7 @@ export const startWorkerSupervisor = (options: WorkerSupervisorOptions): WorkerS
         if (report.type === "ready") {
           clearTimeout(timer);
           resolve();
-        } else options.onFault(report.fault, report.call);
+        } else options.onReport(report);
       });
       child.once("exit", (code, signal) => {
         clearTimeout(timer);

@@ -5,8 +5,10 @@ import { LOCAL_CREDENTIALS } from "../../lib/local/local-identity.js";
 import { CountingMetrics, silentLog } from "../../lib/observability.js";
 import { createOrchestratorRuntime, createPorts } from "../../lib/runtime.js";
 import { createSqsBatchHandler } from "../../lib/sqs-batch-handler.js";
+import { observeStore } from "../support/observed-store.js";
 import { streamFor } from "../support/random-streams.js";
 import { createAwsFaultInjector } from "./aws-fault-injector.js";
+import { traceClaim } from "./claim-trace.js";
 import { readWorkerSettings, type WorkerReport } from "./worker-settings.js";
 
 /*
@@ -22,6 +24,7 @@ const report = (message: WorkerReport): void => {
 };
 process.on("disconnect", () => process.exit(1));
 
+const struck = new Set<string>();
 const clients = createAwsClients({
   endpoints: settings.endpoints,
   region: settings.region,
@@ -32,13 +35,35 @@ const clients = createAwsClients({
       rate: settings.faultRate,
       random: streamFor(settings.seed, "aws-faults", settings.workerId),
       onFault: (fault, call) => report({ type: "fault", fault, call }),
+      failsResultWrite: (eventId) => {
+        // Once per event in this process; another worker may strike it once more, which only
+        // repeats the path under test.
+        if (struck.has(eventId)) return false;
+        struck.add(eventId);
+        return (
+          streamFor(settings.seed, "result-write-fault", eventId)() < settings.resultWriteFaultShare
+        );
+      },
     }),
   ],
 });
 const config = localConfig(settings);
+const ports = createPorts(config, clients);
 const orchestrator = createOrchestratorRuntime({
   config,
-  ports: createPorts(config, clients),
+  ports: {
+    ...ports,
+    store: observeStore(ports.store, {
+      onClaimed: ({ eventId, generation }, { record, takeover }) =>
+        traceClaim(settings.claimTraceFile, {
+          eventId,
+          generation,
+          attempt: record.attempts,
+          takeover,
+        }),
+      onRecorded: ({ eventId, status }) => report({ type: "result", eventId, status }),
+    }),
+  },
   log: silentLog,
   metrics: new CountingMetrics(),
   workerId: settings.workerId,
