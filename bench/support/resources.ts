@@ -28,8 +28,12 @@ interface QueueOptions {
   readonly visibilityTimeoutSeconds: number;
 }
 
-/** A dead-letter queue, and a function that makes input queues redriving into it natively. */
-const withDeadLetterQueue = async (sqs: SQSClient, name: string, options: QueueOptions) => {
+/**
+ * A uniquely named dead-letter queue, and a function that makes input queues (named after it)
+ * redriving into it natively.
+ */
+const withDeadLetterQueue = async (sqs: SQSClient, prefix: string, options: QueueOptions) => {
+  const name = benchName(prefix);
   const dead = await sqs.send(new CreateQueueCommand({ QueueName: `${name}-dlq` }));
   if (dead.QueueUrl === undefined) throw new Error("CreateQueue returned no URL");
   const { Attributes } = await sqs.send(
@@ -65,12 +69,8 @@ export const createQueuePair = async (
   prefix: string,
   options: QueueOptions,
 ): Promise<QueuePair> => {
-  const { deadLetterQueueUrl, inputQueue } = await withDeadLetterQueue(
-    sqs,
-    benchName(prefix),
-    options,
-  );
-  return { queueUrl: await inputQueue("in"), deadLetterQueueUrl };
+  const queues = await withDeadLetterQueue(sqs, prefix, options);
+  return { queueUrl: await queues.inputQueue("in"), deadLetterQueueUrl: queues.deadLetterQueueUrl };
 };
 
 /** Ricochet's queues as the stack makes them: both input queues alike, one dead-letter queue. */
@@ -79,16 +79,10 @@ export const createRicochetQueues = async (
   prefix: string,
   options: QueueOptions,
 ): Promise<RicochetQueues> => {
-  const { deadLetterQueueUrl, inputQueue } = await withDeadLetterQueue(
-    sqs,
-    benchName(prefix),
-    options,
-  );
-  return {
-    queueUrl: await inputQueue("in"),
-    internalQueueUrl: await inputQueue("internal"),
-    deadLetterQueueUrl,
-  };
+  const queues = await withDeadLetterQueue(sqs, prefix, options);
+  const queueUrl = await queues.inputQueue("in");
+  const internalQueueUrl = await queues.inputQueue("internal");
+  return { queueUrl, internalQueueUrl, deadLetterQueueUrl: queues.deadLetterQueueUrl };
 };
 
 /** An on-demand table with a string partition key, optionally with Ricochet's status index. */
