@@ -399,8 +399,10 @@ export const runSimulation = async (options: SimulationOptions): Promise<Simulat
     // The operator decides once which events to bring back (every one not delivered when the
     // run went quiet) and keeps at it until each was moved, as a person would: a run can crash,
     // fail on a throttled call, miss copies an earlier crashed run still holds hidden, or skip
-    // an event still leased by a worker that died.
+    // an event still leased by a worker that died. After a run that failed, the next one takes a
+    // single event: at high fault rates a run over many copies almost never completes.
     const remaining = new Set(eventIds);
+    let lastRunFailed = false;
     for (let run = 0; run < MAX_REDRIVE_RUNS && remaining.size > 0; run += 1) {
       const process = newProcess(`redrive.${run}`, drawSkew(operatorRandom));
       const ports = portsFor(process);
@@ -415,7 +417,7 @@ export const runSimulation = async (options: SimulationOptions): Promise<Simulat
             defaultPolicy: DEFAULT_POLICY,
           },
           {
-            eventIds: [...remaining],
+            eventIds: [...remaining].slice(0, lastRunFailed ? 1 : remaining.size),
             by: OPERATOR,
             why: "simulation",
             extraAttempts: 2,
@@ -424,9 +426,14 @@ export const runSimulation = async (options: SimulationOptions): Promise<Simulat
         ).catch(() => undefined),
         process.stopped.then(() => undefined),
       ]);
+      lastRunFailed = report === undefined || process.crashed;
       if (report !== undefined && !process.crashed) {
         trace.redrives.push(report);
-        for (const moved of report.moved) remaining.delete(moved.eventId);
+        // A move whose dead-letter copy could not be deleted is also reported failed; the next
+        // run deletes that copy ("already redriven"), so the operator keeps the event.
+        const leftCopy = new Set(report.failed.map((f) => f.eventId));
+        for (const moved of report.moved)
+          if (!leftCopy.has(moved.eventId)) remaining.delete(moved.eventId);
         for (const skipped of report.skipped) {
           const settled =
             skipped.reason === SkipReason.ALREADY_REDRIVEN ||
