@@ -14,6 +14,7 @@ import { FORGED_PATH } from "./chaos-receiver.js";
 /** Share of a run's events a hostile producer goes after. */
 const VICTIM_SHARE = 0.2;
 
+/** What the chaos run's hostile producer needs: where to send, and what it attacks. */
 export interface ChaosAdversaryOptions {
   readonly seed: number;
   readonly sqs: SQSClient;

@@ -82,6 +82,7 @@ export class FaultPlan {
   }
 }
 
+/** Which keys a {@link FirstCallFault} strikes. */
 export interface FirstCallFaultOptions {
   /** Share of keys whose first call fails. */
   readonly share: number;

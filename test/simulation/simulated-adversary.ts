@@ -16,6 +16,7 @@ const VICTIM_SHARE = 0.25;
 /** A hostile message follows what it reacts to within this long: before a short retry is due. */
 const MAX_REACTION_MS = 800;
 
+/** What the simulation's hostile producer needs: its seed, the queue, virtual time, its victims. */
 export interface SimulatedAdversaryOptions {
   readonly seed: number;
   /** The ingress queue the producers (honest or not) send to. */

@@ -14,7 +14,6 @@ import { randomInt, seededRandom } from "../../lib/core/random.js";
 import { EventStatus } from "../../lib/core/status.js";
 import { CountingMetrics, silentLog } from "../../lib/observability.js";
 import { createOrchestrator } from "../../lib/orchestrator.js";
-import { redrive, SkipReason } from "../../lib/redrive.js";
 import type { AdversaryMark } from "../support/adversarial-producer.js";
 import { type DeployedTimings, deployedTimings } from "../support/deployed-timings.js";
 import { observeStore } from "../support/observed-store.js";
@@ -31,6 +30,7 @@ import {
 import { bodyOf, drawBulkyEvents, drawScenario } from "./scenario.js";
 import { RunEnd, VirtualScheduler } from "./scheduler.js";
 import { createSimulatedAdversary } from "./simulated-adversary.js";
+import { OPERATOR, operatorRedrive } from "./simulated-operator.js";
 import { SimulatedTarget, timeoutOf } from "./simulated-target.js";
 import { type InvocationTrace, keyOf, newTrace } from "./trace.js";
 
@@ -96,7 +96,6 @@ const RESULT_WRITE_FAULT_SHARE = 0.15;
 /** A run that has not settled after this much virtual time is stuck. */
 const VIRTUAL_LIMIT_MS = 3 * 24 * 3600 * 1000;
 const LONG_POLL_MS = 20_000;
-export const OPERATOR = "sim-operator";
 
 /** Runs one seeded simulation to quiescence and checks every guarantee. Deterministic. */
 export const runSimulation = async (options: SimulationOptions): Promise<SimulationResult> => {
@@ -392,58 +391,18 @@ export const runSimulation = async (options: SimulationOptions): Promise<Simulat
   };
 
   let redrivesRunning = 0;
-  const MAX_REDRIVE_RUNS = 100;
-  const operatorRedrive = async (eventIds: readonly string[]) => {
+  const runOperator = async (eventIds: readonly string[]) => {
     redrivesRunning += 1;
     const operatorRandom = seededRandom(seed ^ 0x3c6ef372);
-    // The operator decides once which events to bring back (every one not delivered when the
-    // run went quiet) and keeps at it until each was moved, as a person would: a run can crash,
-    // fail on a throttled call, miss copies an earlier crashed run still holds hidden, or skip
-    // an event still leased by a worker that died. After a run that failed, the next one takes a
-    // single event: at high fault rates a run over many copies almost never completes.
-    const remaining = new Set(eventIds);
-    let lastRunFailed = false;
-    for (let run = 0; run < MAX_REDRIVE_RUNS && remaining.size > 0; run += 1) {
-      const process = newProcess(`redrive.${run}`, drawSkew(operatorRandom));
-      const ports = portsFor(process);
-      const report = await Promise.race([
-        redrive(
-          {
-            deadLetterQueue: ports.deadLetters,
-            ingressQueue: ports.ingress,
-            store: ports.store,
-            clock: process.clock,
-            sleep,
-            defaultPolicy: DEFAULT_POLICY,
-          },
-          {
-            eventIds: [...remaining].slice(0, lastRunFailed ? 1 : remaining.size),
-            by: OPERATOR,
-            why: "simulation",
-            extraAttempts: 2,
-            ratePerSecond: 20,
-          },
-        ).catch(() => undefined),
-        process.stopped.then(() => undefined),
-      ]);
-      lastRunFailed = report === undefined || process.crashed;
-      if (report !== undefined && !process.crashed) {
-        trace.redrives.push(report);
-        // A move whose dead-letter copy could not be deleted is also reported failed; the next
-        // run deletes that copy ("already redriven"), so the operator keeps the event.
-        const leftCopy = new Set(report.failed.map((f) => f.eventId));
-        for (const moved of report.moved)
-          if (!leftCopy.has(moved.eventId)) remaining.delete(moved.eventId);
-        for (const skipped of report.skipped) {
-          const settled =
-            skipped.reason === SkipReason.ALREADY_REDRIVEN ||
-            skipped.reason === SkipReason.DELIVERED;
-          if (settled && skipped.eventId !== undefined) remaining.delete(skipped.eventId);
-        }
-      }
-      // Longer than a crashed run's hold on the copies it scanned (count / rate + 60 s).
-      await sleep(120_000);
-    }
+    await operatorRedrive(eventIds, {
+      startRun: (run) => {
+        const process = newProcess(`redrive.${run}`, drawSkew(operatorRandom));
+        return { process, ports: portsFor(process) };
+      },
+      sleep,
+      defaultPolicy: DEFAULT_POLICY,
+      onReport: (report) => trace.redrives.push(report),
+    });
     redrivesRunning -= 1;
   };
 
@@ -465,7 +424,7 @@ export const runSimulation = async (options: SimulationOptions): Promise<Simulat
     .filter((r) => r.status !== EventStatus.DELIVERED)
     .map((r) => r.eventId);
   if (end === RunEnd.STOPPED && (options.redrive ?? true) && toRedrive.length > 0) {
-    void operatorRedrive(toRedrive);
+    void runOperator(toRedrive);
     end = await sched.run(quiet, START_MS + VIRTUAL_LIMIT_MS);
   }
   finished = true;

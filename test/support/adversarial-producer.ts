@@ -56,6 +56,7 @@ export const markOf = (payload: unknown): AdversaryMark | undefined => {
   return mark === AdversaryMark.FORGED || mark === AdversaryMark.CONFLICTING ? mark : undefined;
 };
 
+/** How a hostile producer picks its victims and where its forgeries point. */
 export interface AdversarialProducerOptions {
   /** Share of events picked as victims (0 to 1). */
   readonly share: number;

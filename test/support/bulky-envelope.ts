@@ -19,6 +19,7 @@ const NUMBER_TEXTS = [
   "1e20",
 ] as const;
 
+/** Which event the bulky envelope is, and how large it may be. */
 export interface BulkyEnvelopeOptions {
   readonly eventId: string;
   readonly target: Target;

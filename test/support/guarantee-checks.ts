@@ -28,6 +28,7 @@ export const GuaranteeProblem = {
 } as const;
 export type GuaranteeProblem = (typeof GuaranteeProblem)[keyof typeof GuaranteeProblem];
 
+/** One broken guarantee, about one event. */
 export interface GuaranteeFinding {
   readonly problem: GuaranteeProblem;
   readonly eventId: string;
