@@ -35,6 +35,8 @@ export const CHAOS_TIME_SCALE = 10;
 /** Share of events whose first retry's result write fails (an aimed AWS fault). */
 const RESULT_WRITE_FAULT_SHARE = 0.1;
 
+/** Beyond the function timeout, how long a stopping worker may take to finish its batches. */
+const STOP_GRACE_BEYOND_TIMEOUT_MS = 4_000;
 /** How often progress is checked. */
 const POLL_MS = 2_000;
 /**
@@ -173,6 +175,7 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosReport> => {
       killWindowMs: timeoutMs,
       killIntervalMs: [1_000, 4_000],
       random: streamFor(options.seed, "kills"),
+      stopGraceMs: timings.functionTimeoutMs + STOP_GRACE_BEYOND_TIMEOUT_MS,
       onReport: (report) => {
         if (report.type === "fault") awsFaults[report.fault] += 1;
         else adversary.observe(report.eventId, report.status);

@@ -13,8 +13,6 @@ const WORKER_ENTRY = fileURLToPath(new URL("./worker.ts", import.meta.url));
 const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
 /** A worker that is not ready by then is broken, not slow. */
 const READY_TIMEOUT_MS = 60_000;
-/** How long a stopping worker may finish its batches (a function timeout and some). */
-const STOP_GRACE_MS = 10_000;
 const STDERR_TAIL_CHARS = 4_000;
 
 export interface WorkerSupervisorOptions {
@@ -27,6 +25,8 @@ export interface WorkerSupervisorOptions {
   /** Pause between kills, drawn from this range. */
   readonly killIntervalMs: readonly [min: number, max: number];
   readonly random: RandomSource;
+  /** How long a stopping worker may take to finish its batches (a function timeout and some). */
+  readonly stopGraceMs: number;
   /** Told of every report a worker makes besides `ready` (faults, landed result writes). */
   readonly onReport: (report: Exclude<WorkerReport, { type: "ready" }>) => void;
 }
@@ -159,7 +159,8 @@ export const startWorkerSupervisor = (options: WorkerSupervisorOptions): WorkerS
       await Promise.all(
         slots.map(async (slot) => {
           slot.expectingExit = true;
-          if (slot.child !== undefined) await terminate(slot.child, { graceMs: STOP_GRACE_MS });
+          if (slot.child !== undefined)
+            await terminate(slot.child, { graceMs: options.stopGraceMs });
         }),
       );
     },
