@@ -1,17 +1,10 @@
 import Table from "cli-table3";
 import { type Command, InvalidArgumentError, Option } from "commander";
 import { ENV } from "../config.js";
-import { ConfigurationError, formatProblems } from "../core/errors.js";
 import { explainPolicy, type PolicyExplanation } from "../core/explain.js";
 import { DEFAULT_POLICY, Jitter, resolvePolicy } from "../core/policy.js";
-import {
-  completePolicyLimits,
-  DEFAULT_POLICY_LIMITS,
-  type PolicyLimits,
-  PolicyLimitsSchema,
-} from "../core/policy-limits.js";
+import { DEFAULT_POLICY_LIMITS, type PolicyLimits } from "../core/policy-limits.js";
 import { seededRandom } from "../core/random.js";
-import { toProblems } from "../core/zod-problems.js";
 import {
   formatSeconds,
   parseNonNegativeNumber,
@@ -20,6 +13,7 @@ import {
   printResult,
   withJsonOption,
 } from "./cli-support.js";
+import { policyLimitsFromEnv } from "./policy-limits-from-env.js";
 
 /** Samples drawn by `policy explain` unless `--samples` says otherwise. */
 export const DEFAULT_EXPLAIN_SAMPLES = 10_000;
@@ -90,37 +84,12 @@ const renderLimits = (limits: PolicyLimits, adjustments: readonly string[]): str
         .join("\n")}`;
 };
 
-/**
- * The deployment's limits: the flags, over `RICOCHET_POLICY_LIMITS` (as the functions read it),
- * over the built-in defaults.
- * @throws ConfigurationError when the variable or a flag holds an invalid limit.
- */
-const limitsFrom = (flags: ExplainFlags, env: NodeJS.ProcessEnv = process.env): PolicyLimits => {
-  const raw = env[ENV.POLICY_LIMITS];
-  let fromEnv: unknown = {};
-  if (raw !== undefined && raw.trim() !== "") {
-    try {
-      fromEnv = JSON.parse(raw);
-    } catch {
-      throw new ConfigurationError(`${ENV.POLICY_LIMITS} is not valid JSON`);
-    }
-  }
-  if (typeof fromEnv !== "object" || fromEnv === null || Array.isArray(fromEnv)) {
-    throw new ConfigurationError(`${ENV.POLICY_LIMITS} must be a JSON object`);
-  }
-  const merged = {
-    ...fromEnv,
+/** The deployment's limits: the flags over what {@link policyLimitsFromEnv} reads. */
+const limitsFrom = (flags: ExplainFlags): PolicyLimits =>
+  policyLimitsFromEnv({
     ...(flags.limitMaxAttempts === undefined ? {} : { maxAttempts: flags.limitMaxAttempts }),
     ...(flags.limitMinBase === undefined ? {} : { minBaseDelaySeconds: flags.limitMinBase }),
-  };
-  const parsed = PolicyLimitsSchema.safeParse(merged);
-  if (!parsed.success) {
-    throw new ConfigurationError(
-      `invalid policy limits: ${formatProblems(toProblems(parsed.error))}`,
-    );
-  }
-  return completePolicyLimits(parsed.data);
-};
+  });
 
 // Policy numbers are only checked to be numbers here; resolvePolicy judges the values (whole,
 // in range, base <= max) so the CLI reports them exactly as a deployment or an envelope would.

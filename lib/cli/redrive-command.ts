@@ -5,12 +5,6 @@ import { ENV } from "../config.js";
 import type { DeadLetterReason } from "../core/decide.js";
 import { ConfigurationError, QueueUnavailableError } from "../core/errors.js";
 import { DEFAULT_POLICY, type RetryPolicy, resolvePolicy } from "../core/policy.js";
-import {
-  completePolicyLimits,
-  DEFAULT_POLICY_LIMITS,
-  type PolicyLimits,
-  PolicyLimitsSchema,
-} from "../core/policy-limits.js";
 import { type RedriveReport, redrive } from "../redrive.js";
 import { parseRedriveRequest, type RedriveRequestInput } from "../redrive-request.js";
 import { callerName, withAwsSession } from "./aws-session.js";
@@ -21,6 +15,7 @@ import {
   printResult,
   withJsonOption,
 } from "./cli-support.js";
+import { policyLimitsFromEnv } from "./policy-limits-from-env.js";
 import { createProgress } from "./progress.js";
 import { addResourceOptions, type ResourceFlags } from "./resources.js";
 import { parseInstant } from "./time-flags.js";
@@ -74,21 +69,6 @@ const defaultPolicyFromEnv = (env: NodeJS.ProcessEnv = process.env): RetryPolicy
       throw new ConfigurationError(`${ENV.DEFAULT_POLICY} is not valid JSON`);
     throw error;
   }
-};
-
-/** The deployment's policy limits as the CLI can know them: RICOCHET_POLICY_LIMITS, else the defaults. */
-const policyLimitsFromEnv = (env: NodeJS.ProcessEnv = process.env): PolicyLimits => {
-  const raw = env[ENV.POLICY_LIMITS];
-  if (raw === undefined || raw.trim() === "") return DEFAULT_POLICY_LIMITS;
-  let value: unknown;
-  try {
-    value = JSON.parse(raw);
-  } catch {
-    throw new ConfigurationError(`${ENV.POLICY_LIMITS} is not valid JSON`);
-  }
-  const parsed = PolicyLimitsSchema.safeParse(value);
-  if (!parsed.success) throw new ConfigurationError(`${ENV.POLICY_LIMITS} is not valid`);
-  return completePolicyLimits(parsed.data);
 };
 
 /** The request the flags describe; validated by the redrive itself. */
