@@ -1,15 +1,22 @@
+import { DEAD_LETTER_KIND, DEAD_LETTER_VERSION } from "./core/dead-letter.js";
 import {
-  DEAD_LETTER_KIND,
-  DEAD_LETTER_VERSION,
-  type DeadLetterMessage,
-} from "./core/dead-letter.js";
-import { type Decision, decideAfterAttempt, effectiveDeadlineMs } from "./core/decide.js";
+  DeadLetterReason,
+  type Decision,
+  decideAfterAttempt,
+  effectiveDeadlineMs,
+} from "./core/decide.js";
 import type { Envelope } from "./core/envelope.js";
 import { classify, type Outcome, OutcomeClass } from "./core/outcome.js";
 import type { RetryPolicy } from "./core/policy.js";
-import type { DeadLetterQueue, DeliveryTarget, EventStore, IngressQueue } from "./core/ports.js";
+import type {
+  DeadLetterQueue,
+  DeliveryTarget,
+  EventStore,
+  IngressQueue,
+  RecordResultOutcome,
+} from "./core/ports.js";
 import type { Clock, RandomSource } from "./core/random.js";
-import type { AttemptEntry, EventRecord } from "./core/record.js";
+import type { AttemptEntry, EventRecord, PendingDeadLetter } from "./core/record.js";
 import { EventStatus } from "./core/status.js";
 
 /** What one claimed attempt needs beyond the message itself. */
@@ -63,6 +70,61 @@ const budgetSpent: Outcome = {
   message: "budget spent: the last attempt's result was lost (worker stopped or a write failed)",
 };
 
+const decisionOf = (pending: PendingDeadLetter): Decision =>
+  pending.reason === DeadLetterReason.REJECTED
+    ? { kind: "rejected" }
+    : { kind: "dead_letter", reason: pending.reason };
+
+/** Sends the dead-letter copy a decision describes, then records the event's end. */
+const sendDeadLetter = async (
+  deps: AttemptDeps,
+  claimed: ClaimedAttempt,
+  pending: PendingDeadLetter,
+): Promise<RecordResultOutcome> => {
+  const { envelope, record } = claimed;
+  const rejected = pending.reason === DeadLetterReason.REJECTED;
+  await deps.deadLetters.send({
+    kind: DEAD_LETTER_KIND,
+    version: DEAD_LETTER_VERSION,
+    reason: pending.reason,
+    eventId: envelope.eventId,
+    body: claimed.body,
+    attempts: pending.attempts,
+    generation: pending.generation,
+    lastOutcome: pending.lastOutcome,
+    deadLetteredAt: pending.decidedAt,
+  });
+  const nowMs = deps.clock();
+  return deps.store.recordResult({
+    eventId: envelope.eventId,
+    worker: deps.workerId,
+    generation: record.generation,
+    newGeneration: record.generation,
+    claimed: record,
+    entry: pending.entry,
+    nowMs,
+    retentionSeconds: deps.retentionSeconds,
+    status: rejected ? EventStatus.REJECTED : EventStatus.DEAD_LETTERED,
+    deadLetterReason: pending.reason,
+  });
+};
+
+/**
+ * A takeover of an event whose previous holder decided to dead-letter it and may have sent the
+ * copy already: the decision is finished as made (the same copy again at worst, which redrive
+ * treats as one), never a new call that could deliver the event beside its dead-letter copy.
+ */
+const finishPendingDeadLetter = async (
+  deps: AttemptDeps,
+  claimed: ClaimedAttempt,
+  pending: PendingDeadLetter,
+): Promise<AttemptEnd> => {
+  const decision = decisionOf(pending);
+  const written = await sendDeadLetter(deps, claimed, pending);
+  if (written.kind === "lease_lost") return { kind: "lease_lost", decision };
+  return { kind: "finished", decision, outcome: pending.lastOutcome, latencyMs: 0 };
+};
+
 /**
  * Runs one claimed attempt to its end: call the target (unless the deadline has passed), decide
  * what follows, make that durable, then record the result.
@@ -77,6 +139,9 @@ export const runClaimedAttempt = async (
   claimed: ClaimedAttempt,
 ): Promise<AttemptEnd> => {
   const { envelope, policy, record } = claimed;
+  if (record.pendingDeadLetter !== undefined) {
+    return finishPendingDeadLetter(deps, claimed, record.pendingDeadLetter);
+  }
   const claimedAtMs = deps.clock();
   const deadlineMs = effectiveDeadlineMs(envelope.deadline, policy, Date.parse(record.createdAt));
 
@@ -142,7 +207,7 @@ export const runClaimedAttempt = async (
     retentionSeconds: deps.retentionSeconds,
   };
 
-  let written: Awaited<ReturnType<EventStore["recordResult"]>>;
+  let written: RecordResultOutcome;
   switch (decision.kind) {
     case "delivered":
       written = await deps.store.recordResult({ ...base, status: EventStatus.DELIVERED });
@@ -165,24 +230,23 @@ export const runClaimedAttempt = async (
     }
     case "rejected":
     case "dead_letter": {
-      const reason = decision.kind === "rejected" ? "rejected" : decision.reason;
-      const message: DeadLetterMessage = {
-        kind: DEAD_LETTER_KIND,
-        version: DEAD_LETTER_VERSION,
-        reason,
-        eventId: envelope.eventId,
-        body: claimed.body,
-        attempts: record.attempts,
-        generation: record.generation,
+      const pending: PendingDeadLetter = {
+        reason: decision.kind === "rejected" ? DeadLetterReason.REJECTED : decision.reason,
+        entry,
         lastOutcome: outcome,
-        deadLetteredAt: iso(finishedAtMs),
+        generation: record.generation,
+        attempts: record.attempts,
+        decidedAt: iso(finishedAtMs),
       };
-      await deps.deadLetters.send(message);
-      written = await deps.store.recordResult({
-        ...base,
-        status: decision.kind === "rejected" ? EventStatus.REJECTED : EventStatus.DEAD_LETTERED,
-        deadLetterReason: reason,
+      const noted = await deps.store.recordPendingDeadLetter({
+        eventId: envelope.eventId,
+        worker: deps.workerId,
+        generation: record.generation,
+        pending,
+        nowMs: finishedAtMs,
       });
+      if (noted.kind === "lease_lost") return { kind: "lease_lost", decision };
+      written = await sendDeadLetter(deps, claimed, pending);
       break;
     }
   }

@@ -51,13 +51,38 @@ describe("under the deployed timing ratios", () => {
     // A short visibility timeout: the source message comes back soon after the failed send.
     await h.startWorkers({ visibilityTimeoutSeconds: 3, deadLetters: failing.deadLetters });
     await h.submit([h.envelope(id, { maxAttempts: 1 }, TARGET)]);
-    const record = await h.waitForStatus(id, EventStatus.DEAD_LETTERED, 30_000);
+    const record = await h.waitForStatus(id, EventStatus.REJECTED, 30_000);
 
     expect(failing.failures()).toBe(1);
     expect(h.receiver.callsFor(id)).toHaveLength(1);
+    // The takeover claimed a second run, and finished the first one's decision with it.
     expect(record.attempts).toBe(2);
-    expect(record.lastOutcome?.message).toMatch(/budget spent/);
+    expect(record.lastOutcome?.statusCode).toBe(400);
+    expect(record.pendingDeadLetter).toBeUndefined();
     expect((await h.deadLetters()).filter((m) => m.eventId === id)).toHaveLength(1);
+  }, 60_000);
+
+  it("finishes a rejection whose result write failed after its copy was sent, never calling a receiver that now accepts", async () => {
+    const id = "rejection-write-fails";
+    // A second call would be answered 200: the event delivered beside its "rejected" copy.
+    h.script({ [id]: [400, 200] });
+    const faulty = h.failFirstResultWrite(id, (r) => r.status === EventStatus.REJECTED);
+    await h.startWorkers({ visibilityTimeoutSeconds: 3, store: faulty.store });
+    await h.submit([h.envelope(id, {}, TARGET)]);
+    const record = await h.waitForStatus(id, EventStatus.REJECTED, 30_000);
+
+    expect(faulty.failures()).toBe(1);
+    expect(h.receiver.callsFor(id)).toHaveLength(1);
+    expect(record.history.map((entry) => entry.statusCode)).toEqual([400]);
+    expect(record.pendingDeadLetter).toBeUndefined();
+    // The takeover cannot know the first copy left, so it sends the same copy again; redrive
+    // moves one and deletes the other as already redriven.
+    const copies = (await h.deadLetters()).filter((m) => m.eventId === id);
+    expect(copies.length).toBeGreaterThanOrEqual(1);
+    expect(new Set(copies.map((m) => `${m.reason} ${m.attempts} ${m.deadLetteredAt}`)).size).toBe(
+      1,
+    );
+    expect(copies[0]?.reason).toBe("rejected");
   }, 60_000);
 
   it("calls a number-heavy body just under the size limit once with maxAttempts 1, and dead-letters it byte for byte", async () => {

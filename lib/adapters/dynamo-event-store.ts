@@ -16,6 +16,7 @@ import type {
   ListByStatusRequest,
   RecordConflictRequest,
   RecordInvalidRequest,
+  RecordPendingDeadLetterRequest,
   RecordResultOutcome,
   RecordResultRequest,
   RedriveRecordOutcome,
@@ -45,6 +46,9 @@ const storedCurrentAttempt = ({ worker, nowMs }: ClaimRequest) => ({
 });
 const ttlSeconds = (nowMs: number, retentionSeconds: number): number =>
   Math.floor(nowMs / 1000) + retentionSeconds;
+/** A write by the attempt holding the lease: still in flight at the claimed generation, ours. */
+const HOLDING_THE_LEASE =
+  "#status = :inFlight AND leaseOwner = :worker AND generation = :generation";
 
 /**
  * The attempt store on DynamoDB: one item per event. A claim is one conditional write (a PutItem
@@ -203,7 +207,7 @@ export const createDynamoEventStore = ({ doc, tableName }: DynamoEventStoreOptio
       "lastOutcome = :outcome",
       "updatedAt = :now",
     ];
-    const removes = ["leaseOwner", "leaseExpiresAt", "currentAttempt"];
+    const removes = ["leaseOwner", "leaseExpiresAt", "currentAttempt", "pendingDeadLetter"];
     const optional: [string, unknown][] = [
       ["nextAttemptAt", request.nextAttemptAt],
       ["lastDelaySeconds", request.entry.delaySeconds],
@@ -225,8 +229,7 @@ export const createDynamoEventStore = ({ doc, tableName }: DynamoEventStoreOptio
           TableName: tableName,
           Key: { eventId: request.eventId },
           UpdateExpression: `SET ${sets.join(", ")} REMOVE ${removes.join(", ")}`,
-          ConditionExpression:
-            "#status = :inFlight AND leaseOwner = :worker AND generation = :generation",
+          ConditionExpression: HOLDING_THE_LEASE,
           ExpressionAttributeNames: { "#status": "status" },
           ExpressionAttributeValues: values,
         }),
@@ -235,6 +238,33 @@ export const createDynamoEventStore = ({ doc, tableName }: DynamoEventStoreOptio
     } catch (error) {
       if (isConditionFailure(error)) return { kind: "lease_lost" };
       return fail(error, "recordResult");
+    }
+  };
+
+  const recordPendingDeadLetter = async (
+    request: RecordPendingDeadLetterRequest,
+  ): Promise<RecordResultOutcome> => {
+    try {
+      await doc.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: { eventId: request.eventId },
+          UpdateExpression: "SET pendingDeadLetter = :pending, updatedAt = :now",
+          ConditionExpression: HOLDING_THE_LEASE,
+          ExpressionAttributeNames: { "#status": "status" },
+          ExpressionAttributeValues: {
+            ":pending": request.pending,
+            ":now": iso(request.nowMs),
+            ":inFlight": EventStatus.IN_FLIGHT,
+            ":worker": request.worker,
+            ":generation": request.generation,
+          },
+        }),
+      );
+      return { kind: "recorded" };
+    } catch (error) {
+      if (isConditionFailure(error)) return { kind: "lease_lost" };
+      return fail(error, "recordPendingDeadLetter");
     }
   };
 
@@ -325,7 +355,7 @@ export const createDynamoEventStore = ({ doc, tableName }: DynamoEventStoreOptio
             "createdAt = if_not_exists(createdAt, :now), history = if_not_exists(history, :empty), " +
             "redrives = list_append(if_not_exists(redrives, :empty), :audit) " +
             "REMOVE expiresAt, nextAttemptAt, deadLetterReason, leaseOwner, leaseExpiresAt, currentAttempt, " +
-            "listedStatus",
+            "listedStatus, pendingDeadLetter",
           // The rule of lib/core/redrive-rule.ts (mayRedrive), as a condition.
           ConditionExpression:
             "attribute_not_exists(eventId) OR (generation = :previous AND " +
@@ -429,6 +459,7 @@ export const createDynamoEventStore = ({ doc, tableName }: DynamoEventStoreOptio
   return {
     claim,
     recordResult,
+    recordPendingDeadLetter,
     recordInvalid,
     recordRedrive,
     recordConflict,

@@ -73,6 +73,7 @@ export const itemToRecord = (item: Record<string, unknown>): EventRecord => {
     lastOutcome: item.lastOutcome as EventRecord["lastOutcome"],
     lastDelaySeconds: optionalNumber(item.lastDelaySeconds),
     deadLetterReason: item.deadLetterReason as EventRecord["deadLetterReason"],
+    pendingDeadLetter: item.pendingDeadLetter as EventRecord["pendingDeadLetter"],
     history: (item.history as EventRecord["history"] | undefined) ?? [],
     redrives: (item.redrives as EventRecord["redrives"] | undefined) ?? [],
     targetSummary: optionalString(item.targetSummary),

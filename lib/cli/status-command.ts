@@ -38,6 +38,12 @@ export const renderRecord = (record: EventRecord): string => {
     { created: record.createdAt },
     { updated: record.updatedAt },
   );
+  // Said only while it lasts: the attempt that decided it stopped before recording the end, and
+  // the next takeover finishes it (the copy may already be in the dead-letter queue).
+  if (record.pendingDeadLetter !== undefined) {
+    const { reason, decidedAt } = record.pendingDeadLetter;
+    summary.push({ "dead-letter pending": `${reason}, decided ${decidedAt}` });
+  }
   // Said only when it happened: the producer asked for more than the deployment allows.
   if (record.policyAdjustments !== undefined && record.policyAdjustments.length > 0) {
     summary.push({ "policy clamped": record.policyAdjustments.join("\n") });

@@ -1,7 +1,13 @@
 import type { DeadLetterMessage } from "./dead-letter.js";
 import type { Envelope } from "./envelope.js";
 import type { AttemptResult } from "./outcome.js";
-import type { AttemptEntry, AuditEntry, EventRecord, RedriveEntry } from "./record.js";
+import type {
+  AttemptEntry,
+  AuditEntry,
+  EventRecord,
+  PendingDeadLetter,
+  RedriveEntry,
+} from "./record.js";
 import type { EventStatus } from "./status.js";
 
 /*
@@ -67,6 +73,16 @@ export interface RecordResultRequest {
 
 export type RecordResultOutcome = { readonly kind: "recorded" } | { readonly kind: "lease_lost" };
 
+/** Writes a dead-letter decision under the lease, before its copy is sent. */
+export interface RecordPendingDeadLetterRequest {
+  readonly eventId: string;
+  readonly worker: string;
+  /** The generation claimed; the write only lands if the record is still at it, leased by us. */
+  readonly generation: number;
+  readonly pending: PendingDeadLetter;
+  readonly nowMs: number;
+}
+
 export interface RecordInvalidRequest {
   readonly eventId: string;
   readonly worker: string;
@@ -108,6 +124,11 @@ export interface ListByStatusRequest {
 export interface EventStore {
   claim(request: ClaimRequest): Promise<ClaimResult>;
   recordResult(request: RecordResultRequest): Promise<RecordResultOutcome>;
+  /**
+   * Notes a dead-letter decision on the leased record (cleared by the result write and by a
+   * redrive), so that a takeover finishes it instead of calling again.
+   */
+  recordPendingDeadLetter(request: RecordPendingDeadLetterRequest): Promise<RecordResultOutcome>;
   /** Records an envelope that failed validation, unless a record with that id already exists. */
   recordInvalid(request: RecordInvalidRequest): Promise<void>;
   recordRedrive(request: RedriveRequest): Promise<RedriveRecordOutcome>;

@@ -52,6 +52,24 @@ export interface AuditEntry {
   readonly messageId?: string | undefined;
 }
 
+/**
+ * A dead-letter decision made under the lease and written before the copy is sent. If the
+ * worker dies or the result write fails after that, whoever takes the event over finishes this
+ * decision (re-sends the same copy, records the end) instead of calling the target again: a call
+ * after the copy left could deliver the event while its copy sits in the dead-letter queue.
+ */
+export interface PendingDeadLetter {
+  readonly reason: Exclude<DeadLetterReason, "invalid_envelope" | "unprocessed">;
+  /** The attempt that decided it, stored in the history when the decision is recorded. */
+  readonly entry: AttemptEntry;
+  readonly lastOutcome: Outcome;
+  /** The generation the decision was made at (the copy says so). */
+  readonly generation: number;
+  /** The attempt count the copy reports. */
+  readonly attempts: number;
+  readonly decidedAt: string;
+}
+
 /** Conflicting resubmissions seen for an event: same id, another envelope. */
 export interface ConflictSummary {
   readonly count: number;
@@ -83,6 +101,8 @@ export interface EventRecord {
   readonly lastOutcome?: Outcome | undefined;
   readonly lastDelaySeconds?: number | undefined;
   readonly deadLetterReason?: DeadLetterReason | undefined;
+  /** Set between a dead-letter decision and its result write; see {@link PendingDeadLetter}. */
+  readonly pendingDeadLetter?: PendingDeadLetter | undefined;
   readonly history: readonly AttemptEntry[];
   readonly redrives: readonly RedriveEntry[];
   /** Where the event goes, without secrets: `http POST https://host/path` or `lambda name`. */

@@ -3,7 +3,11 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { createDynamoEventStore } from "../../lib/adapters/dynamo-event-store.js";
 import { STATUS_INDEX } from "../../lib/adapters/dynamo-record-item.js";
 import type { ClaimRequest, EventStore, RecordResultRequest } from "../../lib/core/ports.js";
-import { type EventRecord, MAX_HISTORY_ENTRIES } from "../../lib/core/record.js";
+import {
+  type EventRecord,
+  MAX_HISTORY_ENTRIES,
+  type PendingDeadLetter,
+} from "../../lib/core/record.js";
 import { EventStatus } from "../../lib/core/status.js";
 import { anAttemptEntry, anEventId, FIXED_NOW_MS } from "../factories.js";
 import { createTestTable, testClients } from "../support/local-aws.js";
@@ -166,6 +170,42 @@ describe("DynamoDB event store", () => {
       kind: "lease_lost",
     });
     expect((await store.get(id))?.leaseOwner).toBe("worker-b");
+  });
+
+  it("keeps a dead-letter decision through a takeover and clears it with the result", async () => {
+    const id = anEventId();
+    await claimed(id);
+    const pending: PendingDeadLetter = {
+      reason: "rejected",
+      entry: anAttemptEntry({ attempt: 1, outcome: "permanent", statusCode: 400 }),
+      lastOutcome: { class: "permanent", statusCode: 400, message: "HTTP 400" },
+      generation: 0,
+      attempts: 1,
+      decidedAt: new Date(FIXED_NOW_MS).toISOString(),
+    };
+    const noted = await store.recordPendingDeadLetter({
+      eventId: id,
+      worker: "worker-a",
+      generation: 0,
+      pending,
+      nowMs: FIXED_NOW_MS + 50,
+    });
+    const takeover = await claimed(id, { worker: "worker-b", nowMs: FIXED_NOW_MS + LEASE_MS + 1 });
+    const late = await store.recordPendingDeadLetter({
+      eventId: id,
+      worker: "worker-a",
+      generation: 0,
+      pending,
+      nowMs: FIXED_NOW_MS + LEASE_MS + 2,
+    });
+
+    expect(noted).toEqual({ kind: "recorded" });
+    expect(late).toEqual({ kind: "lease_lost" });
+    expect(takeover.pendingDeadLetter).toEqual(pending);
+    await store.recordResult(
+      resultOf(takeover, EventStatus.REJECTED, { worker: "worker-b", entry: pending.entry }),
+    );
+    expect((await store.get(id))?.pendingDeadLetter).toBeUndefined();
   });
 
   it("answers a copy of a finished event as finished, whatever its generation", async () => {

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { AwsClientMiddleware } from "../../lib/adapters/aws-clients.js";
 import { type RandomSource, randomInt } from "../../lib/core/random.js";
 import { pickWeighted } from "../support/random-streams.js";
-import { firstRetryResultWriteOf } from "./result-write-fault.js";
+import { resultWriteAfterSendOf } from "./result-write-fault.js";
 
 /** The faults injected into AWS SDK calls. */
 export const AwsFault = {
@@ -15,10 +15,10 @@ export const AwsFault = {
   /** The service acts, then the response is lost: the caller sees a reset. */
   DROPPED_RESPONSE: "droppedResponse",
   /**
-   * Aimed, not random: the result write after an event's first retry was sent fails on every
-   * SDK attempt, so the orchestrator sees it fail (once per chosen event).
+   * Aimed, not random: the result write after an event's first retry or its dead-letter copy was
+   * sent fails on every SDK attempt, so the orchestrator sees it fail (once per chosen event).
    */
-  RESULT_WRITE_AFTER_RETRY: "resultWriteAfterRetry",
+  RESULT_WRITE_AFTER_SEND: "resultWriteAfterSend",
 } as const;
 export type AwsFault = (typeof AwsFault)[keyof typeof AwsFault];
 
@@ -33,7 +33,7 @@ export interface AwsFaultInjectorOptions {
   /** Longest a timeout hangs before it fails; default 1500 ms. */
   readonly maxHangMs?: number;
   /**
-   * Asked once per first-retry result write (see result-write-fault.ts) with its event id: true
+   * Asked once per aimed result write (see result-write-fault.ts) with its event id: true
    * makes that write fail. Default: never.
    */
   readonly failsResultWrite?: (eventId: string) => boolean;
@@ -78,9 +78,9 @@ export const createAwsFaultInjector = (options: AwsFaultInjectorOptions): AwsCli
   const maxHangMs = options.maxHangMs ?? 1_500;
   /** Whether this call is the aimed result write (asked once per call, counted once). */
   const isAimed = (commandName: string | undefined, input: unknown): boolean => {
-    const eventId = firstRetryResultWriteOf(commandName, input);
+    const eventId = resultWriteAfterSendOf(commandName, input);
     const aimed = eventId !== undefined && options.failsResultWrite?.(eventId) === true;
-    if (aimed) options.onFault(AwsFault.RESULT_WRITE_AFTER_RETRY, `DynamoDB.${commandName}`);
+    if (aimed) options.onFault(AwsFault.RESULT_WRITE_AFTER_SEND, `DynamoDB.${commandName}`);
     return aimed;
   };
   return {

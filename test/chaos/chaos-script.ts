@@ -10,6 +10,12 @@ export const EventTemper = {
   DOOMED: "doomed",
   /** Answers 400 (maybe after a transient failure): ends rejected. */
   REFUSED: "refused",
+  /**
+   * Answers 400 to the first call, then 200: a receiver fixed between two calls. Only a takeover
+   * of a rejected event calls it twice, and a second call must never happen once the rejection's
+   * dead-letter copy may have left: it would deliver the event beside its copy.
+   */
+  RELENTING: "relenting",
   /** Answers 400 to every call: the bulky events', which have one attempt and must be rejected. */
   REFUSED_AT_ONCE: "refused_at_once",
 } as const;
@@ -33,7 +39,8 @@ const TEMPERS = [
   [EventTemper.CLEAN, 15],
   [EventTemper.FLAKY, 65],
   [EventTemper.DOOMED, 12],
-  [EventTemper.REFUSED, 8],
+  [EventTemper.REFUSED, 6],
+  [EventTemper.RELENTING, 2],
 ] as const;
 
 const TRANSIENT = [
@@ -75,6 +82,8 @@ export const replyFor = (
       return random() < REFUSED_TRANSIENT_RATE
         ? pickWeighted(random, TRANSIENT)
         : Reply.BAD_REQUEST;
+    case EventTemper.RELENTING:
+      return callIndex === 0 ? Reply.BAD_REQUEST : Reply.OK;
     case EventTemper.REFUSED_AT_ONCE:
       return Reply.BAD_REQUEST;
   }

@@ -29,7 +29,7 @@ describe("chaos on the emulators", () => {
     expect(report.delivered + report.rejected + report.deadLettered).toBe(40 + report.bulky);
     // A run that injected nothing would prove nothing.
     expect(Object.values(report.faultsInjected.aws).reduce((a, b) => a + b)).toBeGreaterThan(0);
-    expect(report.faultsInjected.aws.resultWriteAfterRetry).toBeGreaterThan(0);
+    expect(report.faultsInjected.aws.resultWriteAfterSend).toBeGreaterThan(0);
     expect(report.faultsInjected.receiver.reset).toBeGreaterThan(0);
     expect(report.hostile.forged).toBeGreaterThan(0);
     expect(report.hostile.conflicting).toBeGreaterThan(0);

@@ -5,6 +5,7 @@ import type { RandomSource } from "../../lib/core/random.js";
 export type Operation =
   | "store.claim"
   | "store.recordResult"
+  | "store.recordPendingDeadLetter"
   | "store.recordInvalid"
   | "store.recordRedrive"
   | "store.recordConflict"

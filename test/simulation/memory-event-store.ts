@@ -7,6 +7,7 @@ import type {
   ListByStatusRequest,
   RecordConflictRequest,
   RecordInvalidRequest,
+  RecordPendingDeadLetterRequest,
   RecordResultOutcome,
   RecordResultRequest,
   RedriveRecordOutcome,
@@ -99,17 +100,28 @@ export const createMemoryEventStore = (options: MemoryEventStoreOptions = {}): M
     };
   };
 
+  // status = in_flight AND leaseOwner = :worker AND generation = :generation
+  const holdingTheLease = (
+    old: EventRecord | undefined,
+    request: { readonly worker: string; readonly generation: number },
+  ): old is EventRecord =>
+    old !== undefined &&
+    old.status === EventStatus.IN_FLIGHT &&
+    old.leaseOwner === request.worker &&
+    old.generation === request.generation;
+
+  const recordPendingDeadLetter = async (
+    request: RecordPendingDeadLetterRequest,
+  ): Promise<RecordResultOutcome> => {
+    const old = read(request.eventId);
+    if (!holdingTheLease(old, request)) return { kind: "lease_lost" };
+    write({ ...old, pendingDeadLetter: request.pending, updatedAt: iso(request.nowMs) });
+    return { kind: "recorded" };
+  };
+
   const recordResult = async (request: RecordResultRequest): Promise<RecordResultOutcome> => {
     const old = read(request.eventId);
-    // status = in_flight AND leaseOwner = :worker AND generation = :generation
-    if (
-      old === undefined ||
-      old.status !== EventStatus.IN_FLIGHT ||
-      old.leaseOwner !== request.worker ||
-      old.generation !== request.generation
-    ) {
-      return { kind: "lease_lost" };
-    }
+    if (!holdingTheLease(old, request)) return { kind: "lease_lost" };
     const { entry, nowMs } = request;
     write({
       ...old,
@@ -126,6 +138,7 @@ export const createMemoryEventStore = (options: MemoryEventStoreOptions = {}): M
       leaseOwner: undefined,
       leaseExpiresAt: undefined,
       currentAttempt: undefined,
+      pendingDeadLetter: undefined,
       nextAttemptAt: request.nextAttemptAt,
       lastDelaySeconds: entry.delaySeconds,
       deadLetterReason: request.deadLetterReason as EventRecord["deadLetterReason"],
@@ -184,6 +197,7 @@ export const createMemoryEventStore = (options: MemoryEventStoreOptions = {}): M
       leaseOwner: undefined,
       leaseExpiresAt: undefined,
       currentAttempt: undefined,
+      pendingDeadLetter: undefined,
     });
     return { kind: "recorded" };
   };
@@ -221,6 +235,7 @@ export const createMemoryEventStore = (options: MemoryEventStoreOptions = {}): M
   return {
     claim,
     recordResult,
+    recordPendingDeadLetter,
     recordInvalid,
     recordRedrive,
     recordConflict,

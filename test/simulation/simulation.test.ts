@@ -1,20 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { Invariant, type Violation } from "./invariants.js";
+import { Invariant } from "./invariants.js";
 import { MemoryQueue, StaleReceipt } from "./memory-queue.js";
 import { runSimulation, type SimulationResult } from "./simulation.js";
 
 const SEEDS = Array.from({ length: 50 }, (_, i) => 1000 + i);
-
-/**
- * The one finding lib/ still gives (reported, not fixed in test code): an attempt is refused
- * (400), sends its dead-letter copy, its result write fails, and the lease takeover re-runs the
- * attempt (within the budget, so dc78928's "budget spent" rule does not apply) and delivers; the
- * copy stays in the dead-letter queue, calling a delivered event rejected. Pinned below by
- * `it.fails`, which turns red once lib/ is fixed.
- */
-const isStaleCopyAfterTakeover = (violation: Violation): boolean =>
-  violation.invariant === Invariant.NO_DEAD_LETTER_FOR_DELIVERED &&
-  violation.detail.includes("a dead-letter copy says rejected");
 
 describe("simulation of the orchestrator and redrive under seeded faults", () => {
   it("keeps every guarantee over 50 seeded runs with a hostile producer and failed result writes", async () => {
@@ -29,7 +18,7 @@ describe("simulation of the orchestrator and redrive under seeded faults", () =>
       totals.conflicting += result.hostile.conflicting;
       totals.resultWriteFaults += result.resultWriteFaults;
     }
-    expect(violations.filter((v) => !isStaleCopyAfterTakeover(v))).toEqual([]);
+    expect(violations).toEqual([]);
     // A run without faults, redrives or hostile messages would prove nothing.
     expect(totals.crashes).toBeGreaterThan(50);
     expect(totals.redriven).toBeGreaterThan(50);
@@ -38,12 +27,13 @@ describe("simulation of the orchestrator and redrive under seeded faults", () =>
     expect(totals.resultWriteFaults).toBeGreaterThan(10);
   });
 
-  // Known lib/ gap: seed 1010's evt-1010-12 is rejected (copy sent), its result write fails, the
-  // source message comes back after the visibility timeout, the takeover re-runs the attempt and
-  // the receiver answers 200. Remove `.fails` once lib/ keeps the copy from outliving it.
-  it.fails("leaves no dead-letter copy of an event a takeover delivered after its copy was sent", async () => {
+  // Regression seed: evt-1010-12 was rejected (copy sent), its result write failed, the source
+  // message came back after the visibility timeout, the takeover called again and the receiver
+  // answered 200: delivered, with a "rejected" copy in the dead-letter queue. The decision is now
+  // written before the copy leaves, and a takeover finishes it without a call.
+  it("finishes a dead-letter decision on takeover instead of calling again (seed 1010)", async () => {
     const result = await runSimulation({ seed: 1010 });
-    expect(result.violations.filter(isStaleCopyAfterTakeover)).toEqual([]);
+    expect(result.violations).toEqual([]);
   });
 
   // Regression seeds against a1388b7, the build before the internal queue: each broke the

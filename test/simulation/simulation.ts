@@ -91,7 +91,7 @@ export interface SimulationResult {
 }
 
 const START_MS = Date.UTC(2030, 0, 1);
-/** Share of events whose first result write after a sent retry is refused. */
+/** Share of events whose first result write after a sent retry or dead-letter copy is refused. */
 const RESULT_WRITE_FAULT_SHARE = 0.15;
 /** A run that has not settled after this much virtual time is stuck. */
 const VIRTUAL_LIMIT_MS = 3 * 24 * 3600 * 1000;
@@ -160,7 +160,8 @@ export const runSimulation = async (options: SimulationOptions): Promise<Simulat
     sleep,
     envelopes: new Map(scenario.map((e) => [e.envelope.eventId, e.envelope])),
   });
-  // The failed result write after a sent retry: random faults reach it too rarely to matter.
+  // The failed result write after a sent retry or dead-letter copy: random faults reach it too
+  // rarely to matter.
   const resultWriteFault = new FirstCallFault({
     share: RESULT_WRITE_FAULT_SHARE,
     randomFor: (eventId) => streamFor(seed, "result-write-fault", eventId),
@@ -231,13 +232,16 @@ export const runSimulation = async (options: SimulationOptions): Promise<Simulat
       claim: (request) => faults.call(process, "store.claim", () => observed.claim(request)),
       recordResult: (request) =>
         faults.call(process, "store.recordResult", async () => {
-          if (
-            request.status === EventStatus.RETRY_SCHEDULED &&
-            resultWriteFault.strikes(request.eventId)
-          )
-            throw new StoreUnavailableError("result write after a sent retry refused (simulated)");
+          if (request.status !== EventStatus.DELIVERED && resultWriteFault.strikes(request.eventId))
+            throw new StoreUnavailableError(
+              "result write after a sent retry or dead-letter copy refused (simulated)",
+            );
           return observed.recordResult(request);
         }),
+      recordPendingDeadLetter: (request) =>
+        faults.call(process, "store.recordPendingDeadLetter", () =>
+          store.recordPendingDeadLetter(request),
+        ),
       recordInvalid: (request) =>
         faults.call(process, "store.recordInvalid", () => store.recordInvalid(request)),
       recordRedrive: (request) =>

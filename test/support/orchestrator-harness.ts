@@ -364,6 +364,7 @@ export const createOrchestratorHarness = async (prefix: string) => {
       return {
         claim: slow(s.claim),
         recordResult: slow(s.recordResult),
+        recordPendingDeadLetter: slow(s.recordPendingDeadLetter),
         recordInvalid: slow(s.recordInvalid),
         recordRedrive: slow(s.recordRedrive),
         recordConflict: slow(s.recordConflict),
