@@ -1,5 +1,6 @@
 import type { RetryPolicy } from "../../lib/core/policy.js";
 import type { DeadLetterQueue, EventStore, IngressQueue } from "../../lib/core/ports.js";
+import { EventStatus } from "../../lib/core/status.js";
 import { type RedriveReport, redrive, SkipReason } from "../../lib/redrive.js";
 import type { Process } from "./faults.js";
 
@@ -27,14 +28,62 @@ export interface SimulatedOperatorOptions {
   readonly defaultPolicy: RetryPolicy;
   /** Told of every run's report that came back (crashed runs report nothing). */
   readonly onReport: (report: RedriveReport) => void;
+  /** How the operator reads records (`ricochet status`), outside any run's faults. */
+  readonly store: EventStore;
 }
+
+/** One redrive run of `eventIds`; undefined when it crashed or failed as a whole. */
+const redriveRun = async (
+  run: number,
+  eventIds: readonly string[],
+  options: SimulatedOperatorOptions,
+): Promise<RedriveReport | undefined> => {
+  const { process, ports } = options.startRun(run);
+  const report: RedriveReport | undefined = await Promise.race([
+    redrive(
+      {
+        deadLetterQueue: ports.deadLetters,
+        ingressQueue: ports.ingress,
+        store: ports.store,
+        clock: process.clock,
+        sleep: options.sleep,
+        defaultPolicy: options.defaultPolicy,
+      },
+      {
+        eventIds: [...eventIds],
+        by: OPERATOR,
+        why: "simulation",
+        extraAttempts: 2,
+        ratePerSecond: 20,
+      },
+    ).catch(() => undefined),
+    process.stopped.then(() => undefined),
+  ]);
+  if (report === undefined || process.crashed) return undefined;
+  options.onReport(report);
+  return report;
+};
+
+/** Which of `eventIds` ended delivered, as the operator reads it (undefined if a read failed). */
+const deliveredAmong = async (
+  eventIds: readonly string[],
+  store: EventStore,
+): Promise<string[] | undefined> => {
+  try {
+    const records = await Promise.all(eventIds.map((id) => store.get(id)));
+    return records.flatMap((r) => (r?.status === EventStatus.DELIVERED ? [r.eventId] : []));
+  } catch {
+    return undefined;
+  }
+};
 
 /**
  * An operator redriving `eventIds` (every event not delivered when the run went quiet) until each
  * was moved, as a person would: a run can crash, fail on a throttled call, miss copies an earlier
  * crashed run still holds hidden, or skip an event still leased by a worker that died. After a
  * run that failed, the next one takes a single event: at high fault rates a run over many copies
- * almost never completes. Resolves when done or after {@link MAX_REDRIVE_RUNS} runs.
+ * almost never completes. Then, like a person watching the dead-letter alarm, one clean run over
+ * the events that ended delivered. Resolves when done or after {@link MAX_REDRIVE_RUNS} runs.
  */
 export const operatorRedrive = async (
   eventIds: readonly string[],
@@ -42,31 +91,15 @@ export const operatorRedrive = async (
 ): Promise<void> => {
   const remaining = new Set(eventIds);
   let lastRunFailed = false;
-  for (let run = 0; run < MAX_REDRIVE_RUNS && remaining.size > 0; run += 1) {
-    const { process, ports } = options.startRun(run);
-    const report: RedriveReport | undefined = await Promise.race([
-      redrive(
-        {
-          deadLetterQueue: ports.deadLetters,
-          ingressQueue: ports.ingress,
-          store: ports.store,
-          clock: process.clock,
-          sleep: options.sleep,
-          defaultPolicy: options.defaultPolicy,
-        },
-        {
-          eventIds: [...remaining].slice(0, lastRunFailed ? 1 : remaining.size),
-          by: OPERATOR,
-          why: "simulation",
-          extraAttempts: 2,
-          ratePerSecond: 20,
-        },
-      ).catch(() => undefined),
-      process.stopped.then(() => undefined),
-    ]);
-    lastRunFailed = report === undefined || process.crashed;
-    if (report !== undefined && !process.crashed) {
-      options.onReport(report);
+  let run = 0;
+  for (; run < MAX_REDRIVE_RUNS && remaining.size > 0; run += 1) {
+    const report = await redriveRun(
+      run,
+      [...remaining].slice(0, lastRunFailed ? 1 : remaining.size),
+      options,
+    );
+    lastRunFailed = report === undefined;
+    if (report !== undefined) {
       // A move whose dead-letter copy could not be deleted is also reported failed; the next
       // run deletes that copy ("already redriven"), so the operator keeps the event.
       const leftCopy = new Set(report.failed.map((f) => f.eventId));
@@ -77,6 +110,19 @@ export const operatorRedrive = async (
           skipped.reason === SkipReason.ALREADY_REDRIVEN || skipped.reason === SkipReason.DELIVERED;
         if (settled && skipped.eventId !== undefined) remaining.delete(skipped.eventId);
       }
+    }
+    await options.sleep(PAUSE_BETWEEN_RUNS_MS);
+  }
+  // The dead-letter alarm still firing after the events were redriven and delivered: a copy a
+  // crashed run held hidden, or a second copy of one dead-letter decision (a takeover re-sends
+  // it, not knowing whether the first send landed). One more run over the delivered events
+  // deletes those as already redriven; a copy of an event never redriven is skipped and stays.
+  for (; run < MAX_REDRIVE_RUNS; run += 1) {
+    const delivered = await deliveredAmong(eventIds, options.store);
+    if (delivered?.length === 0) return;
+    if (delivered !== undefined) {
+      const report = await redriveRun(run, delivered, options);
+      if (report !== undefined && report.failed.length === 0) return;
     }
     await options.sleep(PAUSE_BETWEEN_RUNS_MS);
   }

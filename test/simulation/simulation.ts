@@ -406,6 +406,7 @@ export const runSimulation = async (options: SimulationOptions): Promise<Simulat
       sleep,
       defaultPolicy: DEFAULT_POLICY,
       onReport: (report) => trace.redrives.push(report),
+      store,
     });
     redrivesRunning -= 1;
   };
