@@ -78,6 +78,7 @@ const tableOf = (figures: Figures, withApis: boolean): string => {
     );
     pick("bundle bytes", (f) => f.bundleBytes);
     pick("init ms", (f) => f.initMs);
+    pick("first (empty) batch ms", (f) => f.firstBatchMs);
     const apis = [...new Set(names.flatMap((n) => Object.keys(figures[n]?.requestsByApi ?? {})))];
     for (const api of apis.sort()) pick(`  ${api}/event`, (f) => f.requestsByApi[api] ?? 0);
   }
