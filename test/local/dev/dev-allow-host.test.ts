@@ -78,21 +78,21 @@ describe("ricochet dev --no-demo with allowed hosts", () => {
     expect(dev.banner).toMatch(/allowed hosts\s+.*127\.0\.0\.1, 127\.0\.0\.2/);
   });
 
-  it("delivers to a receiver on a host allowed by --allow-host", async () => {
-    const receiver = await answerOk("127.0.0.1");
-    await submit("allow-flag-1", `http://127.0.0.1:${receiver.port}/hook`);
+  it.each([
+    ["--allow-host", "127.0.0.1"],
+    [ENV.ALLOWED_TARGET_HOSTS, "127.0.0.2"],
+  ])(
+    "delivers to a receiver on a host allowed by %s (%s)",
+    async (_source, host) => {
+      const receiver = await answerOk(host);
+      const eventId = `allowed-${host}`;
+      await submit(eventId, `http://${host}:${receiver.port}/hook`);
 
-    expect((await finalRecord("allow-flag-1"))?.status).toBe(EventStatus.DELIVERED);
-    expect(receiver.seen).toHaveLength(1);
-  }, 40_000);
-
-  it("delivers to a receiver on a host allowed by RICOCHET_ALLOWED_TARGET_HOSTS", async () => {
-    const receiver = await answerOk("127.0.0.2");
-    await submit("allow-env-1", `http://127.0.0.2:${receiver.port}/hook`);
-
-    expect((await finalRecord("allow-env-1"))?.status).toBe(EventStatus.DELIVERED);
-    expect(receiver.seen).toHaveLength(1);
-  }, 40_000);
+      expect((await finalRecord(eventId))?.status).toBe(EventStatus.DELIVERED);
+      expect(receiver.seen).toHaveLength(1);
+    },
+    40_000,
+  );
 
   it("still refuses a loopback host nobody allowed, without calling it", async () => {
     const receiver = await answerOk("127.0.0.3");
