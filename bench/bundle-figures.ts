@@ -6,6 +6,7 @@ import { build } from "esbuild";
 import { type LocalAwsTarget, localAwsEnv } from "../lib/adapters/aws-clients.js";
 import { ENV } from "../lib/config.js";
 import { esbuildOptions, PROJECT_ROOT } from "../lib/infra/bundling.js";
+import { median } from "./support/round-statistics.js";
 
 /** The orchestrator bundle's size and how long it takes to initialise. */
 export interface BundleFigures {
@@ -18,22 +19,44 @@ export interface BundleFigures {
    * Lambda's (sandbox, runtime bootstrap); no AWS call is made at import.
    */
   readonly initMs: number;
+  /**
+   * Median over the same processes of the first invocation with an empty batch, right after the
+   * import: what the function defers to its first batch (loading the SDK, building the clients
+   * and the orchestrator), without any AWS call. `initMs + firstBatchMs` is the cold start's
+   * module work, wherever the function puts it.
+   */
+  readonly firstBatchMs: number;
 }
 
 /*
- * The bundle is written under node_modules so that its external `@aws-sdk/*` imports resolve
- * from this project's node_modules, as they resolve from the runtime's in Lambda.
+ * The bundle is written inside the project so that its external `@aws-sdk/*` imports resolve
+ * from this project's node_modules, as they resolve from the runtime's in Lambda. Not inside
+ * node_modules itself: git worktrees may share one install, and two benches would overwrite
+ * each other's bundle there. `.ricochet/` is git-ignored scratch space.
  */
-const OUT_DIR = join(PROJECT_ROOT, "node_modules", ".cache", "ricochet-bench");
+const OUT_DIR = join(PROJECT_ROOT, ".ricochet", "bench");
 
 const IMPORT_TIMER = `
 const started = performance.now();
-await import(process.env.BENCH_BUNDLE);
-process.stdout.write(String(performance.now() - started));
+const { handler } = await import(process.env.BENCH_BUNDLE);
+const imported = performance.now();
+await handler({ Records: [] }, { getRemainingTimeInMillis: () => 60000 });
+const batched = performance.now();
+process.stdout.write(JSON.stringify({ initMs: imported - started, firstBatchMs: batched - imported }));
 process.exit(0);
 `;
 
-const timeImport = (bundleUrl: string, env: NodeJS.ProcessEnv): Promise<number> =>
+type ColdStartSample = Pick<BundleFigures, "initMs" | "firstBatchMs">;
+
+const isSample = (value: unknown): value is ColdStartSample =>
+  typeof value === "object" &&
+  value !== null &&
+  "initMs" in value &&
+  "firstBatchMs" in value &&
+  Number.isFinite(value.initMs) &&
+  Number.isFinite(value.firstBatchMs);
+
+const timeImport = (bundleUrl: string, env: NodeJS.ProcessEnv): Promise<ColdStartSample> =>
   new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ["--input-type=module", "-e", IMPORT_TIMER], {
       env: { ...env, BENCH_BUNDLE: bundleUrl },
@@ -49,8 +72,13 @@ const timeImport = (bundleUrl: string, env: NodeJS.ProcessEnv): Promise<number> 
     });
     child.on("error", reject);
     child.on("close", (code) => {
-      const ms = Number(out);
-      if (code === 0 && Number.isFinite(ms)) resolve(ms);
+      let sample: unknown;
+      try {
+        sample = JSON.parse(out);
+      } catch {
+        sample = undefined;
+      }
+      if (code === 0 && isSample(sample)) resolve(sample);
       else
         reject(new Error(`timing the bundle import failed (exit ${code}): ${err.slice(0, 500)}`));
     });
@@ -84,8 +112,11 @@ export const measureBundle = async (local: LocalAwsTarget, samples = 3): Promise
     POWERTOOLS_METRICS_NAMESPACE: "Ricochet",
   };
   const url = pathToFileURL(join(PROJECT_ROOT, bundlePath)).href;
-  const times: number[] = [];
-  for (let i = 0; i < samples; i += 1) times.push(await timeImport(url, env));
-  times.sort((a, b) => a - b);
-  return { bundleBytes: output.bytes, initMs: times[Math.floor(times.length / 2)] ?? Number.NaN };
+  const timings: ColdStartSample[] = [];
+  for (let i = 0; i < samples; i += 1) timings.push(await timeImport(url, env));
+  return {
+    bundleBytes: output.bytes,
+    initMs: median(timings.map((t) => t.initMs)),
+    firstBatchMs: median(timings.map((t) => t.firstBatchMs)),
+  };
 };

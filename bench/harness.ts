@@ -101,6 +101,8 @@ export interface ContenderFigures {
   readonly recordBytesMax: number | null;
   readonly bundleBytes: number | null;
   readonly initMs: number | null;
+  /** The first (empty) batch after the import: the init work the function defers to it. */
+  readonly firstBatchMs: number | null;
   readonly ceilingFraction: number | null;
   /** Batches the poller reported failed (Powertools throws when every record of a batch fails). */
   readonly failedBatches: number;
@@ -333,6 +335,7 @@ const summarise = (
     recordBytesMax: medianOrNull(rounds.map((r) => r.extra.recordBytesMax)),
     bundleBytes: bundle?.bundleBytes ?? null,
     initMs: bundle === undefined ? null : round3(bundle.initMs),
+    firstBatchMs: bundle === undefined ? null : round3(bundle.firstBatchMs),
     ceilingFraction: round3(eventsPerSecond / ceiling),
     failedBatches: rounds.reduce((total, r) => total + r.failedBatches, 0),
   };

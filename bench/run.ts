@@ -5,12 +5,14 @@
  *   npm run bench                              # 1 000 events × 3 rounds, a table
  *   npm run bench -- --json --events 100 --rounds 1
  *   npm run bench -- --rate 20        # submit 20 events/s instead of all at once
+ *   npm run bench -- --cold-start --samples 9   # only the orchestrator bundle's initMs/firstBatchMs
  *
  * With --json the last line printed is one JSON object. Progress goes to stderr.
  */
 import { parseArgs } from "node:util";
 import Table from "cli-table3";
 import { startLocalAws } from "../lib/local/start-local-aws.js";
+import { measureBundle } from "./bundle-figures.js";
 import { type BenchResult, type ContenderFigures, runBenchmark } from "./harness.js";
 
 /**
@@ -37,6 +39,8 @@ const { values } = parseArgs({
     seed: { type: "string" },
     rate: { type: "string" },
     pollers: { type: "string" },
+    "cold-start": { type: "boolean", default: false },
+    samples: { type: "string" },
   },
 });
 
@@ -78,6 +82,7 @@ const tableOf = (figures: Figures, withApis: boolean): string => {
     );
     pick("bundle bytes", (f) => f.bundleBytes);
     pick("init ms", (f) => f.initMs);
+    pick("first (empty) batch ms", (f) => f.firstBatchMs);
     const apis = [...new Set(names.flatMap((n) => Object.keys(figures[n]?.requestsByApi ?? {})))];
     for (const api of apis.sort()) pick(`  ${api}/event`, (f) => f.requestsByApi[api] ?? 0);
   }
@@ -100,6 +105,21 @@ const printTables = (result: BenchResult): void => {
     `\nceiling (receive + 2 conditional UpdateItems + batch delete, same concurrency): ${result.ceiling.attemptsPerSecond} attempts/s`,
   );
 };
+
+if (values["cold-start"]) {
+  // No emulator needed: the import and the empty first batch make no AWS call, the endpoints
+  // only have to be set. One JSON object, like --json.
+  const samples = wholeNumber("samples", values.samples, 3);
+  const figures = await measureBundle(
+    {
+      endpoints: { sqs: "http://127.0.0.1:4566", dynamodb: "http://127.0.0.1:4566" },
+      region: "us-east-1",
+    },
+    samples,
+  );
+  console.log(JSON.stringify({ samples, ...figures }));
+  process.exit(0);
+}
 
 const local = await startLocalAws();
 const stopOnSignal = () => {

@@ -2,21 +2,32 @@ import { createAwsClients } from "../lib/adapters/aws-clients.js";
 import { createPowertoolsLog, EmbeddedMetrics } from "../lib/adapters/powertools-observability.js";
 import { loadConfig } from "../lib/config.js";
 import { createOrchestratorRuntime, createPorts } from "../lib/runtime.js";
-import { createSqsBatchHandler } from "../lib/sqs-batch-handler.js";
+import { createSqsBatchHandler, type OrchestratorSqsHandler } from "../lib/sqs-batch-handler.js";
 
-// Built once per execution environment, outside the handler, so warm invocations reuse them.
+// Read at init, so a deployment with a bad configuration fails before it takes any message.
 const config = loadConfig();
 const log = createPowertoolsLog();
 const metrics = new EmbeddedMetrics();
-const orchestrator = createOrchestratorRuntime({
-  config,
-  ports: createPorts(config, createAwsClients()),
-  log,
-  metrics,
-});
+
+/*
+ * The SDK clients and the orchestrator are built by the first batch of the execution environment
+ * and reused by every later one. Building them loads the AWS SDK, which was most of this module's
+ * init (BENCHMARKS.md, "Cold start"); the first batch pays it instead.
+ */
+let batchHandler: OrchestratorSqsHandler | undefined;
+const orchestratorHandler = (): OrchestratorSqsHandler => {
+  batchHandler ??= createSqsBatchHandler(
+    createOrchestratorRuntime({
+      config,
+      ports: createPorts(config, createAwsClients()),
+      log,
+      metrics,
+    }),
+    { internalQueue: config.internalQueueUrl, afterBatch: () => metrics.flush() },
+  );
+  return batchHandler;
+};
 
 /** SQS event source handler: reports the messages to keep as a partial batch response. */
-export const handler = createSqsBatchHandler(orchestrator, {
-  internalQueue: config.internalQueueUrl,
-  afterBatch: () => metrics.flush(),
-});
+export const handler: OrchestratorSqsHandler = (event, context) =>
+  orchestratorHandler()(event, context);

@@ -104,7 +104,8 @@ export interface RicochetConfig {
   readonly lambdaTargets: readonly string[];
 }
 
-const list = (value: string | undefined): string[] =>
+/** A comma-separated variable's items, trimmed, empty ones dropped (an unset variable has none). */
+export const parseList = (value: string | undefined): string[] =>
   (value ?? "")
     .split(",")
     .map((item) => item.trim())
@@ -133,11 +134,11 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): RicochetConfig
     internalQueueUrl: env[ENV.INTERNAL_QUEUE_URL] ?? "",
     deadLetterQueueUrl: env[ENV.DEAD_LETTER_QUEUE_URL] ?? "",
     defaultPolicy: jsonOr(ENV.DEFAULT_POLICY, env[ENV.DEFAULT_POLICY]),
-    allowedTargetHosts: list(env[ENV.ALLOWED_TARGET_HOSTS]),
+    allowedTargetHosts: parseList(env[ENV.ALLOWED_TARGET_HOSTS]),
     hopSeconds: numberOr(env[ENV.HOP_SECONDS], MAX_SQS_DELAY_SECONDS),
     recordRetentionDays: numberOr(env[ENV.RECORD_RETENTION_DAYS], 30),
     signingSecret: env[ENV.SIGNING_SECRET] || undefined,
-    secretHeaders: list(env[ENV.SECRET_HEADERS]),
+    secretHeaders: parseList(env[ENV.SECRET_HEADERS]),
     recordConcurrency: numberOr(env[ENV.RECORD_CONCURRENCY], 10),
     policyLimits: jsonOr(ENV.POLICY_LIMITS, env[ENV.POLICY_LIMITS]),
     accountId: env[ENV.ACCOUNT_ID] || undefined,
@@ -145,7 +146,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): RicochetConfig
       env[LAMBDA_RUNTIME_ENV.FUNCTION_NAME] ?? "",
       env[ENV.REDRIVE_FUNCTION_NAME] ?? "",
     ].filter((name) => name.trim() !== ""),
-    lambdaTargets: list(env[ENV.LAMBDA_TARGETS]),
+    lambdaTargets: parseList(env[ENV.LAMBDA_TARGETS]),
   });
   if (!parsed.success) {
     throw new ConfigurationError(

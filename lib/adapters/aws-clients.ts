@@ -1,8 +1,8 @@
 import type { CloudFormationClient } from "@aws-sdk/client-cloudformation";
-import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import type { LambdaClient } from "@aws-sdk/client-lambda";
-import { SQSClient } from "@aws-sdk/client-sqs";
-import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import type { SQSClient } from "@aws-sdk/client-sqs";
+import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type {
   AwsCredentialIdentity,
   AwsCredentialIdentityProvider,
@@ -10,6 +10,7 @@ import type {
   HandlerExecutionContext,
 } from "@smithy/types";
 import { LOCAL_CREDENTIALS } from "../local/local-identity.js";
+import { dynamoDbDocumentSdk, dynamoDbSdk, sqsSdk } from "./aws-sdk-modules.js";
 
 /** Explicit endpoints, one per service; a missing one falls back to the standard configuration. */
 export interface AwsEndpoints {
@@ -112,6 +113,9 @@ export const createAwsClients = (options: AwsClientsOptions = {}): AwsClients =>
     }
     return client;
   };
+  const { SQSClient } = sqsSdk();
+  const { DynamoDBClient } = dynamoDbSdk();
+  const { DynamoDBDocumentClient } = dynamoDbDocumentSdk();
   const sqs = withMiddleware(
     new SQSClient({ ...common, ...endpointFor(options.endpoints?.sqs, ENDPOINT_ENV.SQS) }),
   );

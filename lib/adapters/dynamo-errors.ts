@@ -1,10 +1,6 @@
-import {
-  type AttributeValue,
-  ConditionalCheckFailedException,
-  ResourceNotFoundException,
-} from "@aws-sdk/client-dynamodb";
-import { unmarshall } from "@aws-sdk/util-dynamodb";
+import type { AttributeValue, ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
 import { ResourceNotFoundError, StoreUnavailableError } from "../core/errors.js";
+import { dynamoDbSdk, dynamoDbUtilSdk } from "./aws-sdk-modules.js";
 
 /**
  * The one place DynamoDB's errors become ours. A failed condition is not an error at all: it
@@ -17,12 +13,15 @@ export type ConditionFailure = {
 };
 
 export const isConditionFailure = (error: unknown): error is ConditionalCheckFailedException =>
-  error instanceof ConditionalCheckFailedException ||
+  error instanceof dynamoDbSdk().ConditionalCheckFailedException ||
   (error instanceof Error && error.name === "ConditionalCheckFailedException");
 
 export const conditionFailure = (error: ConditionalCheckFailedException): ConditionFailure => {
   const raw = (error as { Item?: Record<string, AttributeValue> }).Item;
-  return { conditionFailed: true, item: raw === undefined ? undefined : unmarshall(raw) };
+  return {
+    conditionFailed: true,
+    item: raw === undefined ? undefined : dynamoDbUtilSdk().unmarshall(raw),
+  };
 };
 
 /** Translates any other DynamoDB failure, keeping the original as `cause`. */
@@ -32,7 +31,7 @@ export const translateDynamoError = (
   tableName: string,
 ): Error => {
   if (
-    error instanceof ResourceNotFoundException ||
+    error instanceof dynamoDbSdk().ResourceNotFoundException ||
     (error instanceof Error && error.name === "ResourceNotFoundException")
   ) {
     return new ResourceNotFoundError(`DynamoDB table ${tableName} not found`, {

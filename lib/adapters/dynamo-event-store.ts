@@ -1,11 +1,4 @@
-import {
-  type DynamoDBDocumentClient,
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-  ScanCommand,
-  UpdateCommand,
-} from "@aws-sdk/lib-dynamodb";
+import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { claimedRecord, explainRefusedClaim, mayClaim } from "../core/claim.js";
 import { DeadLetterReason } from "../core/decide.js";
 import { OutcomeClass } from "../core/outcome.js";
@@ -30,6 +23,7 @@ import {
   MAX_HISTORY_ENTRIES,
 } from "../core/record.js";
 import { EventStatus, isTerminal } from "../core/status.js";
+import { dynamoDbDocumentSdk } from "./aws-sdk-modules.js";
 import { conditionFailure, isConditionFailure, translateDynamoError } from "./dynamo-errors.js";
 import { itemToRecord, LISTED_STATUSES, STATUS_INDEX } from "./dynamo-record-item.js";
 
@@ -57,6 +51,8 @@ const HOLDING_THE_LEASE =
  * claim returns it through `ReturnValuesOnConditionCheckFailure`).
  */
 export const createDynamoEventStore = ({ doc, tableName }: DynamoEventStoreOptions): EventStore => {
+  const { GetCommand, PutCommand, QueryCommand, ScanCommand, UpdateCommand } =
+    dynamoDbDocumentSdk();
   const fail = (error: unknown, operation: string): never => {
     throw translateDynamoError(error, operation, tableName);
   };

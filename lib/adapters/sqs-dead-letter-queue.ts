@@ -1,12 +1,7 @@
-import {
-  DeleteMessageCommand,
-  type Message,
-  type MessageAttributeValue,
-  ReceiveMessageCommand,
-  type SQSClient,
-} from "@aws-sdk/client-sqs";
+import type { Message, MessageAttributeValue, SQSClient } from "@aws-sdk/client-sqs";
 import { type DeadLetterMessage, fitDeadLetter } from "../core/dead-letter.js";
 import type { DeadLetterQueue, ReceivedDeadLetter } from "../core/ports.js";
+import { sqsSdk } from "./aws-sdk-modules.js";
 import { scheduleFromAttributes } from "./message-schedule.js";
 import { sqsCall } from "./sqs-errors.js";
 import { changeMessageVisibility, sendMessage } from "./sqs-message-calls.js";
@@ -58,6 +53,7 @@ export const createSqsDeadLetterQueue = ({
   },
 
   async receive({ maxMessages, visibilityTimeoutSeconds, waitSeconds }) {
+    const { ReceiveMessageCommand } = sqsSdk();
     const output = await sqsCall({ operation: "ReceiveMessage", queueUrl }, () =>
       sqs.send(
         new ReceiveMessageCommand({
@@ -76,6 +72,7 @@ export const createSqsDeadLetterQueue = ({
   },
 
   async delete(receiptHandle: string): Promise<void> {
+    const { DeleteMessageCommand } = sqsSdk();
     await sqsCall({ operation: "DeleteMessage", queueUrl }, () =>
       sqs.send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: receiptHandle })),
     );

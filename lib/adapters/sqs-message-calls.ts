@@ -1,9 +1,5 @@
-import {
-  ChangeMessageVisibilityCommand,
-  type MessageAttributeValue,
-  SendMessageCommand,
-  type SQSClient,
-} from "@aws-sdk/client-sqs";
+import type { MessageAttributeValue, SQSClient } from "@aws-sdk/client-sqs";
+import { sqsSdk } from "./aws-sdk-modules.js";
 import { sqsCall } from "./sqs-errors.js";
 import { assertSqsMessageSize } from "./sqs-message-size.js";
 
@@ -20,6 +16,7 @@ export const sendMessage = async (
   },
 ): Promise<void> => {
   assertSqsMessageSize(message.body, message.attributes);
+  const { SendMessageCommand } = sqsSdk();
   await sqsCall({ operation: "SendMessage", queueUrl }, () =>
     sqs.send(
       new SendMessageCommand({
@@ -39,6 +36,7 @@ export const changeMessageVisibility = async (
   receiptHandle: string,
   seconds: number,
 ): Promise<void> => {
+  const { ChangeMessageVisibilityCommand } = sqsSdk();
   await sqsCall({ operation: "ChangeMessageVisibility", queueUrl }, () =>
     sqs.send(
       new ChangeMessageVisibilityCommand({

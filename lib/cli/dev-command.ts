@@ -1,4 +1,7 @@
-import type { Command } from "commander";
+import { type Command, InvalidArgumentError } from "commander";
+import { ENV } from "../config.js";
+import { createAddressPolicy } from "../core/address-policy.js";
+import { ConfigurationError } from "../core/errors.js";
 import { seededRandom } from "../core/random.js";
 import { startDemoReceiver } from "../local/demo/demo-receiver.js";
 import { runDemo } from "../local/demo/demo-run.js";
@@ -6,6 +9,7 @@ import { DEMO_POLICY, planDemo } from "../local/demo/demo-scenario.js";
 import type { DemoSummary } from "../local/demo/demo-summary.js";
 import { createInPlaceWriter, renderDemoView } from "../local/demo/demo-view.js";
 import { renderBanner } from "../local/dev-banner.js";
+import { describeHostAllowances, hostAllowances } from "../local/dev-host-allowances.js";
 import { type DevSession, startDevSession } from "../local/dev-session.js";
 import type { Log } from "../observability.js";
 import { ExitCode, parsePositiveWholeNumber, parseWholeNumber } from "./cli-support.js";
@@ -16,13 +20,14 @@ interface DevFlags {
   readonly json: boolean;
   readonly events: number;
   readonly seed?: number;
+  /** Unset when the flag is not given (a default would print as "[]" in the help). */
+  readonly allowHost?: readonly string[];
 }
 
 /** The scripted run gives up after this long; the requirement is under 3 minutes for 200 events. */
 const ONCE_TIMEOUT_MS = 170_000;
 /** The interactive demo waits for its story this long before it just keeps serving. */
 const DEMO_TIMEOUT_MS = 300_000;
-const LOOPBACK = "127.0.0.1";
 
 const stderrLog: Log = {
   info: () => {},
@@ -45,6 +50,19 @@ const untilSignal = (): { promise: Promise<string>; received: () => boolean } =>
     process.on("SIGTERM", on);
   });
   return { promise, received: () => got };
+};
+
+/** Commander parser of the repeatable `--allow-host`: checked as the orchestrator will read it. */
+const collectAllowedHost = (value: string, previous: readonly string[] | undefined): string[] => {
+  try {
+    createAddressPolicy([value]);
+  } catch (error) {
+    if (error instanceof ConfigurationError) {
+      throw new InvalidArgumentError("must be a host name, an IP address or a CIDR range.");
+    }
+    throw error;
+  }
+  return [...(previous ?? []), value.trim()];
 };
 
 const renderSummary = (s: DemoSummary): string =>
@@ -91,23 +109,34 @@ export const registerDevCommand = (program: Command): void => {
     .option("--json", "with --once: print the summary as one JSON object", false)
     .option("--events <n>", "demo events to submit", parsePositiveWholeNumber, 12)
     .option("--seed <n>", "seed of the demo's behaviours and jitter", parseWholeNumber)
+    .option(
+      "--allow-host <host>",
+      `let HTTP targets reach this host name, IP address or CIDR range although it is loopback or private (repeatable); added to the template's list, as is ${ENV.ALLOWED_TARGET_HOSTS} from the environment`,
+      collectAllowedHost,
+    )
     .action(async (flags: DevFlags) => {
       const seed = flags.seed ?? (flags.once ? 1 : Math.floor(Math.random() * 1_000_000));
       const signal = untilSignal();
+      const allowances = hostAllowances({
+        demo: flags.demo,
+        flagHosts: flags.allowHost ?? [],
+        env: process.env,
+      });
       const session = await startDevSession({
         log: stderrLog,
-        ...(flags.demo ? { policyOverride: DEMO_POLICY, extraAllowedHosts: [LOOPBACK] } : {}),
+        extraAllowedHosts: allowances.flatMap((a) => a.hosts),
+        ...(flags.demo ? { policyOverride: DEMO_POLICY } : {}),
         // Seeded jitter makes a scripted run replayable; the live demo draws like production.
         ...(flags.once ? { random: seededRandom(seed) } : {}),
       });
       try {
-        const overrides = flags.demo
-          ? [
-              `demo policy ${JSON.stringify(DEMO_POLICY)} (seconds, not minutes)`,
-              `${LOOPBACK} added to the allowed target hosts for the demo receiver`,
-              `demo seed ${seed}`,
-            ]
-          : [];
+        const overrides = [
+          ...(flags.demo
+            ? [`demo policy ${JSON.stringify(DEMO_POLICY)} (seconds, not minutes)`]
+            : []),
+          ...describeHostAllowances(allowances),
+          ...(flags.demo ? [`demo seed ${seed}`] : []),
+        ];
         (flags.json ? process.stderr : process.stdout).write(renderBanner(session, overrides));
         if (flags.demo) {
           const summary = await playDemo(session, flags, seed, signal);

@@ -50,12 +50,26 @@ export interface RicochetAppSettings {
 const maybe = <T, R>(value: T | undefined, map: (value: T) => R): R | undefined =>
   value === undefined ? undefined : map(value);
 
+/*
+ * `cdk.json` gives the context as an object, but `cdk deploy -c 'ricochet={...}'` hands the app a
+ * string: the CDK CLI does not parse command-line context values.
+ */
+const contextObject = (context: unknown): unknown => {
+  if (typeof context !== "string") return context ?? {};
+  try {
+    return JSON.parse(context);
+  } catch {
+    throw new ConfigurationError(`the "${CONTEXT_KEY}" context given as a string is not JSON`);
+  }
+};
+
 /**
- * Reads the app's settings from the `ricochet` context value (absent means all defaults).
+ * Reads the app's settings from the `ricochet` context value (absent means all defaults), an
+ * object from `cdk.json` or a JSON string from `-c ricochet=...`.
  * @throws ConfigurationError naming every malformed field.
  */
 export const readAppSettings = (context: unknown): RicochetAppSettings => {
-  const parsed = ContextSchema.safeParse(context ?? {});
+  const parsed = ContextSchema.safeParse(contextObject(context));
   if (!parsed.success) {
     throw new ConfigurationError(
       `invalid "${CONTEXT_KEY}" context: ${formatProblems(toProblems(parsed.error))}`,

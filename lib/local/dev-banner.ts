@@ -27,6 +27,7 @@ export const renderBanner = (session: DevSession, overrides: readonly string[]):
     `  attempt table      ${config.tableName}`,
     `  poller             batch ${settings.poller.batchSize}, window ${settings.poller.batchingWindowMs} ms, concurrency ${settings.poller.maxConcurrency}, timeout ${settings.poller.functionTimeoutMs} ms`,
     `  default policy     ${session.orchestratorEnv[ENV.DEFAULT_POLICY] ?? "{}"}`,
+    `  allowed hosts      ${config.allowedTargetHosts.join(", ") || "none (loopback and private targets are refused; --allow-host adds one)"}`,
     ...overrides.map((o) => `  override           ${o}`),
     ...resources.notes.map((n) => `  note               ${n}`),
     "",

@@ -1,5 +1,5 @@
 import { type AwsClients, createAwsClients, localAwsEnv } from "../adapters/aws-clients.js";
-import { ENV, loadConfig, type RicochetConfig } from "../config.js";
+import { ENV, loadConfig, parseList, type RicochetConfig } from "../config.js";
 import type { PolicyOverride } from "../core/policy.js";
 import type { RandomSource } from "../core/random.js";
 import { CountingMetrics, type Log } from "../observability.js";
@@ -16,7 +16,10 @@ import { synthesizeTemplate } from "./synthesize-template.js";
 export interface DevSessionOptions {
   /** Merged over the template's default policy (the demo's seconds-scale policy). */
   readonly policyOverride?: PolicyOverride | undefined;
-  /** Added to the template's allowed target hosts (the demo receiver's 127.0.0.1). */
+  /**
+   * Added to the template's allowed target hosts, never replacing them: the demo receiver's
+   * 127.0.0.1, `--allow-host`, `RICOCHET_ALLOWED_TARGET_HOSTS` (see `dev-host-allowances.ts`).
+   */
   readonly extraAllowedHosts?: readonly string[] | undefined;
   /** Jitter draws; seeded in scripted runs. */
   readonly random?: RandomSource | undefined;
@@ -56,9 +59,7 @@ export const applyLocalOverrides = (
   }
   const extra = options.extraAllowedHosts ?? [];
   if (extra.length > 0) {
-    const hosts = (result[ENV.ALLOWED_TARGET_HOSTS] ?? "")
-      .split(",")
-      .filter((h) => h.trim() !== "");
+    const hosts = parseList(result[ENV.ALLOWED_TARGET_HOSTS]);
     result[ENV.ALLOWED_TARGET_HOSTS] = [...new Set([...hosts, ...extra])].join(",");
   }
   return result;

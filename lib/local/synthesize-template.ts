@@ -24,7 +24,8 @@ export interface SynthesizeTemplateOptions {
   readonly cdkJsonPath?: string;
 }
 
-const cdkJsonContext = (path: string): Record<string, unknown> => {
+/** The `context` object of the `cdk.json` at `path` (empty when it has none). */
+export const cdkJsonContext = (path: string): Record<string, unknown> => {
   const parsed: unknown = JSON.parse(readFileSync(path, "utf8"));
   if (typeof parsed !== "object" || parsed === null || !("context" in parsed)) return {};
   const { context } = parsed;

@@ -19,6 +19,7 @@ const figureNames = [
   "retryGapP99Ms",
   "bundleBytes",
   "initMs",
+  "firstBatchMs",
   "ceilingFraction",
 ] as const;
 
@@ -68,6 +69,7 @@ describe("benchmark harness", () => {
     expect(ricochet.requestsByApi["DynamoDB.Query"] ?? 0).toBe(0);
     expect(ricochet.bundleBytes).toBeGreaterThan(0);
     expect(ricochet.initMs).toBeGreaterThan(0);
+    expect(ricochet.firstBatchMs).toBeGreaterThan(0);
     expect(ricochet.scheduleErrorP99Ms).not.toBeNull();
     // With a receiver that never fails, an event is one attempt: one claim and one result write.
     const healthy = json.healthy?.ricochet;

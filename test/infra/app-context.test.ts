@@ -25,6 +25,18 @@ describe("readAppSettings", () => {
     expect(orchestrator.policyLimits).toEqual({ maxAttempts: 10, minBaseDelaySeconds: 2 });
   });
 
+  it("reads the context given as JSON on the command line (-c ricochet=...)", () => {
+    const { stackName, orchestrator } = readAppSettings(
+      '{"stackName":"RicochetLocal","allowedTargetHosts":["host.docker.internal"]}',
+    );
+    expect(stackName).toBe("RicochetLocal");
+    expect(orchestrator.allowedTargetHosts).toEqual(["host.docker.internal"]);
+  });
+
+  it("refuses a command-line context that is not JSON", () => {
+    expect(() => readAppSettings("stackName=Ricochet")).toThrow(ConfigurationError);
+  });
+
   it("names every malformed field at once, unknown keys included", () => {
     const read = () =>
       readAppSettings({

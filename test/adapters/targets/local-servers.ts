@@ -29,13 +29,19 @@ export interface LocalReceiver {
 
 export type Handler = (request: SeenRequest, response: ServerResponse) => void;
 
-const listen = async (server: Server | TcpServer): Promise<number> => {
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+const listen = async (server: Server | TcpServer, host = "127.0.0.1"): Promise<number> => {
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
   return (server.address() as AddressInfo).port;
 };
 
-/** An HTTP server on 127.0.0.1 that reads each request whole, records it, then calls `handler`. */
-export const startReceiver = async (handler: Handler): Promise<LocalReceiver> => {
+/**
+ * An HTTP server on 127.0.0.1 (or another loopback `host`, such as 127.0.0.2) that reads each
+ * request whole, records it, then calls `handler`.
+ */
+export const startReceiver = async (
+  handler: Handler,
+  host = "127.0.0.1",
+): Promise<LocalReceiver> => {
   const seen: SeenRequest[] = [];
   let connections = 0;
   const server = createServer((req, res) => {
@@ -55,7 +61,7 @@ export const startReceiver = async (handler: Handler): Promise<LocalReceiver> =>
   server.on("connection", () => {
     connections += 1;
   });
-  const port = await listen(server);
+  const port = await listen(server, host);
   return {
     port,
     seen,

@@ -1,23 +1,60 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { ENV } from "../../../lib/config.js";
 import type { DemoSummary } from "../../../lib/local/demo/demo-summary.js";
 
 export const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 
-/** Environment of a child `ricochet dev`: no inherited endpoint, so it starts its own emulators. */
-export const childEnv = (): NodeJS.ProcessEnv => {
+/**
+ * Environment of a child `ricochet dev`: no inherited endpoint, so it starts its own emulators,
+ * and no inherited allowed hosts, so only what a test passes in `extra` is allowed.
+ */
+export const childEnv = (extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv => {
   const env = { ...process.env };
   for (const name of Object.keys(env)) if (name.startsWith("AWS_ENDPOINT_URL")) delete env[name];
-  return env;
+  delete env[ENV.ALLOWED_TARGET_HOSTS];
+  return { ...env, ...extra };
 };
 
 /** `ricochet dev` as one node process (no npx wrapper), so a signal reaches it directly. */
-export const spawnDev = (args: readonly string[]): ChildProcess =>
+export const spawnDev = (args: readonly string[], env: NodeJS.ProcessEnv = {}): ChildProcess =>
   spawn(process.execPath, ["--import", "tsx", "bin/ricochet.ts", "dev", ...args], {
     cwd: ROOT,
-    env: childEnv(),
+    env: childEnv(env),
     stdio: ["ignore", "pipe", "pipe"],
   });
+
+/** A running `ricochet dev` and the banner it printed. */
+export interface RunningDev {
+  readonly child: ChildProcess;
+  readonly banner: string;
+  /** What the banner tells a producer to export (`export NAME='value'` lines). */
+  readonly exports: Readonly<Record<string, string>>;
+}
+
+/** Starts `ricochet dev` and resolves once its banner is complete; rejects if it exits first. */
+export const startDev = async (
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = {},
+): Promise<RunningDev> => {
+  const child = spawnDev(args, env);
+  let stdout = "";
+  let stderr = "";
+  child.stderr?.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  await new Promise<void>((resolve, reject) => {
+    child.stdout?.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString();
+      if (stdout.includes("Press Ctrl-C")) resolve();
+    });
+    child.once("exit", () => reject(new Error(`exited before its banner: ${stderr.slice(-2000)}`)));
+  });
+  const exports = Object.fromEntries(
+    [...stdout.matchAll(/export (\w+)='([^']*)'/g)].map((m) => [m[1] ?? "", m[2] ?? ""]),
+  );
+  return { child, banner: stdout, exports };
+};
 
 /** Resolves with the exit code once the process has exited. */
 export const exited = (child: ChildProcess): Promise<number | null> =>

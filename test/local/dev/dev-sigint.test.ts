@@ -1,6 +1,6 @@
 import { createServer } from "node:net";
 import { describe, expect, it } from "vitest";
-import { exited, spawnDev } from "./dev-process.js";
+import { exited, startDev } from "./dev-process.js";
 
 const isAlive = (pid: number): boolean => {
   try {
@@ -20,21 +20,7 @@ const isFree = (port: number): Promise<boolean> =>
 
 describe("ricochet dev --no-demo", () => {
   it("stops its emulators and frees their ports on SIGINT", async () => {
-    const child = spawnDev(["--no-demo"]);
-    let stdout = "";
-    let stderr = "";
-    child.stderr?.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    await new Promise<void>((resolve, reject) => {
-      child.stdout?.on("data", (chunk: Buffer) => {
-        stdout += chunk.toString();
-        if (stdout.includes("Press Ctrl-C")) resolve();
-      });
-      child.once("exit", () =>
-        reject(new Error(`exited before its banner: ${stderr.slice(-2000)}`)),
-      );
-    });
+    const { child, banner: stdout } = await startDev(["--no-demo"]);
     const pids = (/emulator pids\s+([\d, ]+)/.exec(stdout)?.[1] ?? "")
       .split(",")
       .map((pid) => Number(pid.trim()))
