@@ -32,6 +32,11 @@ export interface BreakerSettings {
   readonly halfOpenProbes: number;
   /** How long a call turned away while the probes run waits before it asks again. */
   readonly probeWaitMs: number;
+  /**
+   * How long a probe may stay unanswered before it is taken for lost (its instance stopped) and
+   * another is let through: longer than the longest call.
+   */
+  readonly probeTimeoutMs: number;
 }
 
 /** The defaults: Convoy's and resilience4j's orders of magnitude, for webhook partners. */
@@ -43,6 +48,7 @@ export const DEFAULT_BREAKER_SETTINGS: BreakerSettings = {
   maxOpenMs: 10 * 60_000,
   halfOpenProbes: 1,
   probeWaitMs: 5_000,
+  probeTimeoutMs: 310_000,
 };
 
 /** One target's breaker. */
@@ -84,7 +90,12 @@ export type Admission =
 const openFor = (settings: BreakerSettings, openings: number): number =>
   Math.min(settings.maxOpenMs, settings.openMs * 2 ** Math.max(0, openings - 1));
 
-const opened = (breaker: Breaker, nowMs: number, settings: BreakerSettings): Breaker => {
+/** Whether a window's counts trip the breaker. */
+export const trips = (calls: number, failures: number, settings: BreakerSettings): boolean =>
+  calls >= settings.minimumCalls && failures / calls >= settings.failureRateThreshold;
+
+/** The breaker opened now, for a time that doubles with each opening since it last closed. */
+export const opened = (breaker: Breaker, nowMs: number, settings: BreakerSettings): Breaker => {
   const openings = breaker.openings + 1;
   return {
     ...breaker,
@@ -113,14 +124,18 @@ export const admit = (breaker: Breaker, nowMs: number, settings: BreakerSettings
       };
       return { verdict: "probe", breaker: halfOpen };
     }
-    case BreakerState.HALF_OPEN:
-      if (breaker.probesInFlight < settings.halfOpenProbes) {
+    case BreakerState.HALF_OPEN: {
+      // Probes never answered (their instance stopped) would hold the breaker half-open forever.
+      const lost = nowMs - breaker.changedAtMs >= settings.probeTimeoutMs;
+      const out = lost ? 0 : breaker.probesInFlight;
+      if (out < settings.halfOpenProbes) {
         return {
           verdict: "probe",
-          breaker: { ...breaker, probesInFlight: breaker.probesInFlight + 1 },
+          breaker: { ...breaker, probesInFlight: out + 1, ...(lost ? { changedAtMs: nowMs } : {}) },
         };
       }
       return { verdict: "defer", untilMs: nowMs + settings.probeWaitMs, breaker };
+    }
   }
 };
 
@@ -150,10 +165,9 @@ export const recordCall = (
         calls: (fresh ? 0 : breaker.calls) + 1,
         failures: (fresh ? 0 : breaker.failures) + (failed ? 1 : 0),
       };
-      const tripped =
-        counted.calls >= settings.minimumCalls &&
-        counted.failures / counted.calls >= settings.failureRateThreshold;
-      return tripped ? opened(counted, nowMs, settings) : counted;
+      return trips(counted.calls, counted.failures, settings)
+        ? opened(counted, nowMs, settings)
+        : counted;
     }
   }
 };

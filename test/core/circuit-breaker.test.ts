@@ -110,6 +110,21 @@ describe("circuit breaker transitions", () => {
     expect(reopened.reopenAtMs).toBe(NOW + settings.maxOpenMs);
   });
 
+  it("lets another probe through once the outstanding one is older than probeTimeoutMs", () => {
+    const stuck: Breaker = {
+      ...open(),
+      state: BreakerState.HALF_OPEN,
+      reopenAtMs: undefined,
+      probesInFlight: 1,
+      changedAtMs: NOW,
+    };
+    expect(admit(stuck, NOW + settings.probeTimeoutMs - 1, settings).verdict).toBe("defer");
+    expect(admit(stuck, NOW + settings.probeTimeoutMs, settings)).toMatchObject({
+      verdict: "probe",
+      breaker: { probesInFlight: 1, changedAtMs: NOW + settings.probeTimeoutMs },
+    });
+  });
+
   it("ignores a late result from a call admitted before the breaker opened", () => {
     expect(recordCall(open(), false, NOW + 5, settings)).toEqual(open());
   });
