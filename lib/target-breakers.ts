@@ -27,6 +27,8 @@ export interface TargetBreakers {
    * verdict it was admitted with.
    */
   recordCall(key: string, failed: boolean, as: "call" | "probe"): Promise<void>;
+  /** Gives back a probe that made no call (the event was a duplicate, say), so another may. */
+  abandonProbe(key: string): Promise<void>;
 }
 
 export interface TargetBreakersDeps {
@@ -147,5 +149,20 @@ export const createTargetBreakers = (deps: TargetBreakersDeps): TargetBreakers =
     }
   };
 
-  return { admit: admitCall, recordCall: recordCallEnd };
+  const abandonProbe = async (key: string): Promise<void> => {
+    const { stored } = cached(key);
+    const { breaker } = stored;
+    if (breaker.state !== BreakerState.HALF_OPEN || breaker.probesInFlight === 0) return;
+    try {
+      const result = await store.replace(key, stored.version, {
+        ...breaker,
+        probesInFlight: breaker.probesInFlight - 1,
+      });
+      adopt(result.stored);
+    } catch (error) {
+      failOpen(key, "abandonProbe", error);
+    }
+  };
+
+  return { admit: admitCall, recordCall: recordCallEnd, abandonProbe };
 };

@@ -1,3 +1,5 @@
+import * as z from "zod";
+
 /*
  * A circuit breaker per target, as pure functions over a value: the orchestrator asks `admit`
  * before a call and tells `recordCall` after it; the clock is passed in. Where the state lives
@@ -50,6 +52,22 @@ export const DEFAULT_BREAKER_SETTINGS: BreakerSettings = {
   probeWaitMs: 5_000,
   probeTimeoutMs: 310_000,
 };
+
+/** A deployment's overrides of {@link DEFAULT_BREAKER_SETTINGS}, as configuration carries them. */
+export const BreakerSettingsSchema = z.strictObject({
+  failureRateThreshold: z.number().gt(0).max(1).optional(),
+  minimumCalls: z.int().min(1).max(10_000).optional(),
+  windowMs: z.int().min(1_000).max(3_600_000).optional(),
+  openMs: z.int().min(1_000).max(3_600_000).optional(),
+  maxOpenMs: z
+    .int()
+    .min(1_000)
+    .max(24 * 3_600_000)
+    .optional(),
+  halfOpenProbes: z.int().min(1).max(100).optional(),
+  probeWaitMs: z.int().min(100).max(3_600_000).optional(),
+  probeTimeoutMs: z.int().min(1_000).max(3_600_000).optional(),
+});
 
 /** One target's breaker. */
 export interface Breaker {
