@@ -49,6 +49,8 @@ export type AttemptEnd =
       readonly decision: Decision;
       readonly outcome: Outcome;
       readonly latencyMs: number;
+      /** Whether the target was called (not when a deadline, budget or decision ended it first). */
+      readonly called: boolean;
     }
   /** The lease was lost before the result could be recorded: someone else owns the event now. */
   | { readonly kind: "lease_lost"; readonly decision: Decision };
@@ -122,7 +124,13 @@ const finishPendingDeadLetter = async (
   const decision = decisionOf(pending);
   const written = await sendDeadLetter(deps, claimed, pending);
   if (written.kind === "lease_lost") return { kind: "lease_lost", decision };
-  return { kind: "finished", decision, outcome: pending.lastOutcome, latencyMs: 0 };
+  return {
+    kind: "finished",
+    decision,
+    outcome: pending.lastOutcome,
+    latencyMs: 0,
+    called: false,
+  };
 };
 
 /**
@@ -251,5 +259,11 @@ export const runClaimedAttempt = async (
     }
   }
   if (written.kind === "lease_lost") return { kind: "lease_lost", decision };
-  return { kind: "finished", decision, outcome, latencyMs: finishedAtMs - claimedAtMs };
+  return {
+    kind: "finished",
+    decision,
+    outcome,
+    latencyMs: finishedAtMs - claimedAtMs,
+    called: outcome !== deadlinePassed && outcome !== budgetSpent,
+  };
 };

@@ -1,4 +1,9 @@
 import * as z from "zod";
+import {
+  type BreakerSettings,
+  BreakerSettingsSchema,
+  DEFAULT_BREAKER_SETTINGS,
+} from "./core/circuit-breaker.js";
 import { ConfigurationError, formatProblems } from "./core/errors.js";
 import {
   DEFAULT_POLICY,
@@ -49,6 +54,11 @@ export const ENV = {
   REDRIVE_FUNCTION_NAME: "RICOCHET_REDRIVE_FUNCTION_NAME",
   /** Comma-separated ARNs of the Lambda targets the deployment lists (`lambdaTargets`). */
   LAMBDA_TARGETS: "RICOCHET_LAMBDA_TARGETS",
+  /**
+   * The targets' circuit breakers: unset or `off` (none), `on` (the defaults), or JSON overrides
+   * of the defaults (`lib/core/circuit-breaker.ts`).
+   */
+  CIRCUIT_BREAKER: "RICOCHET_CIRCUIT_BREAKER",
 } as const;
 
 /** Variables the Lambda runtime sets itself; read, never set by the construct. */
@@ -79,6 +89,7 @@ const ConfigSchema = z.object({
     .optional(),
   ownFunctionNames: z.array(z.string().min(1)),
   lambdaTargets: z.array(z.string().min(1)),
+  circuitBreaker: BreakerSettingsSchema.optional(),
 });
 
 /** Ricochet's runtime configuration, read once at start-up. */
@@ -102,6 +113,8 @@ export interface RicochetConfig {
   readonly ownFunctionNames: readonly string[];
   /** Lambda target ARNs the deployment lists; the only ones allowed in another account. */
   readonly lambdaTargets: readonly string[];
+  /** The targets' circuit breakers' settings; undefined when they are off. */
+  readonly circuitBreaker?: BreakerSettings | undefined;
 }
 
 /** A comma-separated variable's items, trimmed, empty ones dropped (an unset variable has none). */
@@ -121,6 +134,14 @@ const jsonOr = (name: string, value: string | undefined): unknown => {
   } catch {
     throw new ConfigurationError(`${name} is not valid JSON`);
   }
+};
+
+/** `off`/unset: none; `on`: the defaults ({} here); else the JSON overrides, validated later. */
+const breakerSettingsOf = (value: string | undefined): unknown => {
+  const text = value?.trim() ?? "";
+  if (text === "" || text === "off") return undefined;
+  if (text === "on") return {};
+  return jsonOr(ENV.CIRCUIT_BREAKER, text);
 };
 
 /**
@@ -147,13 +168,19 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): RicochetConfig
       env[ENV.REDRIVE_FUNCTION_NAME] ?? "",
     ].filter((name) => name.trim() !== ""),
     lambdaTargets: parseList(env[ENV.LAMBDA_TARGETS]),
+    circuitBreaker: breakerSettingsOf(env[ENV.CIRCUIT_BREAKER]),
   });
   if (!parsed.success) {
     throw new ConfigurationError(
       `invalid configuration: ${formatProblems(toProblems(parsed.error))}`,
     );
   }
-  const { defaultPolicy: override, policyLimits: limitsOverride, ...rest } = parsed.data;
+  const {
+    defaultPolicy: override,
+    policyLimits: limitsOverride,
+    circuitBreaker,
+    ...rest
+  } = parsed.data;
   const defaultPolicy = resolvePolicy(DEFAULT_POLICY, override);
   const policyLimits = completePolicyLimits(limitsOverride);
   // The construct refuses such a pair at synth time; this catches a hand-set environment.
@@ -162,5 +189,11 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): RicochetConfig
     const located = conflicts.map((p) => ({ ...p, path: `defaultPolicy.${p.path}` }));
     throw new ConfigurationError(`invalid configuration: ${formatProblems(located)}`);
   }
-  return { ...rest, defaultPolicy, policyLimits };
+  return {
+    ...rest,
+    defaultPolicy,
+    policyLimits,
+    circuitBreaker:
+      circuitBreaker === undefined ? undefined : { ...DEFAULT_BREAKER_SETTINGS, ...circuitBreaker },
+  };
 };

@@ -23,6 +23,8 @@ export const MetricName = {
   LEASE_LOST: "lease_lost",
   DRAINED: "drained",
   HOP: "hop",
+  /** An event re-sent for later because its target's circuit breaker was open: no attempt spent. */
+  DEFERRED: "deferred",
   /** A producer message with a different envelope under an existing event id: never attempted. */
   CONFLICTING_RESUBMISSION: "conflicting_resubmission",
   /** A producer message carrying Ricochet's reserved attributes: dead-lettered as invalid. */

@@ -3,6 +3,7 @@ import { type AttemptDeps, runClaimedAttempt } from "./attempt.js";
 import { mapWithConcurrency } from "./concurrency.js";
 import { aheadVerdict } from "./core/ahead-message.js";
 import { DEAD_LETTER_KIND, DEAD_LETTER_VERSION } from "./core/dead-letter.js";
+import { effectiveDeadlineMs } from "./core/decide.js";
 import {
   DEFAULT_TIMEOUT_MS,
   type Envelope,
@@ -11,7 +12,7 @@ import {
 } from "./core/envelope.js";
 import { envelopeDigest, shortDigest } from "./core/envelope-digest.js";
 import { formatProblems, type InputProblem, InvalidPolicyError } from "./core/errors.js";
-import { MAX_OUTCOME_MESSAGE_LENGTH, storedExcerpt } from "./core/outcome.js";
+import { MAX_OUTCOME_MESSAGE_LENGTH, OutcomeClass, storedExcerpt } from "./core/outcome.js";
 import { type RetryPolicy, resolvePolicy } from "./core/policy.js";
 import {
   applyPolicyLimits,
@@ -26,7 +27,9 @@ import {
 } from "./core/ports.js";
 import type { EventRecord } from "./core/record.js";
 import { describeTarget } from "./core/redact.js";
+import { targetKey } from "./core/target-key.js";
 import { type Log, MetricName, type Metrics } from "./observability.js";
+import type { TargetAdmission, TargetBreakers } from "./target-breakers.js";
 
 /** Everything the orchestrator needs, injected so Lambda, local runs and the simulation share it. */
 export interface OrchestratorDeps extends AttemptDeps {
@@ -40,6 +43,8 @@ export interface OrchestratorDeps extends AttemptDeps {
   readonly recordConcurrency: number;
   /** Added to the target's timeout to make the lease, and kept free before the function's end. */
   readonly leaseMarginMs: number;
+  /** The targets' circuit breakers; without them every event is attempted on its own. */
+  readonly breakers?: TargetBreakers | undefined;
 }
 
 /** What to do with one message once the orchestrator is done with it. */
@@ -50,6 +55,7 @@ export type MessageVerdict =
   | { readonly kind: "retry_later"; readonly reason: string };
 
 const ACK: MessageVerdict = { kind: "ack" };
+const CALL: TargetAdmission = { verdict: "call" };
 
 /** How early a copy may run before its `notBefore`: scheduling noise, not a real delay. */
 const NOT_BEFORE_TOLERANCE_MS = 250;
@@ -70,6 +76,13 @@ const timeoutOf = (envelope: Envelope): number =>
   envelope.target.type === "http"
     ? (envelope.target.timeoutMs ?? DEFAULT_TIMEOUT_MS)
     : DEFAULT_LAMBDA_TIMEOUT_MS;
+
+/** What came of claiming and attempting one message, for the verdict and the breaker. */
+interface AttemptTaken {
+  readonly verdict: MessageVerdict;
+  readonly called: boolean;
+  readonly outcomeClass?: OutcomeClass | undefined;
+}
 
 /** The orchestrator: turns ingress messages into attempts. One instance per process. */
 export interface Orchestrator {
@@ -129,6 +142,36 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
     const seconds = Math.ceil((notBeforeMs - deps.clock()) / 1000);
     await deps.ingress.send(message.body, scheduleOf(message), Math.min(seconds, deps.hopSeconds));
     metrics.count(MetricName.HOP);
+    return ACK;
+  };
+
+  /**
+   * The target's breaker is open: the event goes back to the internal queue at its own
+   * generation, due when the breaker may let a call through, like a hop. No claim is made, so
+   * no attempt is spent and the record is not touched. The deadline wins: a deferral never
+   * takes the event past it, and the claim after it dead-letters an event whose deadline passed.
+   */
+  const defer = async (
+    message: ReceivedMessage,
+    envelope: Envelope,
+    policy: RetryPolicy,
+    key: string,
+    untilMs: number,
+  ): Promise<MessageVerdict> => {
+    const deadlineMs = effectiveDeadlineMs(envelope.deadline, policy, message.sentAtMs);
+    const dueMs = deadlineMs === undefined ? untilMs : Math.min(untilMs, deadlineMs);
+    const seconds = Math.max(1, Math.ceil((dueMs - deps.clock()) / 1000));
+    await deps.ingress.send(
+      message.body,
+      { ...scheduleOf(message), notBeforeMs: dueMs },
+      Math.min(seconds, deps.hopSeconds),
+    );
+    metrics.count(MetricName.DEFERRED);
+    log.info("event deferred: its target's circuit breaker is open", {
+      eventId: envelope.eventId,
+      target: key,
+      until: new Date(dueMs).toISOString(),
+    });
     return ACK;
   };
 
@@ -219,6 +262,44 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
       return hop(message, notBeforeMs);
     }
 
+    const key = targetKey(envelope.target);
+    const admission = deps.breakers === undefined ? CALL : await deps.breakers.admit(key);
+    if (admission.verdict === "defer") {
+      const deadlineMs = effectiveDeadlineMs(envelope.deadline, policy, message.sentAtMs);
+      // Past its deadline the event is not deferred: the claim below dead-letters it.
+      if (deadlineMs === undefined || deadlineMs > deps.clock())
+        return defer(message, envelope, policy, key, admission.untilMs);
+    }
+    let end: AttemptTaken;
+    try {
+      end = await attempt(message, envelope, policy, limited.adjustments, callBudgetMs);
+    } catch (error) {
+      // The message stays on the queue; its probe must not hold the breaker half-open meanwhile.
+      if (admission.verdict === "probe") await deps.breakers?.abandonProbe(key);
+      throw error;
+    }
+    if (deps.breakers !== undefined && admission.verdict !== "defer") {
+      if (end.called) {
+        const failed =
+          end.outcomeClass === OutcomeClass.RETRYABLE ||
+          end.outcomeClass === OutcomeClass.UNCERTAIN;
+        await deps.breakers.recordCall(key, failed, admission.verdict);
+      } else if (admission.verdict === "probe") {
+        await deps.breakers.abandonProbe(key);
+      }
+    }
+    return end.verdict;
+  };
+
+  const attempt = async (
+    message: ReceivedMessage,
+    envelope: Envelope,
+    policy: RetryPolicy,
+    policyAdjustments: readonly string[],
+    callBudgetMs: number,
+  ): Promise<AttemptTaken> => {
+    const schedule = scheduleOf(message);
+    const verdictOnly = (verdict: MessageVerdict): AttemptTaken => ({ verdict, called: false });
     const digest = envelopeDigest(envelope);
     const claim = await deps.store.claim({
       eventId: envelope.eventId,
@@ -229,7 +310,7 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
       leaseMs: Math.min(timeoutOf(envelope), callBudgetMs) + deps.leaseMarginMs,
       attemptBudget: policy.maxAttempts,
       targetSummary: describeTarget(envelope.target),
-      policyAdjustments: limited.adjustments,
+      policyAdjustments,
     });
     switch (claim.kind) {
       case "finished":
@@ -238,20 +319,20 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
           eventId: envelope.eventId,
           status: claim.record.status,
         });
-        return ACK;
+        return verdictOnly(ACK);
       case "stale":
         metrics.count(MetricName.STALE_DROPPED);
-        return ACK;
+        return verdictOnly(ACK);
       case "conflict":
-        return refuseConflict(envelope, digest, claim.record, message);
+        return verdictOnly(await refuseConflict(envelope, digest, claim.record, message));
       case "lease_held": {
         metrics.count(MetricName.LEASE_CONFLICT);
         const seconds = Math.max(1, Math.ceil((claim.leaseExpiresAt - deps.clock()) / 1000));
         await deps.ingress.changeVisibility(message, Math.min(seconds, MAX_VISIBILITY_SECONDS));
-        return { kind: "retry_later", reason: "lease held by another worker" };
+        return verdictOnly({ kind: "retry_later", reason: "lease held by another worker" });
       }
       case "ahead":
-        return waitAhead(message, claim.record);
+        return verdictOnly(await waitAhead(message, claim.record));
       case "claimed":
         break;
     }
@@ -280,7 +361,7 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
     if (end.kind === "lease_lost") {
       metrics.count(MetricName.LEASE_LOST);
       log.warn("lease lost before the result was recorded", { eventId: envelope.eventId });
-      return { kind: "retry_later", reason: "lease lost" };
+      return verdictOnly({ kind: "retry_later", reason: "lease lost" });
     }
     metrics.timing(MetricName.ATTEMPT_LATENCY, end.latencyMs);
     const counted = {
@@ -299,7 +380,7 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
       decision: end.decision.kind,
       delaySeconds: end.decision.kind === "retry" ? end.decision.delaySeconds : undefined,
     });
-    return ACK;
+    return { verdict: ACK, called: end.called, outcomeClass: end.outcome.class };
   };
 
   const processMessage = async (

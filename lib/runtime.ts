@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { AwsClients } from "./adapters/aws-clients.js";
 import { createDynamoEventStore } from "./adapters/dynamo-event-store.js";
+import { createDynamoTargetStateStore } from "./adapters/dynamo-target-state-store.js";
 import { createSecretSigner } from "./adapters/signing-secret.js";
 import { createSqsDeadLetterQueue } from "./adapters/sqs-dead-letter-queue.js";
 import { createSqsIngressQueue } from "./adapters/sqs-ingress-queue.js";
@@ -8,11 +9,18 @@ import { createHttpTarget } from "./adapters/targets/http-target.js";
 import { createLambdaTarget } from "./adapters/targets/lambda-target.js";
 import { createTargetRouter } from "./adapters/targets/target-router.js";
 import type { RicochetConfig } from "./config.js";
-import type { DeadLetterQueue, EventStore, IngressQueue, TargetRouter } from "./core/ports.js";
+import type {
+  DeadLetterQueue,
+  EventStore,
+  IngressQueue,
+  TargetRouter,
+  TargetStateStore,
+} from "./core/ports.js";
 import { type Clock, type RandomSource, systemClock, systemRandom } from "./core/random.js";
 import type { DeliverySigner } from "./core/signing.js";
 import type { Log, Metrics } from "./observability.js";
 import { createOrchestrator, type Orchestrator, type OrchestratorDeps } from "./orchestrator.js";
+import { createTargetBreakers } from "./target-breakers.js";
 
 /** Lease time kept beyond the target's timeout: covers the result write and modest clock skew. */
 export const DEFAULT_LEASE_MARGIN_MS = 5_000;
@@ -23,6 +31,7 @@ export interface RicochetPorts {
   readonly ingress: IngressQueue;
   readonly deadLetters: DeadLetterQueue;
   readonly targets: TargetRouter;
+  readonly targetState: TargetStateStore;
 }
 
 export const createPorts = (
@@ -37,6 +46,10 @@ export const createPorts = (
       : createSecretSigner({ reference: config.signingSecret }));
   return {
     store: createDynamoEventStore({ doc: clients.documents, tableName: config.tableName }),
+    targetState: createDynamoTargetStateStore({
+      doc: clients.documents,
+      tableName: config.tableName,
+    }),
     ingress: createSqsIngressQueue({
       sqs: clients.sqs,
       ingressQueueUrl: config.ingressQueueUrl,
@@ -92,6 +105,15 @@ export const createOrchestratorRuntime = (options: OrchestratorRuntimeOptions): 
     metrics: options.metrics,
     recordConcurrency: config.recordConcurrency,
     leaseMarginMs: options.leaseMarginMs ?? DEFAULT_LEASE_MARGIN_MS,
+    breakers:
+      config.circuitBreaker === undefined
+        ? undefined
+        : createTargetBreakers({
+            store: ports.targetState,
+            settings: config.circuitBreaker,
+            clock: options.clock ?? systemClock,
+            log: options.log,
+          }),
   };
   return createOrchestrator(deps);
 };

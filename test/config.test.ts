@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from "vitest";
 import { createAwsClients } from "../lib/adapters/aws-clients.js";
 import { ENV, LAMBDA_RUNTIME_ENV, loadConfig } from "../lib/config.js";
+import { DEFAULT_BREAKER_SETTINGS } from "../lib/core/circuit-breaker.js";
 import { ConfigurationError } from "../lib/core/errors.js";
 import { ErrorCategory } from "../lib/core/policy.js";
 import { createPorts } from "../lib/runtime.js";
@@ -52,6 +53,28 @@ describe("loadConfig: policy limits", () => {
     );
     expect(message).toContain("defaultPolicy.maxAttempts: 30 is above the ceiling");
     expect(message).toContain("defaultPolicy.baseDelaySeconds: 0 is below the floor");
+  });
+});
+
+describe("loadConfig: circuit breakers", () => {
+  it.each([
+    ["unset", undefined, undefined],
+    ["off", "off", undefined],
+    ["on", "on", DEFAULT_BREAKER_SETTINGS],
+    ["JSON overrides", '{"minimumCalls":3}', { ...DEFAULT_BREAKER_SETTINGS, minimumCalls: 3 }],
+  ])("reads RICOCHET_CIRCUIT_BREAKER %s", (_name, value, expected) => {
+    const env = value === undefined ? RESOURCES : { ...RESOURCES, [ENV.CIRCUIT_BREAKER]: value };
+    expect(loadConfig(env).circuitBreaker).toEqual(expected);
+  });
+
+  it.each([
+    ["{", "RICOCHET_CIRCUIT_BREAKER is not valid JSON"],
+    ['{"failureRateThreshold":0}', "circuitBreaker.failureRateThreshold"],
+    ['{"tripAfter":3}', "circuitBreaker.tripAfter: is not a recognized field"],
+  ])("refuses breaker settings %s", (value, fragment) => {
+    expect(messageOf(() => loadConfig({ ...RESOURCES, [ENV.CIRCUIT_BREAKER]: value }))).toContain(
+      fragment,
+    );
   });
 });
 

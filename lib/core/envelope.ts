@@ -78,6 +78,17 @@ const HeadersSchema = z
   )
   .refine((headers) => Object.keys(headers).length <= 50, "must have at most 50 headers");
 
+/** Names a group of targets that share one circuit breaker and one set of limits. */
+export const TargetGroupSchema = z
+  .string()
+  .regex(
+    /^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/,
+    "must be 1–64 letters, digits and . _ : -, starting with a letter or digit",
+  )
+  .describe(
+    "Shares one circuit breaker and one set of per-target limits among targets, e.g. a tenant's several URLs. Default: the URL's origin, or the Lambda function.",
+  );
+
 export const HttpTargetSchema = z.strictObject({
   type: z.literal("http"),
   url: z
@@ -91,6 +102,7 @@ export const HttpTargetSchema = z.strictObject({
     .max(MAX_TIMEOUT_MS, `must be at most ${MAX_TIMEOUT_MS}`)
     .optional()
     .describe(`Per-attempt timeout; default ${DEFAULT_TIMEOUT_MS}.`),
+  group: TargetGroupSchema.optional(),
 });
 
 const LAMBDA_FUNCTION =
@@ -102,6 +114,7 @@ export const LambdaTargetSchema = z.strictObject({
     .string()
     .max(170)
     .regex(LAMBDA_FUNCTION, "must be a Lambda function name, alias or ARN"),
+  group: TargetGroupSchema.optional(),
 });
 
 export const TargetSchema = z.discriminatedUnion("type", [HttpTargetSchema, LambdaTargetSchema], {

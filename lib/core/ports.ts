@@ -1,3 +1,4 @@
+import type { Breaker } from "./circuit-breaker.js";
 import type { DeadLetterMessage } from "./dead-letter.js";
 import type { Envelope } from "./envelope.js";
 import type { AttemptResult } from "./outcome.js";
@@ -239,4 +240,37 @@ export interface DeliveryTarget {
 /** Picks the adapter for a target type. */
 export interface TargetRouter {
   forTarget(type: Envelope["target"]["type"]): DeliveryTarget;
+}
+
+/** A target's breaker as the shared store holds it; `version` guards every replacement. */
+export interface StoredBreaker {
+  readonly key: string;
+  readonly breaker: Breaker;
+  readonly version: number;
+}
+
+export interface CountFailureRequest {
+  readonly key: string;
+  /** Successful calls this instance counted since it last wrote (successes are never written alone). */
+  readonly successes: number;
+  /** Start of the window the failure falls in; an item holding an older window starts over. */
+  readonly windowStartMs: number;
+  readonly nowMs: number;
+}
+
+export type ReplaceBreakerResult =
+  | { readonly kind: "replaced"; readonly stored: StoredBreaker }
+  /** Another instance changed the breaker first: here is what it holds now. */
+  | { readonly kind: "moved"; readonly stored: StoredBreaker };
+
+/**
+ * Where the targets' breakers are shared between instances. Only failures and state changes are
+ * written; a closed breaker's successful calls cost nothing here.
+ */
+export interface TargetStateStore {
+  /** Counts one failed call (and `successes`) in the target's window; returns the breaker after. */
+  countFailure(request: CountFailureRequest): Promise<StoredBreaker>;
+  /** Replaces the breaker if it is still at `version` (0: none stored yet). */
+  replace(key: string, version: number, breaker: Breaker): Promise<ReplaceBreakerResult>;
+  get(key: string): Promise<StoredBreaker | undefined>;
 }

@@ -3,7 +3,7 @@ import { Command } from "commander";
 import { parseFraction, parseWholeNumber } from "../../lib/cli/cli-support.js";
 import { timingRatios } from "../support/deployed-timings.js";
 import type { Violation } from "./invariants.js";
-import { runSimulation, SIMULATION_TIMINGS } from "./simulation.js";
+import { runSimulation, SENSITIVE_BREAKERS, SIMULATION_TIMINGS } from "./simulation.js";
 
 /*
  * `npm run simulate -- --seed S --runs K [--events N] [--json]`: runs K seeded simulations
@@ -20,6 +20,7 @@ const program = new Command("simulate")
   .option("--fault-rate <p>", "base probability of a fault at each step", parseFraction, 0.02)
   .option("--lambda-targets", "send some events to Lambda targets (60 s timeout)", false)
   .option("--broken-store", "use a store that ignores leases (self-test)", false)
+  .option("--breakers", "turn on the targets' circuit breakers, set to trip easily", false)
   .option("--json", "print one JSON summary as the last line", false)
   .parse();
 
@@ -31,6 +32,7 @@ interface Flags {
   faultRate: number;
   lambdaTargets: boolean;
   brokenStore: boolean;
+  breakers: boolean;
   json: boolean;
 }
 
@@ -47,6 +49,7 @@ const totals = {
   conflicting: 0,
   resultWriteFaults: 0,
   bulky: 0,
+  deferred: 0,
 };
 const violations: Violation[] = [];
 for (let run = 0; run < flags.runs; run += 1) {
@@ -58,6 +61,7 @@ for (let run = 0; run < flags.runs; run += 1) {
     faultRate: flags.faultRate,
     lambdaTargets: flags.lambdaTargets,
     brokenStore: flags.brokenStore ? "ignore_leases" : undefined,
+    breakers: flags.breakers ? SENSITIVE_BREAKERS : undefined,
   });
   totals.events += result.events;
   totals.delivered += result.delivered;
@@ -69,6 +73,7 @@ for (let run = 0; run < flags.runs; run += 1) {
   totals.conflicting += result.hostile.conflicting;
   totals.resultWriteFaults += result.resultWriteFaults;
   totals.bulky += result.bulky;
+  totals.deferred += result.deferred;
   for (const violation of result.violations) {
     violations.push(violation);
     if (!flags.json)
@@ -92,6 +97,7 @@ if (flags.json) {
       `${totals.rejected} rejected, ${totals.deadLettered} dead-lettered, ${totals.redriven} redriven, ` +
       `${totals.crashes} crashes, ${totals.forged} forged and ${totals.conflicting} conflicting ` +
       `messages, ${totals.resultWriteFaults} failed result writes, ${totals.bulky} bulky events, ` +
+      `${totals.deferred} deferrals, ` +
       `${violations.length} violation(s), ${seconds} s`,
   );
 }

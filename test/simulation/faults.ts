@@ -10,6 +10,8 @@ export type Operation =
   | "store.recordRedrive"
   | "store.recordConflict"
   | "store.get"
+  | "breakers.countFailure"
+  | "breakers.replace"
   | "ingress.send"
   | "ingress.changeVisibility"
   | "dlq.send"
@@ -77,7 +79,7 @@ export class FaultPlan {
 
   private refusal(op: Operation, applied: boolean): Error {
     const message = `${op} ${applied ? "applied, but the answer was lost" : "throttled"} (simulated)`;
-    return op.startsWith("store.")
+    return op.startsWith("store.") || op.startsWith("breakers.")
       ? new StoreUnavailableError(message)
       : new QueueUnavailableError(message);
   }

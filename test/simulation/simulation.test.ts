@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { Invariant } from "./invariants.js";
 import { MemoryQueue, StaleReceipt } from "./memory-queue.js";
-import { runSimulation, type SimulationResult } from "./simulation.js";
+import { runSimulation, SENSITIVE_BREAKERS, type SimulationResult } from "./simulation.js";
 
 const SEEDS = Array.from({ length: 50 }, (_, i) => 1000 + i);
 
@@ -58,6 +58,19 @@ describe("simulation of the orchestrator and redrive under seeded faults", () =>
     const result = await runSimulation({ seed });
     expect(result.violations).toEqual([]);
     expect(exercised(result)).toBeGreaterThan(0);
+  });
+
+  it("keeps every guarantee with the targets' circuit breakers on, deferring without losing an event", async () => {
+    const violations = [];
+    let deferred = 0;
+    for (const seed of SEEDS.slice(0, 20)) {
+      const result = await runSimulation({ seed, breakers: SENSITIVE_BREAKERS });
+      violations.push(...result.violations);
+      deferred += result.deferred;
+    }
+    expect(violations).toEqual([]);
+    // Breakers that never opened would prove nothing.
+    expect(deferred).toBeGreaterThan(100);
   });
 
   it("replays a seed exactly", async () => {

@@ -1,7 +1,9 @@
+import { type BreakerSettings, DEFAULT_BREAKER_SETTINGS } from "../../lib/core/circuit-breaker.js";
 import type { Envelope } from "../../lib/core/envelope.js";
 import { parseEnvelope } from "../../lib/core/envelope.js";
 import { StoreUnavailableError } from "../../lib/core/errors.js";
 import { DEFAULT_POLICY } from "../../lib/core/policy.js";
+import type { TargetStateStore } from "../../lib/core/ports.js";
 import {
   type DeadLetterQueue,
   type DeliveryTarget,
@@ -12,8 +14,9 @@ import {
 } from "../../lib/core/ports.js";
 import { randomInt, seededRandom } from "../../lib/core/random.js";
 import { EventStatus } from "../../lib/core/status.js";
-import { CountingMetrics, silentLog } from "../../lib/observability.js";
+import { CountingMetrics, MetricName, silentLog } from "../../lib/observability.js";
 import { createOrchestrator } from "../../lib/orchestrator.js";
+import { createTargetBreakers, type TargetBreakers } from "../../lib/target-breakers.js";
 import type { AdversaryMark } from "../support/adversarial-producer.js";
 import { type DeployedTimings, deployedTimings } from "../support/deployed-timings.js";
 import { observeStore } from "../support/observed-store.js";
@@ -27,6 +30,7 @@ import {
   memoryIngressQueue,
   StaleReceipt,
 } from "./memory-queue.js";
+import { createMemoryTargetStateStore } from "./memory-target-state-store.js";
 import { bodyOf, drawBulkyEvents, drawScenario } from "./scenario.js";
 import { RunEnd, VirtualScheduler } from "./scheduler.js";
 import { createSimulatedAdversary } from "./simulated-adversary.js";
@@ -68,7 +72,22 @@ export interface SimulationOptions {
   readonly lambdaTargets?: boolean;
   /** A deliberately broken store, for the simulation's self-test. */
   readonly brokenStore?: "ignore_leases";
+  /** Turn on the targets' circuit breakers with these settings (every event shares one target). */
+  readonly breakers?: BreakerSettings;
 }
+
+/**
+ * Breakers that trip on a few failures and reopen soon: every event of a run shares one target,
+ * so these open, probe, close and reopen many times per run, which is what the checks need.
+ */
+export const SENSITIVE_BREAKERS: BreakerSettings = {
+  ...DEFAULT_BREAKER_SETTINGS,
+  minimumCalls: 3,
+  failureRateThreshold: 0.3,
+  openMs: 5_000,
+  maxOpenMs: 40_000,
+  probeWaitMs: 2_000,
+};
 
 export interface SimulationResult {
   readonly seed: number;
@@ -85,6 +104,8 @@ export interface SimulationResult {
   readonly resultWriteFaults: number;
   /** Events whose body was the largest valid envelope, full of numbers. */
   readonly bulky: number;
+  /** Events sent back for later because their target's breaker was open. */
+  readonly deferred: number;
   readonly steps: number;
   readonly virtualSeconds: number;
   readonly violations: Violation[];
@@ -139,6 +160,7 @@ export const runSimulation = async (options: SimulationOptions): Promise<Simulat
     random: queueRandom,
   });
   const store = createMemoryEventStore({ ignoreLeases: options.brokenStore === "ignore_leases" });
+  const targetState = createMemoryTargetStateStore();
   const scenario = [
     ...drawScenario(
       {
@@ -209,6 +231,13 @@ export const runSimulation = async (options: SimulationOptions): Promise<Simulat
 
   const leaseMsOf = (envelope: Envelope): number => timeoutOf(envelope) + o.leaseMarginMs;
 
+  const faultyTargetState = (process: Process): TargetStateStore => ({
+    countFailure: (request) =>
+      faults.call(process, "breakers.countFailure", () => targetState.countFailure(request)),
+    replace: (key, version, breaker) =>
+      faults.call(process, "breakers.replace", () => targetState.replace(key, version, breaker)),
+    get: (key) => targetState.get(key),
+  });
   const portsFor = (process: Process, invocation?: InvocationTrace) => {
     const ingressPort = memoryIngressQueue(ingress);
     const dlqPort = memoryDeadLetterQueue(deadLetterQueue);
@@ -297,6 +326,36 @@ export const runSimulation = async (options: SimulationOptions): Promise<Simulat
     };
   };
 
+  // A Lambda instance keeps its breakers' cache from one invocation to the next, until it
+  // crashes (then its id changes); each invocation's calls go through that invocation's faults.
+  const instanceBreakers = new Map<
+    string,
+    { readonly breakers: TargetBreakers; readonly invocation: { process: Process } }
+  >();
+  const breakersOf = (worker: string, process: Process): TargetBreakers | undefined => {
+    const settings = options.breakers;
+    if (settings === undefined) return undefined;
+    const known = instanceBreakers.get(worker);
+    if (known !== undefined) {
+      known.invocation.process = process;
+      return known.breakers;
+    }
+    const invocation = { process };
+    const current = (): TargetStateStore => faultyTargetState(invocation.process);
+    const breakers = createTargetBreakers({
+      store: {
+        countFailure: (request) => current().countFailure(request),
+        replace: (key, version, breaker) => current().replace(key, version, breaker),
+        get: (key) => current().get(key),
+      },
+      settings,
+      clock: () => invocation.process.clock(),
+      log: silentLog,
+    });
+    instanceBreakers.set(worker, { breakers, invocation });
+    return breakers;
+  };
+
   const drawSkew = (random: () => number) => randomInt(random, -o.skewBoundMs, o.skewBoundMs);
 
   const runInvocation = async (worker: string, skewMs: number, batch: ReceivedMessage[]) => {
@@ -334,6 +393,7 @@ export const runSimulation = async (options: SimulationOptions): Promise<Simulat
       metrics,
       recordConcurrency: o.recordConcurrency,
       leaseMarginMs: o.leaseMarginMs,
+      breakers: breakersOf(worker, process),
     });
     const startedMs = now();
     // Lambda kills an invocation at its timeout: the whole batch then comes back.
@@ -471,6 +531,7 @@ export const runSimulation = async (options: SimulationOptions): Promise<Simulat
     hostile: { ...adversary.tally.sent },
     resultWriteFaults: resultWriteFault.trips,
     bulky: scenario.filter((e) => e.body !== undefined).length,
+    deferred: metrics.get(MetricName.DEFERRED),
     steps: sched.steps,
     virtualSeconds,
     violations,

@@ -153,7 +153,7 @@ export const createOrchestratorHarness = async (prefix: string) => {
     envelope(
       eventId: string,
       policy: PolicyOverride,
-      target: { timeoutMs?: number } = {},
+      target: { timeoutMs?: number; group?: string } = {},
     ): Envelope {
       return {
         eventId,

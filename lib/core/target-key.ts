@@ -1,0 +1,35 @@
+import type { Target } from "./envelope.js";
+
+/*
+ * The key a target's circuit breaker and limits are kept under. Events whose targets share a key
+ * share a breaker: one partner's host being down is one fact, however many paths it serves.
+ */
+
+const DEFAULT_PORTS: Readonly<Record<string, string>> = { "http:": "80", "https:": "443" };
+
+/** An HTTP target's origin, with the port always written: `https://api.example.com:443`. */
+const originOf = (url: string): string => {
+  const parsed = new URL(url);
+  const port = parsed.port === "" ? (DEFAULT_PORTS[parsed.protocol] ?? "") : parsed.port;
+  return `${parsed.protocol}//${parsed.hostname.toLowerCase()}:${port}`;
+};
+
+const QUALIFIED_ARN = /^(arn:[^:]+:lambda:[^:]+:\d{12}:function:[^:]+)(:[^:]+)?$/;
+
+/** A Lambda function without its alias or version: all of them run on the same function. */
+const functionOf = (functionName: string): string => {
+  const arn = QUALIFIED_ARN.exec(functionName);
+  if (arn !== null) return arn[1] ?? functionName;
+  return functionName.split(":")[0] ?? functionName;
+};
+
+/**
+ * The target's key: its `group` when the producer set one, else the HTTP origin (scheme, host,
+ * port) or the Lambda function (alias and version dropped).
+ */
+export const targetKey = (target: Target): string => {
+  if (target.group !== undefined) return `group:${target.group}`;
+  return target.type === "http"
+    ? `http:${originOf(target.url)}`
+    : `lambda:${functionOf(target.functionName)}`;
+};

@@ -1,0 +1,127 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { createDynamoTargetStateStore } from "../lib/adapters/dynamo-target-state-store.js";
+import { type BreakerSettings, DEFAULT_BREAKER_SETTINGS } from "../lib/core/circuit-breaker.js";
+import type { TargetStateStore } from "../lib/core/ports.js";
+import { silentLog } from "../lib/observability.js";
+import { createTargetBreakers, type TargetBreakers } from "../lib/target-breakers.js";
+import { anEventId, FIXED_NOW_MS } from "./factories.js";
+import { createTestTable, testClients } from "./support/local-aws.js";
+
+/*
+ * Two instances sharing targets' breakers through DynamoDB Local, each with its own cache and an
+ * injected clock: what each learns, when, and what it costs.
+ */
+const settings: BreakerSettings = {
+  ...DEFAULT_BREAKER_SETTINGS,
+  minimumCalls: 4,
+  failureRateThreshold: 0.5,
+  openMs: 30_000,
+  probeWaitMs: 5_000,
+};
+
+let store: TargetStateStore;
+const writes = { count: 0 };
+
+beforeAll(async () => {
+  const tableName = await createTestTable("breakers");
+  const real = createDynamoTargetStateStore({ doc: testClients().documents, tableName });
+  // Counts what reaches the store, to show what the success path does not cost.
+  store = {
+    countFailure: (request) => {
+      writes.count += 1;
+      return real.countFailure(request);
+    },
+    replace: (key, version, breaker) => {
+      writes.count += 1;
+      return real.replace(key, version, breaker);
+    },
+    get: (key) => real.get(key),
+  };
+});
+
+/** Two instances and the clock they share. */
+const twoInstances = () => {
+  const clock = { now: FIXED_NOW_MS };
+  const instance = (): TargetBreakers =>
+    createTargetBreakers({ store, settings, clock: () => clock.now, log: silentLog });
+  return { a: instance(), b: instance(), clock };
+};
+
+const failTimes = async (breakers: TargetBreakers, key: string, times: number) => {
+  for (let i = 0; i < times; i += 1) await breakers.recordCall(key, true, "call");
+};
+
+describe("target breakers shared between instances", () => {
+  it("costs no store write for successful calls through a closed breaker", async () => {
+    const { a } = twoInstances();
+    const key = anEventId("http:https://healthy.example:443");
+    const before = writes.count;
+    for (let i = 0; i < 50; i += 1) {
+      expect(await a.admit(key)).toEqual({ verdict: "call" });
+      await a.recordCall(key, false, "call");
+    }
+    expect(writes.count).toBe(before);
+  });
+
+  it("opens for everyone once the shared failure rate trips it, each instance learning at its own failure", async () => {
+    const { a, b, clock } = twoInstances();
+    const key = anEventId("http:https://down.example:443");
+    await failTimes(a, key, settings.minimumCalls);
+
+    expect(await a.admit(key)).toEqual({ verdict: "defer", untilMs: clock.now + settings.openMs });
+    // B has seen nothing yet: one more call, whose failure tells it.
+    expect(await b.admit(key)).toEqual({ verdict: "call" });
+    await b.recordCall(key, true, "call");
+    expect((await b.admit(key)).verdict).toBe("defer");
+  });
+
+  it("lets exactly one instance probe after the open time, and the probe's success closes it for both", async () => {
+    const { a, b, clock } = twoInstances();
+    const key = anEventId("http:https://recovering.example:443");
+    await failTimes(a, key, settings.minimumCalls);
+    await b.recordCall(key, true, "call");
+
+    clock.now += settings.openMs;
+    const asked = [
+      { instance: a, verdict: (await a.admit(key)).verdict },
+      { instance: b, verdict: (await b.admit(key)).verdict },
+    ];
+    expect(asked.map((x) => x.verdict).sort()).toEqual(["defer", "probe"]);
+    const prober = asked.find((x) => x.verdict === "probe")?.instance ?? a;
+    const other = prober === a ? b : a;
+
+    await prober.recordCall(key, false, "probe");
+    expect(await prober.admit(key)).toEqual({ verdict: "call" });
+    clock.now += settings.probeWaitMs;
+    // The other's cache still says half-open; its attempt to probe finds the breaker closed.
+    expect(await other.admit(key)).toEqual({ verdict: "call" });
+    expect((await store.get(key))?.breaker.state).toBe("closed");
+  });
+
+  it("reopens for twice as long when the probe fails", async () => {
+    const { a, clock } = twoInstances();
+    const key = anEventId("http:https://still-down.example:443");
+    await failTimes(a, key, settings.minimumCalls);
+    clock.now += settings.openMs;
+    expect((await a.admit(key)).verdict).toBe("probe");
+
+    await a.recordCall(key, true, "probe");
+
+    expect(await a.admit(key)).toEqual({
+      verdict: "defer",
+      untilMs: clock.now + 2 * settings.openMs,
+    });
+  });
+
+  it("counts the successes an instance saw when it writes a failure, so a mostly healthy target stays closed", async () => {
+    const { a } = twoInstances();
+    const key = anEventId("http:https://mostly-fine.example:443");
+    for (let i = 0; i < 10; i += 1) {
+      await a.recordCall(key, false, "call");
+      await a.recordCall(key, false, "call");
+      await a.recordCall(key, true, "call");
+    }
+    expect(await a.admit(key)).toEqual({ verdict: "call" });
+    expect((await store.get(key))?.breaker).toMatchObject({ calls: 30, failures: 10 });
+  });
+});
