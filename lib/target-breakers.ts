@@ -3,6 +3,8 @@ import {
   type BreakerSettings,
   BreakerState,
   closedBreaker,
+  type DeferralQueue,
+  nextRelease,
   opened,
   recordCall,
   trips,
@@ -57,6 +59,7 @@ interface CachedBreaker {
 export const createTargetBreakers = (deps: TargetBreakersDeps): TargetBreakers => {
   const { store, settings, clock, log } = deps;
   const cache = new Map<string, CachedBreaker>();
+  const releases = new Map<string, DeferralQueue>();
 
   const cached = (key: string): CachedBreaker =>
     cache.get(key) ?? {
@@ -78,7 +81,13 @@ export const createTargetBreakers = (deps: TargetBreakersDeps): TargetBreakers =
     const nowMs = clock();
     const { stored } = cached(key);
     const admission = admit(stored.breaker, nowMs, settings);
-    if (admission.verdict === "defer") return { verdict: "defer", untilMs: admission.untilMs };
+    if (admission.verdict === "defer") {
+      if (stored.breaker.state !== BreakerState.OPEN)
+        return { verdict: "defer", untilMs: admission.untilMs };
+      const release = nextRelease(releases.get(key), admission.untilMs, settings);
+      releases.set(key, release.queue);
+      return { verdict: "defer", untilMs: release.dueMs };
+    }
     if (admission.verdict === "call") return { verdict: "call" };
     // A probe changes the shared state: only the instance whose write lands makes it.
     try {

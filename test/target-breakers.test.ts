@@ -98,6 +98,20 @@ describe("target breakers shared between instances", () => {
     expect((await store.get(key))?.breaker.state).toBe("closed");
   });
 
+  it("releases the events it defers to one reopen time at releasePerSecond, not all at once", async () => {
+    const { a, clock } = twoInstances();
+    const key = anEventId("http:https://backlog.example:443");
+    await failTimes(a, key, settings.minimumCalls);
+    const reopenAt = clock.now + settings.openMs;
+
+    const due = [];
+    for (let i = 0; i < 3; i += 1) {
+      const verdict = await a.admit(key);
+      due.push(verdict.verdict === "defer" ? verdict.untilMs - reopenAt : undefined);
+    }
+    expect(due).toEqual([0, 1000 / settings.releasePerSecond, 2000 / settings.releasePerSecond]);
+  });
+
   it("reopens for twice as long when the probe fails", async () => {
     const { a, clock } = twoInstances();
     const key = anEventId("http:https://still-down.example:443");

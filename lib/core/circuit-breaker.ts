@@ -39,6 +39,12 @@ export interface BreakerSettings {
    * another is let through: longer than the longest call.
    */
   readonly probeTimeoutMs: number;
+  /**
+   * Deferred calls one instance releases per second once the breaker may let calls through
+   * again: the n-th event it defers to one reopen time is due n / rate seconds after it, so a
+   * recovered target is not hit by its whole backlog at once.
+   */
+  readonly releasePerSecond: number;
 }
 
 /** The defaults: Convoy's and resilience4j's orders of magnitude, for webhook partners. */
@@ -51,6 +57,7 @@ export const DEFAULT_BREAKER_SETTINGS: BreakerSettings = {
   halfOpenProbes: 1,
   probeWaitMs: 5_000,
   probeTimeoutMs: 310_000,
+  releasePerSecond: 10,
 };
 
 /** A deployment's overrides of {@link DEFAULT_BREAKER_SETTINGS}, as configuration carries them. */
@@ -67,6 +74,7 @@ export const BreakerSettingsSchema = z.strictObject({
   halfOpenProbes: z.int().min(1).max(100).optional(),
   probeWaitMs: z.int().min(100).max(3_600_000).optional(),
   probeTimeoutMs: z.int().min(1_000).max(3_600_000).optional(),
+  releasePerSecond: z.number().gt(0).max(10_000).optional(),
 });
 
 /** One target's breaker. */
@@ -155,6 +163,28 @@ export const admit = (breaker: Breaker, nowMs: number, settings: BreakerSettings
       return { verdict: "defer", untilMs: nowMs + settings.probeWaitMs, breaker };
     }
   }
+};
+
+/** How many events one instance has deferred to one reopen time. */
+export interface DeferralQueue {
+  readonly reopenAtMs: number;
+  readonly deferred: number;
+}
+
+/**
+ * When the next event deferred to `reopenAtMs` is due: one more after those already deferred to
+ * it, at `releasePerSecond` (a new reopen time starts a new queue).
+ */
+export const nextRelease = (
+  queue: DeferralQueue | undefined,
+  reopenAtMs: number,
+  settings: BreakerSettings,
+): { readonly dueMs: number; readonly queue: DeferralQueue } => {
+  const deferred = queue?.reopenAtMs === reopenAtMs ? queue.deferred : 0;
+  return {
+    dueMs: reopenAtMs + Math.floor((deferred * 1000) / settings.releasePerSecond),
+    queue: { reopenAtMs, deferred: deferred + 1 },
+  };
 };
 
 /**

@@ -7,6 +7,8 @@ import {
   BreakerState,
   closedBreaker,
   DEFAULT_BREAKER_SETTINGS,
+  type DeferralQueue,
+  nextRelease,
   recordCall,
 } from "../../lib/core/circuit-breaker.js";
 import { FIXED_NOW_MS } from "../factories.js";
@@ -127,6 +129,21 @@ describe("circuit breaker transitions", () => {
 
   it("ignores a late result from a call admitted before the breaker opened", () => {
     expect(recordCall(open(), false, NOW + 5, settings)).toEqual(open());
+  });
+});
+
+describe("nextRelease", () => {
+  it("spaces the events deferred to one reopen time at releasePerSecond, and starts over for a new one", () => {
+    const s = { ...settings, releasePerSecond: 4 };
+    let queue: DeferralQueue | undefined;
+    const due: number[] = [];
+    for (let i = 0; i < 5; i += 1) {
+      const next = nextRelease(queue, NOW, s);
+      due.push(next.dueMs - NOW);
+      queue = next.queue;
+    }
+    expect(due).toEqual([0, 250, 500, 750, 1000]);
+    expect(nextRelease(queue, NOW + 60_000, s).dueMs).toBe(NOW + 60_000);
   });
 });
 
