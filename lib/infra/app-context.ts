@@ -39,6 +39,8 @@ const ContextSchema = z.strictObject({
   recordConcurrency: z.number().optional(),
   lambdaTargets: z.array(z.string()).optional(),
   metricsNamespace: z.string().optional(),
+  /** `true`, `false`, or overrides of the breakers' defaults (checked by the construct). */
+  circuitBreaker: z.union([z.boolean(), z.record(z.string(), z.number())]).optional(),
 });
 
 /** What the app builds from its context. */
@@ -98,6 +100,7 @@ export const readAppSettings = (context: unknown): RicochetAppSettings => {
       recordConcurrency: c.recordConcurrency,
       lambdaTargets: c.lambdaTargets,
       metricsNamespace: c.metricsNamespace,
+      circuitBreaker: c.circuitBreaker,
     },
   };
 };

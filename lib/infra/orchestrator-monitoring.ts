@@ -113,9 +113,10 @@ export class OrchestratorMonitoring extends Construct {
             ].map((name) => emf(name)),
           }),
           new GraphWidget({
-            title: "Contention, hops and draining",
+            title: "Contention, hops, deferrals and draining",
             width: 12,
             left: [
+              m.DEFERRED,
               m.DUPLICATE_SUPPRESSED,
               m.STALE_DROPPED,
               m.LEASE_CONFLICT,

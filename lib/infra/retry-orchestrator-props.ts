@@ -5,6 +5,11 @@ import type { IStringParameter } from "aws-cdk-lib/aws-ssm";
 import * as z from "zod";
 import { MAX_SQS_DELAY_SECONDS } from "../config.js";
 import {
+  type BreakerSettings,
+  BreakerSettingsSchema,
+  DEFAULT_BREAKER_SETTINGS,
+} from "../core/circuit-breaker.js";
+import {
   ConfigurationError,
   formatProblems,
   type InputProblem,
@@ -166,14 +171,50 @@ export interface RetryOrchestratorProps {
    * @default "Ricochet"
    */
   readonly metricsNamespace?: string;
+  /**
+   * Circuit breakers per target (an HTTP origin, a Lambda function, or an envelope's
+   * `target.group`): while a target's breaker is open, its events are deferred, not attempted,
+   * and spend no attempt. `true` turns them on with the defaults; an object overrides some of
+   * them (times in milliseconds; see `lib/core/circuit-breaker.ts` and docs/design-notes.md,
+   * "Targets and circuit breakers").
+   * @default false - off, until the noisy-neighbour benchmark has chosen the defaults
+   */
+  readonly circuitBreaker?: boolean | CircuitBreakerProps;
+}
+
+/** Overrides of the circuit breakers' defaults; each field defaults on its own. */
+export interface CircuitBreakerProps {
+  /** Share of failed calls (0 < x ≤ 1) at which a breaker opens. @default 0.5 */
+  readonly failureRateThreshold?: number;
+  /** Calls the window must hold before its failure rate counts. @default 10 */
+  readonly minimumCalls?: number;
+  /** Length of the counting window, in ms. @default 60000 */
+  readonly windowMs?: number;
+  /** How long a breaker first stays open, in ms; doubled at each reopening. @default 30000 */
+  readonly openMs?: number;
+  /** Longest a breaker stays open, in ms. @default 600000 */
+  readonly maxOpenMs?: number;
+  /** Probe calls let through at once while half-open. @default 1 */
+  readonly halfOpenProbes?: number;
+  /** How long a call turned away during a probe waits, in ms. @default 5000 */
+  readonly probeWaitMs?: number;
+  /** After how long an unanswered probe is taken for lost, in ms. @default 310000 */
+  readonly probeTimeoutMs?: number;
+  /** Deferred events one instance releases per second when a breaker may call again. @default 10 */
+  readonly releasePerSecond?: number;
 }
 
 /** Props with every default applied and every value checked. */
 export interface ResolvedRetryOrchestratorProps
   extends Required<
-    Omit<RetryOrchestratorProps, "defaultPolicy" | "signingSecret" | "policyLimits">
+    Omit<
+      RetryOrchestratorProps,
+      "defaultPolicy" | "signingSecret" | "policyLimits" | "circuitBreaker"
+    >
   > {
   readonly defaultPolicy: PolicyOverride | undefined;
+  /** The breakers' settings; undefined when they are off. */
+  readonly circuitBreaker: BreakerSettings | undefined;
   readonly policyLimits: PolicyLimits;
   readonly signingSecret: ISecret | IStringParameter | undefined;
 }
@@ -299,6 +340,22 @@ const limitProblems = (
   }));
 };
 
+/** The breakers' settings the prop asks for (values are checked by {@link breakerProblems}). */
+const breakerSettingsOf = (
+  prop: RetryOrchestratorProps["circuitBreaker"],
+): BreakerSettings | undefined => {
+  if (prop === undefined || prop === false) return undefined;
+  return prop === true ? DEFAULT_BREAKER_SETTINGS : { ...DEFAULT_BREAKER_SETTINGS, ...prop };
+};
+
+const breakerProblems = (prop: RetryOrchestratorProps["circuitBreaker"]): InputProblem[] => {
+  if (typeof prop !== "object") return [];
+  const checked = BreakerSettingsSchema.safeParse(prop);
+  return checked.success
+    ? []
+    : toProblems(checked.error).map((p) => ({ ...p, path: `circuitBreaker.${p.path}` }));
+};
+
 const policyProblems = (policy: PolicyOverride | undefined): InputProblem[] => {
   try {
     resolvePolicy(DEFAULT_POLICY, policy);
@@ -344,6 +401,7 @@ export const resolveRetryOrchestratorProps = (
     encryption: props.encryption ?? OrchestratorEncryption.sqsManaged(),
     removalPolicy: props.removalPolicy ?? d.removalPolicy,
     metricsNamespace: props.metricsNamespace ?? d.metricsNamespace,
+    circuitBreaker: breakerSettingsOf(props.circuitBreaker),
   };
   const checked = NumericPropsSchema.safeParse({
     ...resolved,
@@ -357,6 +415,7 @@ export const resolveRetryOrchestratorProps = (
     ...(checked.success ? [] : toProblems(checked.error)),
     ...policyProblems(resolved.defaultPolicy),
     ...limitProblems(props.policyLimits, resolved.defaultPolicy),
+    ...breakerProblems(props.circuitBreaker),
   ];
   if (problems.length > 0) {
     throw new ConfigurationError(`invalid RetryOrchestrator props: ${formatProblems(problems)}`, {

@@ -308,6 +308,8 @@ export class RetryOrchestrator extends Construct {
       [ENV.POLICY_LIMITS]: JSON.stringify(settings.policyLimits),
       [ENV.ACCOUNT_ID]: Stack.of(this).account,
       [ENV.LAMBDA_TARGETS]: settings.lambdaTargets.join(","),
+      [ENV.CIRCUIT_BREAKER]:
+        settings.circuitBreaker === undefined ? "off" : JSON.stringify(settings.circuitBreaker),
       POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
       POWERTOOLS_METRICS_NAMESPACE: settings.metricsNamespace,
       // The bundles ship source maps; without this flag Node ignores them in stack traces.

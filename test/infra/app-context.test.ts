@@ -15,8 +15,10 @@ describe("readAppSettings", () => {
       allowedTargetHosts: ["10.0.0.0/8"],
       defaultPolicy: { maxAttempts: 3 },
       policyLimits: { maxAttempts: 10, minBaseDelaySeconds: 2 },
+      circuitBreaker: { minimumCalls: 5 },
     });
     expect(stackName).toBe("RicochetStaging");
+    expect(orchestrator.circuitBreaker).toEqual({ minimumCalls: 5 });
     expect(orchestrator.functionTimeout?.toSeconds()).toBe(30);
     expect(orchestrator.deadLetterRetention?.toDays()).toBe(10);
     expect(orchestrator.ingressRetention).toBeUndefined();

@@ -6,6 +6,7 @@ import { Secret } from "aws-cdk-lib/aws-secretsmanager";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ENV } from "../../lib/config.js";
+import { DEFAULT_BREAKER_SETTINGS } from "../../lib/core/circuit-breaker.js";
 import { ConfigurationError } from "../../lib/core/errors.js";
 import { RetryOrchestrator } from "../../lib/infra/retry-orchestrator.js";
 import {
@@ -299,6 +300,20 @@ describe("RetryOrchestrator resources", () => {
     });
   });
 
+  it("tells the functions the breakers are off unless the props turn them on", () => {
+    const breakerOf = (t: Template) =>
+      (orchestratorFunction(t).props.Environment as { Variables: Record<string, unknown> })
+        .Variables[ENV.CIRCUIT_BREAKER];
+    expect(breakerOf(template)).toBe("off");
+    const app = new App();
+    const on = new Stack(app, "WithBreakers");
+    new RetryOrchestrator(on, "Ricochet", { circuitBreaker: { minimumCalls: 3 } });
+    expect(JSON.parse(String(breakerOf(Template.fromStack(on))))).toEqual({
+      ...DEFAULT_BREAKER_SETTINGS,
+      minimumCalls: 3,
+    });
+  });
+
   it("passes the policy limits to the functions, the defaults when none are given", () => {
     const limitsOf = (t: Template) =>
       JSON.parse(
@@ -510,8 +525,11 @@ describe("RetryOrchestrator props validation", () => {
       recordConcurrency: 0,
       defaultPolicy: { baseDelaySeconds: 600, maxDelaySeconds: 60 },
       policyLimits: { minBaseDelaySeconds: -1 },
+      circuitBreaker: { failureRateThreshold: 0, minimumCalls: 2.5 },
     });
     for (const path of [
+      "circuitBreaker.failureRateThreshold",
+      "circuitBreaker.minimumCalls",
       "batchSize",
       "maxConcurrency",
       "functionTimeout",
@@ -523,6 +541,17 @@ describe("RetryOrchestrator props validation", () => {
     ]) {
       expect(message).toContain(`${path}:`);
     }
+  });
+
+  it.each([
+    ["left out", undefined, undefined],
+    ["false", false, undefined],
+    ["true", true, DEFAULT_BREAKER_SETTINGS],
+    ["some overrides", { minimumCalls: 3 }, { ...DEFAULT_BREAKER_SETTINGS, minimumCalls: 3 }],
+  ] as const)("resolves circuitBreaker %s", (_name, prop, expected) => {
+    expect(resolveRetryOrchestratorProps({ circuitBreaker: prop }).circuitBreaker).toEqual(
+      expected,
+    );
   });
 
   it("requires the default policy to lie within the policy limits, naming every conflict", () => {
