@@ -42,8 +42,9 @@ export const packageVersion = (): string => {
 };
 
 /**
- * Whether this module runs compiled (`.js`, as installed from the package) rather than from its
- * TypeScript source through tsx (this repository's tests and `npm start`).
+ * Whether a module runs compiled (from `dist/`, as installed from the package: tsc's `.js` or the
+ * CLI's bundled `.mjs`) rather than from its TypeScript source through tsx (this repository's
+ * tests and `npm start`).
  */
 export const runsCompiled = (moduleUrl: string): boolean =>
-  fileURLToPath(moduleUrl).endsWith(".js");
+  !fileURLToPath(moduleUrl).endsWith(".ts");

@@ -46,7 +46,7 @@ export const BUNDLE_TARGET = "node24";
  * ESM output cannot call `require`, yet some CommonJS dependencies do (for Node built-ins);
  * defining it from `createRequire` keeps them working inside the ESM bundle.
  */
-const REQUIRE_BANNER =
+export const REQUIRE_BANNER =
   "import { createRequire as __ricochetCreateRequire } from 'node:module'; const require = __ricochetCreateRequire(import.meta.url);";
 
 /** ESM-first resolution, so dependencies that ship both formats contribute their ESM build. */
