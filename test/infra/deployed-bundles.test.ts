@@ -1,5 +1,8 @@
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
 import { SendMessageCommand } from "@aws-sdk/client-sqs";
 import type { SQSBatchResponse } from "aws-lambda";
+import { build } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { localAwsEnv } from "../../lib/adapters/aws-clients.js";
 import { createDynamoEventStore } from "../../lib/adapters/dynamo-event-store.js";
@@ -7,6 +10,7 @@ import { createSqsDeadLetterQueue } from "../../lib/adapters/sqs-dead-letter-que
 import { ENV, LAMBDA_RUNTIME_ENV } from "../../lib/config.js";
 import type { EventStatus } from "../../lib/core/status.js";
 import { type DeadLetterListing, listDeadLetters } from "../../lib/dead-letter-scan.js";
+import { BUNDLE_FILE, esbuildOptions, type FunctionName } from "../../lib/infra/bundling.js";
 import {
   devSettingsFromTemplate,
   localFunctionEnvironment,
@@ -51,6 +55,8 @@ let pollers: EventSourcePoller[] = [];
 let queues: { ingress: string; deadLetter: string };
 let store: ReturnType<typeof createDynamoEventStore>;
 let receiverUrl: string;
+/** The bundle file each function's template resource points at. */
+let bundles: Record<FunctionName, string>;
 
 beforeAll(async () => {
   receiverUrl = await receiver.start();
@@ -73,12 +79,16 @@ beforeAll(async () => {
     ...localAwsEnv(localAws()),
     [LAMBDA_RUNTIME_ENV.FUNCTION_NAME]: name,
   });
+  bundles = {
+    orchestrator: functionBundle(stack, orchestratorId),
+    redrive: functionBundle(stack, redriveId),
+  };
   [orchestrator, redriveFunction] = await Promise.all([
-    startBundleHost(functionBundle(stack, orchestratorId), {
+    startBundleHost(bundles.orchestrator, {
       ...settings.env,
       ...runtimeEnv(orchestratorId),
     }),
-    startBundleHost(functionBundle(stack, redriveId), {
+    startBundleHost(bundles.redrive, {
       ...localFunctionEnvironment(redriveResource, resources),
       ...runtimeEnv(redriveId),
     }),
@@ -156,6 +166,23 @@ const redrive = (request: Record<string, unknown>): Promise<RedriveReport> =>
   ) as Promise<RedriveReport>;
 
 describe("the deployed function bundles, run against the emulators", () => {
+  it("are, byte for byte, what `npm run build` ships in the package for each function", async () => {
+    for (const name of ["orchestrator", "redrive"] as const) {
+      // As scripts/build-functions.ts writes them; the file name only shows in the map's comment.
+      const built = await build({
+        ...esbuildOptions(name),
+        outfile: join("/package", BUNDLE_FILE),
+        write: false,
+      });
+      const code = built.outputFiles.find((file) => file.path.endsWith(BUNDLE_FILE));
+      const synthesized = await readFile(bundles[name]);
+      expect({ name, same: synthesized.equals(code?.contents ?? new Uint8Array()) }).toEqual({
+        name,
+        same: true,
+      });
+    }
+  });
+
   it("deliver an event on the first call and record it delivered", async () => {
     const eventId = uniqueName("ok");
     await submit(anEvent(eventId));
