@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Runs the TypeScript CLI through tsx, so `npx ricochet …` works without a build step.
+// This repository's launcher: runs the TypeScript CLI through tsx, so the tests and a checkout
+// need no build step. The package's `bin` is the bundle dist/bin/ricochet.mjs instead.
 import { register } from "tsx/esm/api";
 
 register();

@@ -1,4 +1,4 @@
-import { createRequire } from "node:module";
+#!/usr/bin/env node
 import { createProgram, ExitCode, runProgram } from "../lib/cli/cli-support.js";
 import { registerDevCommand } from "../lib/cli/dev-command.js";
 import { registerDlqCommands } from "../lib/cli/dlq-command.js";
@@ -7,6 +7,7 @@ import { registerPolicyCommands } from "../lib/cli/policy-command.js";
 import { registerRedriveCommand } from "../lib/cli/redrive-command.js";
 import { registerStatusCommand } from "../lib/cli/status-command.js";
 import { registerSubmitCommand } from "../lib/cli/submit-command.js";
+import { packageVersion } from "../lib/package-root.js";
 
 /*
  * The operator CLI. Each command group lives in lib/cli/<group>-command.ts and exports one
@@ -17,8 +18,7 @@ import { registerSubmitCommand } from "../lib/cli/submit-command.js";
 // clutter `npm start`; an operator can still opt back in by setting the variable to "false".
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
 
-const { version } = createRequire(import.meta.url)("../package.json") as { version: string };
-const program = createProgram(version);
+const program = createProgram(packageVersion());
 
 registerPolicyCommands(program);
 registerSubmitCommand(program);

@@ -6,8 +6,10 @@ import { readUserDocuments } from "./support/user-documents.js";
 /*
  * Users reach Ricochet only through the package's export map, and learn how from the README and
  * docs/. This runs every import the documents show, by its package specifier, in a plain Node
- * process (with the TypeScript loader the package needs today), so a guide cannot name a path
- * the package does not export or a name an entry point does not provide.
+ * process, so a guide cannot name a path the package does not export or a name an entry point
+ * does not provide. The `ricochet-source` condition points the same export map at the TypeScript
+ * sources (through tsx), so this runs unbuilt; test/package/consumer-app.test.ts checks the
+ * built package.
  */
 
 /** `import { a, type B } from "ricochet…"` in the documents: specifier → runtime names. */
@@ -37,7 +39,7 @@ const exportedNames = async (specifiers: readonly string[]): Promise<Record<stri
   `;
   const { stdout } = await promisify(execFile)(
     process.execPath,
-    ["--import", "tsx", "--input-type=module", "--eval", script],
+    ["--conditions=ricochet-source", "--import", "tsx", "--input-type=module", "--eval", script],
     { timeout: 60_000 },
   );
   return JSON.parse(stdout) as Record<string, string[]>;

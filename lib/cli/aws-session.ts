@@ -1,8 +1,5 @@
 import { userInfo } from "node:os";
-import { type AwsClients, createAwsClients } from "../adapters/aws-clients.js";
-import { createDynamoEventStore } from "../adapters/dynamo-event-store.js";
-import { createSqsDeadLetterQueue } from "../adapters/sqs-dead-letter-queue.js";
-import { createSqsIngressQueue } from "../adapters/sqs-ingress-queue.js";
+import type { AwsClients } from "../adapters/aws-clients.js";
 import type { DeadLetterQueue, EventStore, IngressQueue } from "../core/ports.js";
 import { type ResourceFlags, type ResourceName, resolveResources } from "./resources.js";
 
@@ -26,6 +23,19 @@ export const withAwsSession = async <T>(
   flags: ResourceFlags,
   work: (session: AwsSession) => Promise<T>,
 ): Promise<T> => {
+  // Imported when a command runs, not when the CLI starts: loading the AWS SDK clients took most
+  // of `ricochet --help`'s time, and help, `policy explain` and usage errors need none of them.
+  const [
+    { createAwsClients },
+    { createDynamoEventStore },
+    { createSqsDeadLetterQueue },
+    { createSqsIngressQueue },
+  ] = await Promise.all([
+    import("../adapters/aws-clients.js"),
+    import("../adapters/dynamo-event-store.js"),
+    import("../adapters/sqs-dead-letter-queue.js"),
+    import("../adapters/sqs-ingress-queue.js"),
+  ]);
   const clients = createAwsClients();
   try {
     const resources: Partial<Record<ResourceName, string>> = await resolveResources(needs, flags, {

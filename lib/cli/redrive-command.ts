@@ -1,6 +1,5 @@
 import Table from "cli-table3";
 import { type Command, Option } from "commander";
-import { invokeRedriveFunction } from "../adapters/redrive-function.js";
 import { ENV } from "../config.js";
 import type { DeadLetterReason } from "../core/decide.js";
 import { ConfigurationError, QueueUnavailableError } from "../core/errors.js";
@@ -179,6 +178,8 @@ const redriveInFunction = async (
 ): Promise<RedriveReport> => {
   parseRedriveRequest(request);
   const named = name === true ? undefined : name;
+  // Loads the Lambda SDK client, which only this path needs: imported on use, not at start-up.
+  const { invokeRedriveFunction } = await import("../adapters/redrive-function.js");
   return withAwsSession(
     named === undefined ? ["redriveFunctionName"] : [],
     flags,

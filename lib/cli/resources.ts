@@ -1,4 +1,4 @@
-import { type CloudFormationClient, DescribeStacksCommand } from "@aws-sdk/client-cloudformation";
+import type { CloudFormationClient } from "@aws-sdk/client-cloudformation";
 import type { Command } from "commander";
 import { ENV } from "../config.js";
 import { ConfigurationError, ResourceNotFoundError } from "../core/errors.js";
@@ -86,6 +86,8 @@ const stackOutputs = async (
   cloudformation: CloudFormationClient,
   stackName: string,
 ): Promise<Map<string, string>> => {
+  // Imported on use: only a command that reads a stack's outputs pays for the client's load.
+  const { DescribeStacksCommand } = await import("@aws-sdk/client-cloudformation");
   try {
     const { Stacks } = await cloudformation.send(
       new DescribeStacksCommand({ StackName: stackName }),

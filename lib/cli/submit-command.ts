@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { text as readStream } from "node:stream/consumers";
 import type { Command } from "commander";
-import { createRicochetClient, type RejectedEvent, type SubmitReport } from "../client.js";
+import type { RejectedEvent, SubmitReport } from "../client.js";
 import { formatProblems, InvalidRequestError, QueueUnavailableError } from "../core/errors.js";
 import { withAwsSession } from "./aws-session.js";
 import { printResult, withJsonOption } from "./cli-support.js";
@@ -45,6 +45,8 @@ export const registerSubmitCommand = (program: Command): void => {
       throw new InvalidRequestError("submission", [{ path: "", message: "no envelope given" }]);
     }
     const input = parseSubmitInput(text);
+    // The producer client loads the SQS SDK; imported here so start-up does not wait for it.
+    const { createRicochetClient } = await import("../client.js");
     const report = await withAwsSession(["ingressQueueUrl"], flags, async (session) => {
       const client = createRicochetClient({
         queueUrl: session.ingressQueueUrl(),

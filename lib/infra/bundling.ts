@@ -1,16 +1,16 @@
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { type BundlingOptions, OutputFormat } from "aws-cdk-lib/aws-lambda-nodejs";
 import type { BuildOptions } from "esbuild";
+import { packageRootOf } from "../package-root.js";
 
 /**
  * How Ricochet's Lambda functions are bundled: one description, read by the CDK construct (through
- * {@link nodejsBundling}) and by `scripts/bundle-sizes.ts` (through {@link esbuildOptions}), so the
- * sizes the script reports are the sizes that get deployed.
+ * {@link nodejsBundling}, when it runs from source) and by `npm run build`, which writes the
+ * bundles the package ships (through {@link esbuildOptions}), so both paths deploy the same code.
  */
 
-/** The repository root, where `package-lock.json` and `functions/` live. */
-export const PROJECT_ROOT = fileURLToPath(new URL("../../", import.meta.url));
+/** The package root, where `package.json`, `functions/` and, once built, `dist/` live. */
+export const PROJECT_ROOT = packageRootOf(import.meta.url);
 
 /** The Lambda entry points, relative to {@link PROJECT_ROOT}. */
 export const FUNCTION_ENTRIES = {
@@ -21,6 +21,16 @@ export type FunctionName = keyof typeof FUNCTION_ENTRIES;
 
 /** Absolute path of a function's entry file. */
 export const entryPath = (name: FunctionName): string => join(PROJECT_ROOT, FUNCTION_ENTRIES[name]);
+
+/** The file name of a bundle, as `NodejsFunction` names it for ESM output; its handler is `index.handler`. */
+export const BUNDLE_FILE = "index.mjs";
+
+/**
+ * The directory of a function's pre-built bundle ({@link BUNDLE_FILE} and its source map), written
+ * by `npm run build` and shipped in the package, so a user's `cdk synth` bundles nothing.
+ */
+export const prebuiltBundleDir = (name: FunctionName): string =>
+  join(PROJECT_ROOT, "dist", "functions", name);
 
 /**
  * Modules left out of the bundle. The nodejs24.x runtime ships AWS SDK v3, so bundling it would
@@ -36,7 +46,7 @@ export const BUNDLE_TARGET = "node24";
  * ESM output cannot call `require`, yet some CommonJS dependencies do (for Node built-ins);
  * defining it from `createRequire` keeps them working inside the ESM bundle.
  */
-const REQUIRE_BANNER =
+export const REQUIRE_BANNER =
   "import { createRequire as __ricochetCreateRequire } from 'node:module'; const require = __ricochetCreateRequire(import.meta.url);";
 
 /** ESM-first resolution, so dependencies that ship both formats contribute their ESM build. */

@@ -1,7 +1,8 @@
-import { type CfnElement, Stack, Validations } from "aws-cdk-lib";
+import * as cdk from "aws-cdk-lib";
 import type { ITable } from "aws-cdk-lib/aws-dynamodb";
 import type { IKey } from "aws-cdk-lib/aws-kms";
 import type { IFunction } from "aws-cdk-lib/aws-lambda";
+import type { IConstruct } from "constructs";
 
 /** cdk-nag's AwsSolutions rule ids, as `Validations.acknowledge` expects them. */
 const rule = (id: string, finding: string): string =>
@@ -14,20 +15,47 @@ export interface NagScopes {
   readonly key: IKey | undefined;
 }
 
+/** One acknowledged finding, as `Validations.acknowledge` takes it. */
+interface Acknowledgement {
+  readonly id: string;
+  readonly reason: string;
+}
+
+type Acknowledge = (scope: IConstruct, ...findings: Acknowledgement[]) => void;
+
+/**
+ * `Validations.of(scope).acknowledge`, or undefined on an aws-cdk-lib that predates it (2026's
+ * `Validations` class). Read through the namespace, because a named import of a missing export
+ * fails the whole module at load: a user's app on an older aws-cdk-lib would not synthesize at
+ * all for the sake of acknowledgements only cdk-nag 3 (which needs the newer aws-cdk-lib) reads.
+ */
+const validationsAcknowledge = (): Acknowledge | undefined => {
+  const validations: unknown = (cdk as Record<string, unknown>).Validations;
+  if (typeof validations !== "function" || !("of" in validations)) return undefined;
+  const of = validations.of as (scope: IConstruct) => { acknowledge?: unknown };
+  return (scope, ...findings) => {
+    const target = of(scope);
+    if (typeof target.acknowledge === "function") target.acknowledge(...findings);
+  };
+};
+
 /**
  * Acknowledges the cdk-nag (AwsSolutions) findings the orchestrator accepts on purpose, each on
  * the narrowest construct that raises it (a function's role), naming the exact finding and why.
- * Anything else cdk-nag reports stays an error.
+ * Anything else cdk-nag reports stays an error. On an aws-cdk-lib without `Validations` it does
+ * nothing: there is no cdk-nag 3 to read the acknowledgements there.
  */
 export const acknowledgeOrchestratorFindings = ({ functions, table, key }: NagScopes): void => {
-  const stack = Stack.of(table);
+  const acknowledge = validationsAcknowledge();
+  if (acknowledge === undefined) return;
+  const stack = cdk.Stack.of(table);
   // The finding names the table by its logical id, as the synthesized policy refers to it.
-  const tableLogicalId = stack.getLogicalId(table.node.defaultChild as CfnElement);
+  const tableLogicalId = stack.getLogicalId(table.node.defaultChild as cdk.CfnElement);
   for (const fn of functions) {
     const role = fn.role;
     if (role === undefined) continue;
-    const roleScope = Validations.of(role);
-    roleScope.acknowledge(
+    acknowledge(
+      role,
       {
         id: rule(
           "IAM4",
@@ -48,7 +76,8 @@ export const acknowledgeOrchestratorFindings = ({ functions, table, key }: NagSc
       },
     );
     if (key !== undefined) {
-      roleScope.acknowledge(
+      acknowledge(
+        role,
         ...["kms:GenerateDataKey*", "kms:ReEncrypt*"].map((action) => ({
           id: rule("IAM5", `Action::${action}`),
           reason:

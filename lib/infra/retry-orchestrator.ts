@@ -15,9 +15,14 @@ import {
   type IPrincipal,
   PolicyStatement,
 } from "aws-cdk-lib/aws-iam";
-import { Architecture, LoggingFormat, Runtime, Tracing } from "aws-cdk-lib/aws-lambda";
+import {
+  Architecture,
+  type Function as LambdaFunction,
+  LoggingFormat,
+  Runtime,
+  Tracing,
+} from "aws-cdk-lib/aws-lambda";
 import { SqsEventSource } from "aws-cdk-lib/aws-lambda-event-sources";
-import { NodejsFunction } from "aws-cdk-lib/aws-lambda-nodejs";
 import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
 import type { ISecret } from "aws-cdk-lib/aws-secretsmanager";
 import { Queue, QueueEncryption } from "aws-cdk-lib/aws-sqs";
@@ -26,7 +31,7 @@ import { Construct } from "constructs";
 import { RECORD_KEY, STATUS_INDEX, TTL_ATTRIBUTE } from "../adapters/dynamo-record-item.js";
 import { ENV } from "../config.js";
 import { ConfigurationError } from "../core/errors.js";
-import { entryPath, type FunctionName, nodejsBundling, PROJECT_ROOT } from "./bundling.js";
+import type { FunctionName } from "./bundling.js";
 import { acknowledgeOrchestratorFindings } from "./nag-acknowledgements.js";
 import { OrchestratorMonitoring, SERVICE_NAME } from "./orchestrator-monitoring.js";
 import {
@@ -35,6 +40,7 @@ import {
   resolveRetryOrchestratorProps,
   VISIBILITY_TIMEOUT_FACTOR,
 } from "./retry-orchestrator-props.js";
+import { createRicochetFunction } from "./ricochet-function.js";
 
 /** Attribute names of the attempt-record table: the DynamoDB adapter's, so they cannot drift. */
 export const TABLE_KEYS = {
@@ -79,8 +85,10 @@ export class RetryOrchestrator extends Construct {
   public readonly deadLetterQueue: Queue;
   /** Attempt records, keyed by `eventId`, with the `byStatus` index. */
   public readonly table: Table;
-  public readonly orchestratorFunction: NodejsFunction;
-  public readonly redriveFunction: NodejsFunction;
+  /** Delivers events from both input queues; its code is described in `ricochet-function.ts`. */
+  public readonly orchestratorFunction: LambdaFunction;
+  /** Moves selected dead-lettered events back, on an operator's request. */
+  public readonly redriveFunction: LambdaFunction;
   public readonly dashboard: Dashboard;
   public readonly deadLetterAlarm: Alarm;
   public readonly oldestMessageAlarm: Alarm;
@@ -322,23 +330,18 @@ export class RetryOrchestrator extends Construct {
     name: FunctionName,
     environment: Record<string, string>,
     sizing: { timeout: Duration; memorySize: number; description: string },
-  ): NodejsFunction {
+  ): LambdaFunction {
     const logGroup = new LogGroup(this, `${id}Logs`, {
       retention: RetentionDays.ONE_MONTH,
       removalPolicy: this.settings.removalPolicy,
     });
-    return new NodejsFunction(this, id, {
-      entry: entryPath(name),
-      projectRoot: PROJECT_ROOT,
-      depsLockFilePath: `${PROJECT_ROOT}package-lock.json`,
-      handler: "handler",
+    return createRicochetFunction(this, id, name, {
       runtime: Runtime.NODEJS_24_X,
       architecture: Architecture.ARM_64,
       tracing: Tracing.ACTIVE,
       loggingFormat: LoggingFormat.JSON,
       logGroup,
       environment,
-      bundling: nodejsBundling(),
       ...sizing,
     });
   }

@@ -5,7 +5,7 @@ import {
   referencedLogicalId,
   resolveLocalReference,
 } from "./provision-from-template.js";
-import type { CfnTemplate } from "./synthesize-template.js";
+import type { CfnResource, CfnTemplate } from "./synthesize-template.js";
 
 const EVENT_SOURCE_MAPPING = "AWS::Lambda::EventSourceMapping";
 const FUNCTION = "AWS::Lambda::Function";
@@ -42,6 +42,26 @@ const isRecord = (value: unknown): value is Readonly<Record<string, unknown>> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 
 /**
+ * A template function's `Environment.Variables` with every reference replaced by the local
+ * resource's name or URL. The deployment-only references (account, redrive function), which
+ * have no local counterpart, are left out.
+ * @throws ConfigurationError for any other reference to something that was not provisioned.
+ */
+export const localFunctionEnvironment = (
+  fn: CfnResource,
+  local: ProvisionedResources,
+): Record<string, string> => {
+  const props = fn.Properties ?? {};
+  const environment = isRecord(props.Environment) ? props.Environment.Variables : undefined;
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries(isRecord(environment) ? environment : {})) {
+    if (DEPLOYMENT_ONLY.has(name) && typeof value !== "string") continue;
+    env[name] = resolveLocalReference(value, local);
+  }
+  return env;
+};
+
+/**
  * Reads the orchestrator's configuration from the template: the function fed by the SQS event
  * source mapping, its `Environment.Variables` and `Timeout`, and the mapping's batch size,
  * batching window and maximum concurrency.
@@ -69,12 +89,7 @@ export const devSettingsFromTemplate = (
     );
   }
   const props = fn.Properties ?? {};
-  const environment = isRecord(props.Environment) ? props.Environment.Variables : undefined;
-  const env: Record<string, string> = {};
-  for (const [name, value] of Object.entries(isRecord(environment) ? environment : {})) {
-    if (DEPLOYMENT_ONLY.has(name) && typeof value !== "string") continue;
-    env[name] = resolveLocalReference(value, local);
-  }
+  const env = localFunctionEnvironment(fn, local);
   for (const name of [
     ENV.TABLE_NAME,
     ENV.INGRESS_QUEUE_URL,

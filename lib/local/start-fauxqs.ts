@@ -1,10 +1,10 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { extname } from "node:path";
+import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { fileURLToPath } from "node:url";
 import { ListQueuesCommand, SQSClient } from "@aws-sdk/client-sqs";
 import { EmulatorStartError } from "../core/errors.js";
+import { packageRootOf, runsCompiled } from "../package-root.js";
 import { LOCAL_CREDENTIALS } from "./local-identity.js";
 import { tailOutput } from "./output-tail.js";
 import { detachFromEventLoop, exitOf, hasExited, terminate } from "./process-control.js";
@@ -16,10 +16,13 @@ export interface StartFauxqsOptions {
   readonly readyTimeoutMs: number;
 }
 
-// The entry has this module's extension: .ts when run from source (through tsx), .js when built.
-const ownExtension = extname(fileURLToPath(import.meta.url));
-const entry = fileURLToPath(new URL(`./fauxqs-server${ownExtension}`, import.meta.url));
-const projectRoot = fileURLToPath(new URL("../../", import.meta.url));
+const projectRoot = packageRootOf(import.meta.url);
+const fromSource = !runsCompiled(import.meta.url);
+// Found from the package root, not beside this module: built, this module may be inlined in the
+// CLI's bundle (dist/bin), while the server is tsc's output in dist/lib/local.
+const entry = fromSource
+  ? join(projectRoot, "lib", "local", "fauxqs-server.ts")
+  : join(projectRoot, "dist", "lib", "local", "fauxqs-server.js");
 
 const readAddress = async (lines: AsyncIterable<string>): Promise<string | undefined> => {
   for await (const line of lines) {
@@ -37,16 +40,12 @@ const readAddress = async (lines: AsyncIterable<string>): Promise<string | undef
 
 /** Starts fauxqs in its own Node process on a free loopback port and waits until it answers. */
 export const startFauxqs = async (options: StartFauxqsOptions): Promise<RunningEmulator> => {
-  const child = spawn(
-    process.execPath,
-    [...(ownExtension === ".ts" ? ["--import", "tsx"] : []), entry],
-    {
-      // From the project root so that `--import tsx` resolves to the project's tsx.
-      cwd: projectRoot,
-      env: { ...process.env, FAUXQS_PORT: "0", FAUXQS_DEFAULT_REGION: options.region },
-      stdio: ["pipe", "pipe", "pipe"],
-    },
-  );
+  const child = spawn(process.execPath, [...(fromSource ? ["--import", "tsx"] : []), entry], {
+    // From the project root so that `--import tsx` resolves to the project's tsx.
+    cwd: projectRoot,
+    env: { ...process.env, FAUXQS_PORT: "0", FAUXQS_DEFAULT_REGION: options.region },
+    stdio: ["pipe", "pipe", "pipe"],
+  });
   const spawnFailed = once(child, "error").then(([error]: unknown[]) => {
     throw new EmulatorStartError(`could not run fauxqs: ${String(error)}`, { cause: error });
   });

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PROJECT_ROOT } from "../infra/bundling.js";
@@ -20,12 +20,19 @@ const BUNDLING_STACKS = "aws:cdk:bundling-stacks";
 export interface SynthesizeTemplateOptions {
   /** Context merged over `cdk.json`'s, e.g. a different `ricochet` setting. */
   readonly context?: Readonly<Record<string, unknown>>;
-  /** Where `cdk.json` is read from; the repository root by default. */
+  /**
+   * Where `cdk.json` is read from; the repository root by default. Installed as a package there is
+   * none, and the construct's defaults apply.
+   */
   readonly cdkJsonPath?: string;
 }
 
-/** The `context` object of the `cdk.json` at `path` (empty when it has none). */
+/**
+ * The `context` object of the `cdk.json` at `path`: empty when it has none, or when there is no
+ * such file (the package ships none).
+ */
 export const cdkJsonContext = (path: string): Record<string, unknown> => {
+  if (!existsSync(path)) return {};
   const parsed: unknown = JSON.parse(readFileSync(path, "utf8"));
   if (typeof parsed !== "object" || parsed === null || !("context" in parsed)) return {};
   const { context } = parsed;
