@@ -34,16 +34,6 @@ describe("loadConfig: policy limits", () => {
     expect(config.policyLimits).toEqual({ maxAttempts: 12, minBaseDelaySeconds: 1 });
   });
 
-  it.each([
-    ["{", "RICOCHET_POLICY_LIMITS is not valid JSON"],
-    ['{"maxAttempts":0}', "policyLimits.maxAttempts: must be at least 1"],
-    ['{"ceiling":3}', "policyLimits.ceiling: is not a recognized field"],
-  ])("refuses limits %s", (value, fragment) => {
-    expect(messageOf(() => loadConfig({ ...RESOURCES, [ENV.POLICY_LIMITS]: value }))).toContain(
-      fragment,
-    );
-  });
-
   it("refuses a default policy outside the limits, naming every conflict at once", () => {
     const message = messageOf(() =>
       loadConfig({
@@ -56,6 +46,19 @@ describe("loadConfig: policy limits", () => {
   });
 });
 
+describe("loadConfig: malformed JSON settings", () => {
+  it.each([
+    [ENV.POLICY_LIMITS, "{", "RICOCHET_POLICY_LIMITS is not valid JSON"],
+    [ENV.POLICY_LIMITS, '{"maxAttempts":0}', "policyLimits.maxAttempts: must be at least 1"],
+    [ENV.POLICY_LIMITS, '{"ceiling":3}', "policyLimits.ceiling: is not a recognized field"],
+    [ENV.CIRCUIT_BREAKER, "{", "RICOCHET_CIRCUIT_BREAKER is not valid JSON"],
+    [ENV.CIRCUIT_BREAKER, '{"failureRateThreshold":0}', "circuitBreaker.failureRateThreshold"],
+    [ENV.CIRCUIT_BREAKER, '{"tripAfter":3}', "circuitBreaker.tripAfter: is not a recognized field"],
+  ])("refuses %s=%s", (variable, value, fragment) => {
+    expect(messageOf(() => loadConfig({ ...RESOURCES, [variable]: value }))).toContain(fragment);
+  });
+});
+
 describe("loadConfig: circuit breakers", () => {
   it.each([
     ["unset", undefined, undefined],
@@ -65,16 +68,6 @@ describe("loadConfig: circuit breakers", () => {
   ])("reads RICOCHET_CIRCUIT_BREAKER %s", (_name, value, expected) => {
     const env = value === undefined ? RESOURCES : { ...RESOURCES, [ENV.CIRCUIT_BREAKER]: value };
     expect(loadConfig(env).circuitBreaker).toEqual(expected);
-  });
-
-  it.each([
-    ["{", "RICOCHET_CIRCUIT_BREAKER is not valid JSON"],
-    ['{"failureRateThreshold":0}', "circuitBreaker.failureRateThreshold"],
-    ['{"tripAfter":3}', "circuitBreaker.tripAfter: is not a recognized field"],
-  ])("refuses breaker settings %s", (value, fragment) => {
-    expect(messageOf(() => loadConfig({ ...RESOURCES, [ENV.CIRCUIT_BREAKER]: value }))).toContain(
-      fragment,
-    );
   });
 });
 

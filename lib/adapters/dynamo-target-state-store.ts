@@ -60,19 +60,30 @@ export const createDynamoTargetStateStore = ({
     throw translateDynamoError(error, operation, tableName);
   };
 
-  /** Adds to the window the item holds, if it is `windowStartMs`; undefined if it is not. */
-  const addToWindow = async (request: CountFailureRequest): Promise<StoredBreaker | undefined> => {
+  /** One conditional count of a failure; undefined when the condition (on the window) failed. */
+  const countIf = async (
+    request: CountFailureRequest,
+    update: {
+      readonly expression: string;
+      readonly condition: string;
+      readonly values?: Record<string, unknown>;
+    },
+  ): Promise<StoredBreaker | undefined> => {
     try {
       const result = await doc.send(
         new UpdateCommand({
           TableName: tableName,
           Key: itemKey(request.key),
-          UpdateExpression: "ADD calls :calls, failures :one, version :one",
-          ConditionExpression: "windowStartMs = :window",
+          UpdateExpression: update.expression,
+          ConditionExpression: update.condition,
+          ...(update.expression.includes("#state")
+            ? { ExpressionAttributeNames: { "#state": "state" } }
+            : {}),
           ExpressionAttributeValues: {
             ":calls": request.successes + 1,
             ":one": 1,
             ":window": request.windowStartMs,
+            ...update.values,
           },
           ReturnValues: "ALL_NEW",
         }),
@@ -84,37 +95,24 @@ export const createDynamoTargetStateStore = ({
     }
   };
 
+  /** Adds to the window the item holds, if it is `windowStartMs`. */
+  const addToWindow = (request: CountFailureRequest) =>
+    countIf(request, {
+      expression: "ADD calls :calls, failures :one, version :one",
+      condition: "windowStartMs = :window",
+    });
+
   /** Starts the window at `windowStartMs` with this failure, unless someone started it already. */
-  const startWindow = async (request: CountFailureRequest): Promise<StoredBreaker | undefined> => {
-    try {
-      const result = await doc.send(
-        new UpdateCommand({
-          TableName: tableName,
-          Key: itemKey(request.key),
-          UpdateExpression:
-            "SET windowStartMs = :window, calls = :calls, failures = :one, " +
-            "#state = if_not_exists(#state, :closed), openings = if_not_exists(openings, :zero), " +
-            "probesInFlight = if_not_exists(probesInFlight, :zero), " +
-            "changedAtMs = if_not_exists(changedAtMs, :now) ADD version :one",
-          ConditionExpression: "attribute_not_exists(windowStartMs) OR windowStartMs < :window",
-          ExpressionAttributeNames: { "#state": "state" },
-          ExpressionAttributeValues: {
-            ":window": request.windowStartMs,
-            ":calls": request.successes + 1,
-            ":one": 1,
-            ":zero": 0,
-            ":closed": BreakerState.CLOSED,
-            ":now": request.nowMs,
-          },
-          ReturnValues: "ALL_NEW",
-        }),
-      );
-      return storedOf(request.key, result.Attributes, request.nowMs);
-    } catch (error) {
-      if (isConditionFailure(error)) return undefined;
-      return fail(error, "countFailure");
-    }
-  };
+  const startWindow = (request: CountFailureRequest) =>
+    countIf(request, {
+      expression:
+        "SET windowStartMs = :window, calls = :calls, failures = :one, " +
+        "#state = if_not_exists(#state, :closed), openings = if_not_exists(openings, :zero), " +
+        "probesInFlight = if_not_exists(probesInFlight, :zero), " +
+        "changedAtMs = if_not_exists(changedAtMs, :now) ADD version :one",
+      condition: "attribute_not_exists(windowStartMs) OR windowStartMs < :window",
+      values: { ":zero": 0, ":closed": BreakerState.CLOSED, ":now": request.nowMs },
+    });
 
   const countFailure = async (request: CountFailureRequest): Promise<StoredBreaker> => {
     // Another instance may start the window between the two writes; the third finds it started.
