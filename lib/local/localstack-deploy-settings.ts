@@ -24,6 +24,13 @@ const KEPT_BY_CDKLOCAL = [
 const nonEmpty = (value: string | undefined): string | undefined =>
   value === undefined || value.trim() === "" ? undefined : value.trim();
 
+/** The variables {@link cdklocalEnv} sets; the named ones are what a client needs to follow it. */
+export type CdklocalEnv = Record<string, string> & {
+  readonly AWS_REGION: string;
+  readonly AWS_ACCESS_KEY_ID: string;
+  readonly AWS_SECRET_ACCESS_KEY: string;
+};
+
 /**
  * The environment `cdklocal` 3.x needs, built over `env`. It refuses `AWS_ENDPOINT_URL` without
  * `AWS_ENDPOINT_URL_S3` (it cannot tell whether the endpoint serves bucket subdomains), so the S3
@@ -31,7 +38,7 @@ const nonEmpty = (value: string | undefined): string | undefined =>
  * It also drops `AWS_REGION` and the credentials unless `AWS_ENVAR_ALLOWLIST` names them, so they
  * are listed, and a stray `AWS_PROFILE` is left for cdklocal to strip.
  */
-export const cdklocalEnv = (env: NodeJS.ProcessEnv): Record<string, string> => {
+export const cdklocalEnv = (env: NodeJS.ProcessEnv): CdklocalEnv => {
   const endpoint = nonEmpty(env[ENDPOINT_ENV.ALL]) ?? DEFAULT_LOCALSTACK_ENDPOINT;
   const region = nonEmpty(env.AWS_REGION) ?? nonEmpty(env.AWS_DEFAULT_REGION) ?? DEFAULT_REGION;
   const allowList = new Set([
