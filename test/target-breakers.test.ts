@@ -127,6 +127,22 @@ describe("target breakers shared between instances", () => {
     });
   });
 
+  it("counts a failure from a clock a window behind into the window the item holds", async () => {
+    const key = anEventId("http:https://skewed.example:443");
+    const windowMs = settings.windowMs;
+    const count = (windowStartMs: number) =>
+      store.countFailure({ key, successes: 0, windowStartMs, nowMs: windowStartMs });
+    await count(FIXED_NOW_MS + windowMs);
+
+    const late = await count(FIXED_NOW_MS);
+
+    expect(late.breaker).toMatchObject({
+      windowStartMs: FIXED_NOW_MS + windowMs,
+      calls: 2,
+      failures: 2,
+    });
+  });
+
   it("counts the successes an instance saw when it writes a failure, so a mostly healthy target stays closed", async () => {
     const { a } = twoInstances();
     const key = anEventId("http:https://mostly-fine.example:443");

@@ -95,11 +95,14 @@ export const createDynamoTargetStateStore = ({
     }
   };
 
-  /** Adds to the window the item holds, if it is `windowStartMs`. */
+  /**
+   * Adds to the window the item holds, if it is `windowStartMs` or a later one: an instance whose
+   * clock runs a little behind counts into the window the others have started.
+   */
   const addToWindow = (request: CountFailureRequest) =>
     countIf(request, {
       expression: "ADD calls :calls, failures :one, version :one",
-      condition: "windowStartMs = :window",
+      condition: "windowStartMs >= :window",
     });
 
   /** Starts the window at `windowStartMs` with this failure, unless someone started it already. */

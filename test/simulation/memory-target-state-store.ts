@@ -20,21 +20,19 @@ export const createMemoryTargetStateStore = (): TargetStateStore => {
     const old = read(request.key, request.nowMs);
     const exists = items.has(request.key);
     const calls = request.successes + 1;
-    const sameWindow = exists && old.breaker.windowStartMs === request.windowStartMs;
-    const newer = !exists || old.breaker.windowStartMs < request.windowStartMs;
-    const breaker: Breaker = sameWindow
+    // windowStartMs >= :window adds (an older window, from a skewed clock, counts into the
+    // item's); otherwise the failure starts the new window.
+    const adds = exists && old.breaker.windowStartMs >= request.windowStartMs;
+    const breaker: Breaker = adds
       ? { ...old.breaker, calls: old.breaker.calls + calls, failures: old.breaker.failures + 1 }
-      : newer
-        ? {
-            ...(exists
-              ? old.breaker
-              : { ...closedBreaker(request.nowMs), state: BreakerState.CLOSED }),
-            windowStartMs: request.windowStartMs,
-            calls,
-            failures: 1,
-          }
-        : // An older window than the item's (a skewed clock): counted into the item's window.
-          { ...old.breaker, calls: old.breaker.calls + calls, failures: old.breaker.failures + 1 };
+      : {
+          ...(exists
+            ? old.breaker
+            : { ...closedBreaker(request.nowMs), state: BreakerState.CLOSED }),
+          windowStartMs: request.windowStartMs,
+          calls,
+          failures: 1,
+        };
     const stored = { key: request.key, breaker, version: old.version + 1 };
     items.set(request.key, structuredClone(stored));
     return stored;
