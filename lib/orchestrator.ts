@@ -137,10 +137,22 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
     return ACK;
   };
 
+  /**
+   * Re-sends the message on the internal queue at its own generation, due at `notBeforeMs`, with
+   * a delay of at most `hopSeconds`: a later one is reached by hopping again on arrival.
+   */
+  const resendFor = async (message: ReceivedMessage, notBeforeMs: number): Promise<void> => {
+    const seconds = Math.max(1, Math.ceil((notBeforeMs - deps.clock()) / 1000));
+    await deps.ingress.send(
+      message.body,
+      { ...scheduleOf(message), notBeforeMs },
+      Math.min(seconds, deps.hopSeconds),
+    );
+  };
+
   /** A long delay is reached by re-sending the same message in hops of at most `hopSeconds`. */
   const hop = async (message: ReceivedMessage, notBeforeMs: number): Promise<MessageVerdict> => {
-    const seconds = Math.ceil((notBeforeMs - deps.clock()) / 1000);
-    await deps.ingress.send(message.body, scheduleOf(message), Math.min(seconds, deps.hopSeconds));
+    await resendFor(message, notBeforeMs);
     metrics.count(MetricName.HOP);
     return ACK;
   };
@@ -154,18 +166,12 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
   const defer = async (
     message: ReceivedMessage,
     envelope: Envelope,
-    policy: RetryPolicy,
+    deadlineMs: number | undefined,
     key: string,
     untilMs: number,
   ): Promise<MessageVerdict> => {
-    const deadlineMs = effectiveDeadlineMs(envelope.deadline, policy, message.sentAtMs);
     const dueMs = deadlineMs === undefined ? untilMs : Math.min(untilMs, deadlineMs);
-    const seconds = Math.max(1, Math.ceil((dueMs - deps.clock()) / 1000));
-    await deps.ingress.send(
-      message.body,
-      { ...scheduleOf(message), notBeforeMs: dueMs },
-      Math.min(seconds, deps.hopSeconds),
-    );
+    await resendFor(message, dueMs);
     metrics.count(MetricName.DEFERRED);
     log.info("event deferred: its target's circuit breaker is open", {
       eventId: envelope.eventId,
@@ -268,7 +274,7 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
       const deadlineMs = effectiveDeadlineMs(envelope.deadline, policy, message.sentAtMs);
       // Past its deadline the event is not deferred: the claim below dead-letters it.
       if (deadlineMs === undefined || deadlineMs > deps.clock())
-        return defer(message, envelope, policy, key, admission.untilMs);
+        return defer(message, envelope, deadlineMs, key, admission.untilMs);
     }
     let end: AttemptTaken;
     try {
