@@ -54,4 +54,35 @@ describe("circuit breakers per target", () => {
     }
     expect((await h.deadLetters()).filter((m) => downIds.includes(m.eventId ?? ""))).toEqual([]);
   }, 90_000);
+
+  it("never defers an event past its deadline: a breaker open longer than the deadline dead-letters it as `deadline` with no attempt spent on the wait", async () => {
+    h.script((eventId) => ({ status: eventId.startsWith("trip-") ? 503 : 200 }));
+    const longOpen = { ...BREAKER, openMs: 60_000, maxOpenMs: 60_000 };
+    await h.startWorkers({ env: { [ENV.CIRCUIT_BREAKER]: JSON.stringify(longOpen) } });
+    const tripIds = Array.from({ length: 4 }, (_, i) => `trip-${i}`);
+    await h.submit(tripIds.map((id) => h.envelope(id, everySecond, { group: "partner-late" })));
+    const tripCalls = () => tripIds.flatMap((id) => h.receiver.callsFor(id)).length;
+    for (let waited = 0; tripCalls() < BREAKER.minimumCalls + 1; waited += 200) {
+      if (waited > 15_000) throw new Error("the breaker's failures never came");
+      await sleep(200);
+    }
+    await sleep(1_000);
+
+    const deadlineMs = Date.now() + 4_000;
+    await h.submit([
+      {
+        ...h.envelope("late-0", everySecond, { group: "partner-late" }),
+        deadline: new Date(deadlineMs).toISOString(),
+      },
+    ]);
+    const record = await h.waitForStatus("late-0", EventStatus.DEAD_LETTERED, 20_000);
+
+    expect(h.receiver.callsFor("late-0")).toEqual([]);
+    // The wait for the breaker claimed nothing: only the claim at the deadline counts.
+    expect(record.attempts).toBeLessThanOrEqual(1);
+    const copy = (await h.deadLetters()).find((m) => m.eventId === "late-0");
+    expect(copy?.reason).toBe("deadline");
+    // Deferred to the deadline, not to the breaker's reopen time a minute away.
+    expect(Date.parse(copy?.deadLetteredAt ?? "")).toBeLessThan(deadlineMs + 5_000);
+  }, 60_000);
 });
