@@ -30,6 +30,7 @@ import { describeTarget } from "./core/redact.js";
 import { targetKey } from "./core/target-key.js";
 import { type Log, MetricName, type Metrics } from "./observability.js";
 import type { TargetAdmission, TargetBreakers } from "./target-breakers.js";
+import { type CallPermit, NO_PERMIT, type TargetLimiter } from "./target-limits.js";
 
 /** Everything the orchestrator needs, injected so Lambda, local runs and the simulation share it. */
 export interface OrchestratorDeps extends AttemptDeps {
@@ -45,6 +46,8 @@ export interface OrchestratorDeps extends AttemptDeps {
   readonly leaseMarginMs: number;
   /** The targets' circuit breakers; without them every event is attempted on its own. */
   readonly breakers?: TargetBreakers | undefined;
+  /** The targets' concurrency and rate limits; without them no target is limited. */
+  readonly limits?: TargetLimiter | undefined;
 }
 
 /** What to do with one message once the orchestrator is done with it. */
@@ -158,24 +161,27 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
   };
 
   /**
-   * The target's breaker is open: the event goes back to the internal queue at its own
-   * generation, due when the breaker may let a call through, like a hop. No claim is made, so
-   * no attempt is spent and the record is not touched. The deadline wins: a deferral never
-   * takes the event past it, and the claim after it dead-letters an event whose deadline passed.
+   * The target's breaker is open, or the target is at a limit: the event goes back to the
+   * internal queue at its own generation, due when a call may be let through, like a hop. No
+   * claim is made, so no attempt is spent and the record is not touched. The deadline wins: a
+   * deferral never takes the event past it, and past it the event is not deferred at all
+   * (undefined is returned) so that the claim dead-letters it.
    */
   const defer = async (
     message: ReceivedMessage,
     envelope: Envelope,
-    deadlineMs: number | undefined,
-    key: string,
-    untilMs: number,
-  ): Promise<MessageVerdict> => {
+    policy: RetryPolicy,
+    deferral: { readonly key: string; readonly untilMs: number; readonly because: string },
+  ): Promise<MessageVerdict | undefined> => {
+    const deadlineMs = effectiveDeadlineMs(envelope.deadline, policy, message.sentAtMs);
+    if (deadlineMs !== undefined && deadlineMs <= deps.clock()) return undefined;
+    const { untilMs } = deferral;
     const dueMs = deadlineMs === undefined ? untilMs : Math.min(untilMs, deadlineMs);
     await resendFor(message, dueMs);
     metrics.count(MetricName.DEFERRED);
-    log.info("event deferred: its target's circuit breaker is open", {
+    log.info(`event deferred: ${deferral.because}`, {
       eventId: envelope.eventId,
-      target: key,
+      target: deferral.key,
       until: new Date(dueMs).toISOString(),
     });
     return ACK;
@@ -271,10 +277,35 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
     const key = targetKey(envelope.target);
     const admission = deps.breakers === undefined ? CALL : await deps.breakers.admit(key);
     if (admission.verdict === "defer") {
-      const deadlineMs = effectiveDeadlineMs(envelope.deadline, policy, message.sentAtMs);
-      // Past its deadline the event is not deferred: the claim below dead-letters it.
-      if (deadlineMs === undefined || deadlineMs > deps.clock())
-        return defer(message, envelope, deadlineMs, key, admission.untilMs);
+      const because = "its target's circuit breaker is open";
+      const deferred = await defer(message, envelope, policy, { key, because, ...admission });
+      if (deferred !== undefined) return deferred;
+    }
+    // The breaker is asked first: an open one defers without the limits' writes.
+    let permit: CallPermit = NO_PERMIT;
+    if (deps.limits !== undefined && admission.verdict !== "defer") {
+      // The slot outlives the call's lease (taken after it) by a margin, if never given back.
+      const leaseMs = Math.min(timeoutOf(envelope), callBudgetMs) + 2 * deps.leaseMarginMs;
+      const limit = await deps.limits.admit(key, leaseMs);
+      if (limit.verdict === "defer") {
+        const because = `its target is at its ${limit.limit} limit`;
+        // A probe that makes no call is given back, so that another may.
+        const giveBackProbe = async () => {
+          if (admission.verdict === "probe") await deps.breakers?.abandonProbe(key);
+        };
+        const deferred = await defer(message, envelope, policy, { key, because, ...limit }).catch(
+          async (error: unknown) => {
+            await giveBackProbe();
+            throw error;
+          },
+        );
+        if (deferred !== undefined) {
+          await giveBackProbe();
+          return deferred;
+        }
+      } else {
+        permit = limit.permit;
+      }
     }
     let end: AttemptTaken;
     try {
@@ -283,6 +314,8 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
       // The message stays on the queue; its probe must not hold the breaker half-open meanwhile.
       if (admission.verdict === "probe") await deps.breakers?.abandonProbe(key);
       throw error;
+    } finally {
+      await permit.release();
     }
     if (deps.breakers !== undefined && admission.verdict !== "defer") {
       if (end.called) {
