@@ -47,8 +47,10 @@ export const NO_PERMIT: CallPermit = { release: async () => {} };
  * Limits shared through `store`. A target without limits costs nothing; the rate limit costs one
  * write per call, the concurrency limit one to take a slot and one to give it back.
  *
- * A failing store never stops deliveries: the call is then made as if unlimited, with a warning,
- * since the attempt store on the same table decides whether anything can run at all.
+ * Unlike the breakers (our own protection, which fail open), a limit is a promise to the target:
+ * when the store cannot be asked, the call is deferred a second or two, with a warning. A slot
+ * taken by a write whose answer was lost is held until its lease lapses: less capacity, never
+ * more.
  */
 export const createTargetLimiter = (deps: TargetLimiterDeps): TargetLimiter => {
   const { store, limitsFor, clock, random, log, instanceId } = deps;
@@ -56,12 +58,14 @@ export const createTargetLimiter = (deps: TargetLimiterDeps): TargetLimiter => {
   const held = new Map<string, number>();
   let calls = 0;
 
-  const failOpen = (key: string, operation: string, error: unknown): void => {
-    log.warn("target limits store failed; calling as if the target had no limit", {
+  /** A limit that cannot be checked is taken as reached: the target's bound is a promise. */
+  const failClosed = (key: string, limit: LimitKind, error: unknown): LimitAdmission => {
+    log.warn("target limits store failed; deferring the call", {
       target: key,
-      operation,
+      limit,
       error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
     });
+    return { verdict: "defer", untilMs: slotRetryAt(clock(), random), limit };
   };
 
   const overRate = async (key: string, limit: number): Promise<LimitAdmission | undefined> => {
@@ -117,16 +121,16 @@ export const createTargetLimiter = (deps: TargetLimiterDeps): TargetLimiter => {
 
   const admit = async (key: string, leaseMs: number): Promise<LimitAdmission> => {
     const { maxCallsPerSecond, maxConcurrentCalls } = limitsFor(key);
-    try {
-      if (maxCallsPerSecond !== undefined) {
-        const over = await overRate(key, maxCallsPerSecond);
-        if (over !== undefined) return over;
-      }
-      if (maxConcurrentCalls !== undefined) return await takeSlot(key, maxConcurrentCalls, leaseMs);
-    } catch (error) {
-      failOpen(key, "admit", error);
+    if (maxCallsPerSecond !== undefined) {
+      const over = await overRate(key, maxCallsPerSecond).catch((error: unknown) =>
+        failClosed(key, LimitKind.RATE, error),
+      );
+      if (over !== undefined) return over;
     }
-    return { verdict: "call", permit: NO_PERMIT };
+    if (maxConcurrentCalls === undefined) return { verdict: "call", permit: NO_PERMIT };
+    return takeSlot(key, maxConcurrentCalls, leaseMs).catch((error: unknown) =>
+      failClosed(key, LimitKind.CONCURRENCY, error),
+    );
   };
 
   return { admit };
