@@ -187,6 +187,39 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
     return ACK;
   };
 
+  /**
+   * Asks the target's limits for a call its breaker let through. Over a limit the event is
+   * deferred, and a probe it held is given back so that another may; past its deadline it is not
+   * deferred and goes on, holding no slot, to the claim, which dead-letters it.
+   */
+  const admitToLimits = async (
+    limits: TargetLimiter,
+    message: ReceivedMessage,
+    envelope: Envelope,
+    policy: RetryPolicy,
+    key: string,
+    admission: TargetAdmission,
+    callBudgetMs: number,
+  ): Promise<{ readonly deferred: MessageVerdict } | { readonly permit: CallPermit }> => {
+    // The slot is taken before the claim, so its lease outlives the claim's by a margin.
+    const leaseMs = Math.min(timeoutOf(envelope), callBudgetMs) + 2 * deps.leaseMarginMs;
+    const limit = await limits.admit(key, leaseMs);
+    if (limit.verdict === "call") return { permit: limit.permit };
+    const giveBackProbe = async () => {
+      if (admission.verdict === "probe") await deps.breakers?.abandonProbe(key);
+    };
+    const because = `its target is at its ${limit.limit} limit`;
+    const deferred = await defer(message, envelope, policy, { key, because, ...limit }).catch(
+      async (error: unknown) => {
+        await giveBackProbe();
+        throw error;
+      },
+    );
+    if (deferred === undefined) return { permit: NO_PERMIT };
+    await giveBackProbe();
+    return { deferred };
+  };
+
   /** A different envelope under a known id: the first one wins; this one is counted and dropped. */
   const refuseConflict = async (
     envelope: Envelope,
@@ -282,31 +315,12 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
       if (deferred !== undefined) return deferred;
     }
     // The breaker is asked first: an open one defers without the limits' writes.
-    let permit: CallPermit = NO_PERMIT;
-    if (deps.limits !== undefined && admission.verdict !== "defer") {
-      // The slot outlives the call's lease (taken after it) by a margin, if never given back.
-      const leaseMs = Math.min(timeoutOf(envelope), callBudgetMs) + 2 * deps.leaseMarginMs;
-      const limit = await deps.limits.admit(key, leaseMs);
-      if (limit.verdict === "defer") {
-        const because = `its target is at its ${limit.limit} limit`;
-        // A probe that makes no call is given back, so that another may.
-        const giveBackProbe = async () => {
-          if (admission.verdict === "probe") await deps.breakers?.abandonProbe(key);
-        };
-        const deferred = await defer(message, envelope, policy, { key, because, ...limit }).catch(
-          async (error: unknown) => {
-            await giveBackProbe();
-            throw error;
-          },
-        );
-        if (deferred !== undefined) {
-          await giveBackProbe();
-          return deferred;
-        }
-      } else {
-        permit = limit.permit;
-      }
-    }
+    const limit =
+      deps.limits === undefined || admission.verdict === "defer"
+        ? { permit: NO_PERMIT }
+        : await admitToLimits(deps.limits, message, envelope, policy, key, admission, callBudgetMs);
+    if ("deferred" in limit) return limit.deferred;
+    const { permit } = limit;
     let end: AttemptTaken;
     try {
       end = await attempt(message, envelope, policy, limited.adjustments, callBudgetMs);
