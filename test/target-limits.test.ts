@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
+import type { AwsClientMiddleware } from "../lib/adapters/aws-clients.js";
 import { createDynamoTargetLimitsStore } from "../lib/adapters/dynamo-target-limits-store.js";
 import type { TargetLimitsStore } from "../lib/core/ports.js";
 import { seededRandom } from "../lib/core/random.js";
@@ -13,25 +14,22 @@ import { createTestTable, testClients } from "./support/local-aws.js";
  * slots it holds: what the limits let through, and their tolerance measured on real time.
  */
 let store: TargetLimitsStore;
+/** DynamoDB writes on the wire, refused conditions included (they cost a write too). */
 const writes = { count: 0 };
+const WRITES = new Set(["PutItem", "UpdateItem", "DeleteItem"]);
+const countWrites: AwsClientMiddleware = {
+  name: "count-dynamodb-writes",
+  middleware: (next) => async (args) => {
+    const target = (args.request as { headers?: Record<string, string> }).headers?.["x-amz-target"];
+    if (WRITES.has(target?.split(".")[1] ?? "")) writes.count += 1;
+    return next(args);
+  },
+};
 
 beforeAll(async () => {
   const tableName = await createTestTable("limits");
-  const real = createDynamoTargetLimitsStore({ doc: testClients().documents, tableName });
-  store = {
-    takeSlot: (request) => {
-      writes.count += 1;
-      return real.takeSlot(request);
-    },
-    releaseSlot: (key, slot, holder) => {
-      writes.count += 1;
-      return real.releaseSlot(key, slot, holder);
-    },
-    countCall: (key, windowStartMs, nowMs) => {
-      writes.count += 1;
-      return real.countCall(key, windowStartMs, nowMs);
-    },
-  };
+  const { documents } = testClients({ middleware: [countWrites] });
+  store = createDynamoTargetLimitsStore({ doc: documents, tableName });
 });
 
 const instance = (limits: TargetLimits, clock: () => number, seed: number): TargetLimiter =>
@@ -56,6 +54,25 @@ describe("target limits shared between instances", () => {
       if (admission.verdict === "call") await admission.permit.release();
     }
     expect(writes.count).toBe(before);
+  });
+
+  it.each([
+    ["a rate limit: one write (the count)", { maxCallsPerSecond: 1_000 }, 1],
+    ["a concurrency limit: two writes (a slot taken and given back)", { maxConcurrentCalls: 5 }, 2],
+    ["both: three writes", { maxCallsPerSecond: 1_000, maxConcurrentCalls: 5 }, 3],
+  ] as const)("costs each uncontended call to a target with %s", async (_name, limits, perCall) => {
+    // One rate window throughout: starting a window costs two writes more, once a second.
+    const a = instance(limits, () => FIXED_NOW_MS, 11);
+    const key = anEventId("group:cost");
+    const call = async () => {
+      const admission = await a.admit(key, LEASE_MS);
+      expect(admission.verdict).toBe("call");
+      if (admission.verdict === "call") await admission.permit.release();
+    };
+    await call();
+    const before = writes.count;
+    for (let i = 0; i < 10; i += 1) await call();
+    expect(writes.count - before).toBe(10 * perCall);
   });
 
   it("lets no more than maxConcurrentCalls hold a slot across two instances, and a released slot serves the next", async () => {
