@@ -17,6 +17,7 @@ import {
   PolicyLimitsSchema,
   policyLimitConflicts,
 } from "./core/policy-limits.js";
+import { type TargetsSettings, TargetsSettingsSchema } from "./core/target-settings.js";
 import { toProblems } from "./core/zod-problems.js";
 
 /**
@@ -59,6 +60,12 @@ export const ENV = {
    * of the defaults (`lib/core/circuit-breaker.ts`).
    */
   CIRCUIT_BREAKER: "RICOCHET_CIRCUIT_BREAKER",
+  /**
+   * JSON `{ defaults?, overrides?: { <target key>: … } }`: per-target limits
+   * (`maxConcurrentCalls`, `maxCallsPerSecond`) and breaker settings
+   * (`lib/core/target-settings.ts`). Unset: no limits, every breaker on the breakers' settings.
+   */
+  TARGETS: "RICOCHET_TARGETS",
 } as const;
 
 /** Variables the Lambda runtime sets itself; read, never set by the construct. */
@@ -90,6 +97,7 @@ const ConfigSchema = z.object({
   ownFunctionNames: z.array(z.string().min(1)),
   lambdaTargets: z.array(z.string().min(1)),
   circuitBreaker: BreakerSettingsSchema.optional(),
+  targets: TargetsSettingsSchema.optional(),
 });
 
 /** Ricochet's runtime configuration, read once at start-up. */
@@ -115,6 +123,8 @@ export interface RicochetConfig {
   readonly lambdaTargets: readonly string[];
   /** The targets' circuit breakers' settings; undefined when they are off. */
   readonly circuitBreaker?: BreakerSettings | undefined;
+  /** Per-target limits and breaker overrides; resolve with `targetSettingsResolver`. */
+  readonly targets?: TargetsSettings | undefined;
 }
 
 /** A comma-separated variable's items, trimmed, empty ones dropped (an unset variable has none). */
@@ -169,6 +179,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): RicochetConfig
     ].filter((name) => name.trim() !== ""),
     lambdaTargets: parseList(env[ENV.LAMBDA_TARGETS]),
     circuitBreaker: breakerSettingsOf(env[ENV.CIRCUIT_BREAKER]),
+    targets: jsonOr(ENV.TARGETS, env[ENV.TARGETS]),
   });
   if (!parsed.success) {
     throw new ConfigurationError(

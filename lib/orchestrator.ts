@@ -30,6 +30,7 @@ import { describeTarget } from "./core/redact.js";
 import { targetKey } from "./core/target-key.js";
 import { type Log, MetricName, type Metrics } from "./observability.js";
 import type { TargetAdmission, TargetBreakers } from "./target-breakers.js";
+import { type CallPermit, NO_PERMIT, type TargetLimiter } from "./target-limits.js";
 
 /** Everything the orchestrator needs, injected so Lambda, local runs and the simulation share it. */
 export interface OrchestratorDeps extends AttemptDeps {
@@ -45,6 +46,8 @@ export interface OrchestratorDeps extends AttemptDeps {
   readonly leaseMarginMs: number;
   /** The targets' circuit breakers; without them every event is attempted on its own. */
   readonly breakers?: TargetBreakers | undefined;
+  /** The targets' concurrency and rate limits; without them no target is limited. */
+  readonly limits?: TargetLimiter | undefined;
 }
 
 /** What to do with one message once the orchestrator is done with it. */
@@ -158,27 +161,63 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
   };
 
   /**
-   * The target's breaker is open: the event goes back to the internal queue at its own
-   * generation, due when the breaker may let a call through, like a hop. No claim is made, so
-   * no attempt is spent and the record is not touched. The deadline wins: a deferral never
-   * takes the event past it, and the claim after it dead-letters an event whose deadline passed.
+   * The target's breaker is open, or the target is at a limit: the event goes back to the
+   * internal queue at its own generation, due when a call may be let through, like a hop. No
+   * claim is made, so no attempt is spent and the record is not touched. The deadline wins: a
+   * deferral never takes the event past it, and past it the event is not deferred at all
+   * (undefined is returned) so that the claim dead-letters it.
    */
   const defer = async (
     message: ReceivedMessage,
     envelope: Envelope,
-    deadlineMs: number | undefined,
-    key: string,
-    untilMs: number,
-  ): Promise<MessageVerdict> => {
+    policy: RetryPolicy,
+    deferral: { readonly key: string; readonly untilMs: number; readonly because: string },
+  ): Promise<MessageVerdict | undefined> => {
+    const deadlineMs = effectiveDeadlineMs(envelope.deadline, policy, message.sentAtMs);
+    if (deadlineMs !== undefined && deadlineMs <= deps.clock()) return undefined;
+    const { untilMs } = deferral;
     const dueMs = deadlineMs === undefined ? untilMs : Math.min(untilMs, deadlineMs);
     await resendFor(message, dueMs);
     metrics.count(MetricName.DEFERRED);
-    log.info("event deferred: its target's circuit breaker is open", {
+    log.info(`event deferred: ${deferral.because}`, {
       eventId: envelope.eventId,
-      target: key,
+      target: deferral.key,
       until: new Date(dueMs).toISOString(),
     });
     return ACK;
+  };
+
+  /**
+   * Asks the target's limits for a call its breaker let through. Over a limit the event is
+   * deferred, and a probe it held is given back so that another may; past its deadline it is not
+   * deferred and goes on, holding no slot, to the claim, which dead-letters it.
+   */
+  const admitToLimits = async (
+    limits: TargetLimiter,
+    message: ReceivedMessage,
+    envelope: Envelope,
+    policy: RetryPolicy,
+    key: string,
+    admission: TargetAdmission,
+    callBudgetMs: number,
+  ): Promise<{ readonly deferred: MessageVerdict } | { readonly permit: CallPermit }> => {
+    // The slot is taken before the claim, so its lease outlives the claim's by a margin.
+    const leaseMs = Math.min(timeoutOf(envelope), callBudgetMs) + 2 * deps.leaseMarginMs;
+    const limit = await limits.admit(key, leaseMs);
+    if (limit.verdict === "call") return { permit: limit.permit };
+    const giveBackProbe = async () => {
+      if (admission.verdict === "probe") await deps.breakers?.abandonProbe(key);
+    };
+    const because = `its target is at its ${limit.limit} limit`;
+    const deferred = await defer(message, envelope, policy, { key, because, ...limit }).catch(
+      async (error: unknown) => {
+        await giveBackProbe();
+        throw error;
+      },
+    );
+    if (deferred === undefined) return { permit: NO_PERMIT };
+    await giveBackProbe();
+    return { deferred };
   };
 
   /** A different envelope under a known id: the first one wins; this one is counted and dropped. */
@@ -271,11 +310,17 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
     const key = targetKey(envelope.target);
     const admission = deps.breakers === undefined ? CALL : await deps.breakers.admit(key);
     if (admission.verdict === "defer") {
-      const deadlineMs = effectiveDeadlineMs(envelope.deadline, policy, message.sentAtMs);
-      // Past its deadline the event is not deferred: the claim below dead-letters it.
-      if (deadlineMs === undefined || deadlineMs > deps.clock())
-        return defer(message, envelope, deadlineMs, key, admission.untilMs);
+      const because = "its target's circuit breaker is open";
+      const deferred = await defer(message, envelope, policy, { key, because, ...admission });
+      if (deferred !== undefined) return deferred;
     }
+    // The breaker is asked first: an open one defers without the limits' writes.
+    const limit =
+      deps.limits === undefined || admission.verdict === "defer"
+        ? { permit: NO_PERMIT }
+        : await admitToLimits(deps.limits, message, envelope, policy, key, admission, callBudgetMs);
+    if ("deferred" in limit) return limit.deferred;
+    const { permit } = limit;
     let end: AttemptTaken;
     try {
       end = await attempt(message, envelope, policy, limited.adjustments, callBudgetMs);
@@ -283,6 +328,8 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
       // The message stays on the queue; its probe must not hold the breaker half-open meanwhile.
       if (admission.verdict === "probe") await deps.breakers?.abandonProbe(key);
       throw error;
+    } finally {
+      await permit.release();
     }
     if (deps.breakers !== undefined && admission.verdict !== "defer") {
       if (end.called) {

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { AwsClients } from "./adapters/aws-clients.js";
 import { createDynamoEventStore } from "./adapters/dynamo-event-store.js";
+import { createDynamoTargetLimitsStore } from "./adapters/dynamo-target-limits-store.js";
 import { createDynamoTargetStateStore } from "./adapters/dynamo-target-state-store.js";
 import { createSecretSigner } from "./adapters/signing-secret.js";
 import { createSqsDeadLetterQueue } from "./adapters/sqs-dead-letter-queue.js";
@@ -9,18 +10,22 @@ import { createHttpTarget } from "./adapters/targets/http-target.js";
 import { createLambdaTarget } from "./adapters/targets/lambda-target.js";
 import { createTargetRouter } from "./adapters/targets/target-router.js";
 import type { RicochetConfig } from "./config.js";
+import { DEFAULT_BREAKER_SETTINGS } from "./core/circuit-breaker.js";
 import type {
   DeadLetterQueue,
   EventStore,
   IngressQueue,
+  TargetLimitsStore,
   TargetRouter,
   TargetStateStore,
 } from "./core/ports.js";
 import { type Clock, type RandomSource, systemClock, systemRandom } from "./core/random.js";
 import type { DeliverySigner } from "./core/signing.js";
+import { targetSettingsResolver } from "./core/target-settings.js";
 import type { Log, Metrics } from "./observability.js";
 import { createOrchestrator, type Orchestrator, type OrchestratorDeps } from "./orchestrator.js";
 import { createTargetBreakers } from "./target-breakers.js";
+import { createTargetLimiter } from "./target-limits.js";
 
 /** Lease time kept beyond the target's timeout: covers the result write and modest clock skew. */
 export const DEFAULT_LEASE_MARGIN_MS = 5_000;
@@ -32,6 +37,7 @@ export interface RicochetPorts {
   readonly deadLetters: DeadLetterQueue;
   readonly targets: TargetRouter;
   readonly targetState: TargetStateStore;
+  readonly targetLimits: TargetLimitsStore;
 }
 
 export const createPorts = (
@@ -47,6 +53,10 @@ export const createPorts = (
   return {
     store: createDynamoEventStore({ doc: clients.documents, tableName: config.tableName }),
     targetState: createDynamoTargetStateStore({
+      doc: clients.documents,
+      tableName: config.tableName,
+    }),
+    targetLimits: createDynamoTargetLimitsStore({
       doc: clients.documents,
       tableName: config.tableName,
     }),
@@ -92,11 +102,18 @@ export interface OrchestratorRuntimeOptions {
 /** The orchestrator wired for a real process (Lambda, `npm start`, benchmarks). */
 export const createOrchestratorRuntime = (options: OrchestratorRuntimeOptions): Orchestrator => {
   const { config, ports } = options;
+  const clock = options.clock ?? systemClock;
+  const random = options.random ?? systemRandom;
+  const workerId = options.workerId ?? `worker-${randomUUID()}`;
+  const targets = targetSettingsResolver(
+    config.circuitBreaker ?? DEFAULT_BREAKER_SETTINGS,
+    config.targets,
+  );
   const deps: OrchestratorDeps = {
     ...ports,
-    clock: options.clock ?? systemClock,
-    random: options.random ?? systemRandom,
-    workerId: options.workerId ?? `worker-${randomUUID()}`,
+    clock,
+    random,
+    workerId,
     hopSeconds: config.hopSeconds,
     retentionSeconds: config.recordRetentionDays * 86_400,
     defaultPolicy: config.defaultPolicy,
@@ -111,9 +128,20 @@ export const createOrchestratorRuntime = (options: OrchestratorRuntimeOptions): 
         : createTargetBreakers({
             store: ports.targetState,
             settings: config.circuitBreaker,
-            clock: options.clock ?? systemClock,
+            settingsFor: (key) => targets.settingsFor(key).breaker,
+            clock,
             log: options.log,
           }),
+    limits: targets.limited
+      ? createTargetLimiter({
+          store: ports.targetLimits,
+          limitsFor: targets.settingsFor,
+          clock,
+          random,
+          log: options.log,
+          instanceId: workerId,
+        })
+      : undefined,
   };
   return createOrchestrator(deps);
 };

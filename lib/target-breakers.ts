@@ -36,6 +36,8 @@ export interface TargetBreakers {
 export interface TargetBreakersDeps {
   readonly store: TargetStateStore;
   readonly settings: BreakerSettings;
+  /** A target's own settings, when they differ from `settings` (per-key overrides). */
+  readonly settingsFor?: ((key: string) => BreakerSettings) | undefined;
   readonly clock: Clock;
   readonly log: Log;
 }
@@ -57,7 +59,8 @@ interface CachedBreaker {
  * warning, since the attempt store on the same table decides whether anything can run at all.
  */
 export const createTargetBreakers = (deps: TargetBreakersDeps): TargetBreakers => {
-  const { store, settings, clock, log } = deps;
+  const { store, clock, log } = deps;
+  const settingsOf = deps.settingsFor ?? (() => deps.settings);
   const cache = new Map<string, CachedBreaker>();
   const releases = new Map<string, DeferralQueue>();
 
@@ -78,6 +81,7 @@ export const createTargetBreakers = (deps: TargetBreakersDeps): TargetBreakers =
   };
 
   const admitCall = async (key: string): Promise<TargetAdmission> => {
+    const settings = settingsOf(key);
     const nowMs = clock();
     const { stored } = cached(key);
     const admission = admit(stored.breaker, nowMs, settings);
@@ -107,6 +111,7 @@ export const createTargetBreakers = (deps: TargetBreakersDeps): TargetBreakers =
   };
 
   const countFailure = async (key: string, nowMs: number): Promise<void> => {
+    const settings = settingsOf(key);
     const { successes } = cached(key);
     const windowStartMs = Math.floor(nowMs / settings.windowMs) * settings.windowMs;
     const counted = await store.countFailure({ key, successes, windowStartMs, nowMs });
@@ -131,6 +136,7 @@ export const createTargetBreakers = (deps: TargetBreakersDeps): TargetBreakers =
     failed: boolean,
     as: "call" | "probe",
   ): Promise<void> => {
+    const settings = settingsOf(key);
     const nowMs = clock();
     const entry = cached(key);
     const { breaker } = entry.stored;

@@ -71,6 +71,34 @@ describe("loadConfig: circuit breakers", () => {
   });
 });
 
+describe("loadConfig: per-target settings", () => {
+  it("reads RICOCHET_TARGETS; unset means no per-target settings", () => {
+    expect(loadConfig(RESOURCES).targets).toBeUndefined();
+    const targets = {
+      defaults: { maxCallsPerSecond: 20 },
+      overrides: { "group:tenant-7": { maxConcurrentCalls: 2, openMs: 5_000 } },
+    };
+    expect(loadConfig({ ...RESOURCES, [ENV.TARGETS]: JSON.stringify(targets) }).targets).toEqual(
+      targets,
+    );
+  });
+
+  it("refuses RICOCHET_TARGETS naming every problem at once", () => {
+    const message = messageOf(() =>
+      loadConfig({
+        ...RESOURCES,
+        [ENV.TARGETS]: JSON.stringify({
+          defaults: { maxConcurrentCalls: 0 },
+          overrides: { "https://partner.example": {}, "group:ok": { maxCallsPerSecond: 1.5 } },
+        }),
+      }),
+    );
+    expect(message).toContain("targets.defaults.maxConcurrentCalls:");
+    expect(message).toContain("targets.overrides.https://partner.example:");
+    expect(message).toContain("targets.overrides.group:ok.maxCallsPerSecond:");
+  });
+});
+
 describe("loadConfig: what Lambda targets are judged by", () => {
   it("knows the function's own name, the redrive function's, the account and the listed ARNs", () => {
     const config = loadConfig({

@@ -112,6 +112,24 @@ describe("target breakers shared between instances", () => {
     expect(due).toEqual([0, 1000 / settings.releasePerSecond, 2000 / settings.releasePerSecond]);
   });
 
+  it("holds each target to its own settings when they are given per key", async () => {
+    const clock = { now: FIXED_NOW_MS };
+    const touchy = anEventId("group:touchy");
+    const sturdy = anEventId("group:sturdy");
+    const perKey = createTargetBreakers({
+      store,
+      settings,
+      settingsFor: (key) => (key === touchy ? { ...settings, minimumCalls: 2 } : settings),
+      clock: () => clock.now,
+      log: silentLog,
+    });
+    await failTimes(perKey, touchy, 2);
+    await failTimes(perKey, sturdy, 2);
+
+    expect((await perKey.admit(touchy)).verdict).toBe("defer");
+    expect(await perKey.admit(sturdy)).toEqual({ verdict: "call" });
+  });
+
   it("reopens for twice as long when the probe fails", async () => {
     const { a, clock } = twoInstances();
     const key = anEventId("http:https://still-down.example:443");

@@ -274,3 +274,38 @@ export interface TargetStateStore {
   replace(key: string, version: number, breaker: Breaker): Promise<ReplaceBreakerResult>;
   get(key: string): Promise<StoredBreaker | undefined>;
 }
+
+/** One slot of a target's concurrency limit, leased to one call. */
+export interface SlotRequest {
+  readonly key: string;
+  /** 0 ≤ slot < the target's `maxConcurrentCalls`. */
+  readonly slot: number;
+  /** Unique to the call: only its holder can give a slot back. */
+  readonly holder: string;
+  readonly nowMs: number;
+  /** When the lease lapses if never given back (its instance stopped). */
+  readonly leaseUntilMs: number;
+}
+
+/** A rate window's count after one more call was asked for in it. */
+export interface RateCount {
+  /** The window counted in: the one asked for, or a later one another instance started. */
+  readonly windowStartMs: number;
+  readonly count: number;
+}
+
+/**
+ * Where the targets' concurrency slots and rate counters are shared between instances. Only
+ * targets with a limit ever reach it.
+ */
+export interface TargetLimitsStore {
+  /** Takes the slot if it is free or its lease has lapsed at `nowMs`; false if it is held. */
+  takeSlot(request: SlotRequest): Promise<boolean>;
+  /** Gives the slot back if `holder` still holds it (a lapsed lease may have been taken over). */
+  releaseSlot(key: string, slot: number, holder: string): Promise<void>;
+  /**
+   * Counts one call asked for in the window starting at `windowStartMs`: into it if the counter
+   * holds it or a later one, else the counter starts over at this window.
+   */
+  countCall(key: string, windowStartMs: number, nowMs: number): Promise<RateCount>;
+}

@@ -41,6 +41,13 @@ const ContextSchema = z.strictObject({
   metricsNamespace: z.string().optional(),
   /** `true`, `false`, or overrides of the breakers' defaults (checked by the construct). */
   circuitBreaker: z.union([z.boolean(), z.record(z.string(), z.number())]).optional(),
+  /** `{ defaults?, overrides?: { <target key>: … } }` of numbers (checked by the construct). */
+  targets: z
+    .strictObject({
+      defaults: z.record(z.string(), z.number()).optional(),
+      overrides: z.record(z.string(), z.record(z.string(), z.number())).optional(),
+    })
+    .optional(),
 });
 
 /** What the app builds from its context. */
@@ -101,6 +108,7 @@ export const readAppSettings = (context: unknown): RicochetAppSettings => {
       lambdaTargets: c.lambdaTargets,
       metricsNamespace: c.metricsNamespace,
       circuitBreaker: c.circuitBreaker,
+      targets: c.targets,
     },
   };
 };

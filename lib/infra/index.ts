@@ -6,9 +6,12 @@
 
 export { RetryOrchestrator, TABLE_KEYS } from "./retry-orchestrator.js";
 export {
+  type CircuitBreakerProps,
   OrchestratorEncryption,
   RETRY_ORCHESTRATOR_DEFAULTS,
   type RetryOrchestratorProps,
+  type TargetSettingsProps,
+  type TargetsProps,
 } from "./retry-orchestrator-props.js";
 export {
   DEFAULT_STACK_NAME,

@@ -23,6 +23,7 @@ import {
   PolicyLimitsSchema,
   policyLimitConflicts,
 } from "../core/policy-limits.js";
+import { type TargetsSettings, TargetsSettingsSchema } from "../core/target-settings.js";
 import { toProblems } from "../core/zod-problems.js";
 
 /**
@@ -180,6 +181,39 @@ export interface RetryOrchestratorProps {
    * @default false - off, until the noisy-neighbour benchmark has chosen the defaults
    */
   readonly circuitBreaker?: boolean | CircuitBreakerProps;
+  /**
+   * What each target (see `circuitBreaker`) is held to: concurrency and rate limits, and breaker
+   * settings, as defaults for all targets plus overrides per target key (as `ricochet` shows
+   * keys: `http:https://api.example.com:443`, `lambda:orders`, `group:tenant-42`). Limits apply
+   * whether or not the breakers are on; a call over a limit is deferred, spending no attempt.
+   * @default - no limits; every target's breaker on the `circuitBreaker` settings
+   */
+  readonly targets?: TargetsProps;
+}
+
+/** Settings of one target, or of all of them as defaults; each field defaults on its own. */
+export interface TargetSettingsProps extends CircuitBreakerProps {
+  /**
+   * Calls in flight at once to the target, across all instances. Exceeded only after a
+   * call's instance stopped without giving its slot back, until the slot's lease lapses.
+   * @default - unlimited
+   */
+  readonly maxConcurrentCalls?: number;
+  /**
+   * Calls started per second to the target, across all instances (a whole number): at most this
+   * many are admitted per aligned second, up to twice it in a sliding one. Also caps the
+   * breaker's `releasePerSecond`.
+   * @default - unlimited
+   */
+  readonly maxCallsPerSecond?: number;
+}
+
+/** Per-target settings: defaults for every target, and overrides per target key. */
+export interface TargetsProps {
+  /** Applied to every target, over `circuitBreaker`. @default - none */
+  readonly defaults?: TargetSettingsProps;
+  /** Per target key, over `defaults`. @default - none */
+  readonly overrides?: Readonly<Record<string, TargetSettingsProps>>;
 }
 
 /** Overrides of the circuit breakers' defaults; each field defaults on its own. */
@@ -209,12 +243,14 @@ export interface ResolvedRetryOrchestratorProps
   extends Required<
     Omit<
       RetryOrchestratorProps,
-      "defaultPolicy" | "signingSecret" | "policyLimits" | "circuitBreaker"
+      "defaultPolicy" | "signingSecret" | "policyLimits" | "circuitBreaker" | "targets"
     >
   > {
   readonly defaultPolicy: PolicyOverride | undefined;
   /** The breakers' settings; undefined when they are off. */
   readonly circuitBreaker: BreakerSettings | undefined;
+  /** The per-target settings as given (checked); undefined when none are. */
+  readonly targets: TargetsSettings | undefined;
   readonly policyLimits: PolicyLimits;
   readonly signingSecret: ISecret | IStringParameter | undefined;
 }
@@ -356,6 +392,14 @@ const breakerProblems = (prop: RetryOrchestratorProps["circuitBreaker"]): InputP
     : toProblems(checked.error).map((p) => ({ ...p, path: `circuitBreaker.${p.path}` }));
 };
 
+const targetsProblems = (prop: TargetsProps | undefined): InputProblem[] => {
+  if (prop === undefined) return [];
+  const checked = TargetsSettingsSchema.safeParse(prop);
+  return checked.success
+    ? []
+    : toProblems(checked.error).map((p) => ({ ...p, path: `targets.${p.path}` }));
+};
+
 const policyProblems = (policy: PolicyOverride | undefined): InputProblem[] => {
   try {
     resolvePolicy(DEFAULT_POLICY, policy);
@@ -402,6 +446,7 @@ export const resolveRetryOrchestratorProps = (
     removalPolicy: props.removalPolicy ?? d.removalPolicy,
     metricsNamespace: props.metricsNamespace ?? d.metricsNamespace,
     circuitBreaker: breakerSettingsOf(props.circuitBreaker),
+    targets: props.targets,
   };
   const checked = NumericPropsSchema.safeParse({
     ...resolved,
@@ -416,6 +461,7 @@ export const resolveRetryOrchestratorProps = (
     ...policyProblems(resolved.defaultPolicy),
     ...limitProblems(props.policyLimits, resolved.defaultPolicy),
     ...breakerProblems(props.circuitBreaker),
+    ...targetsProblems(props.targets),
   ];
   if (problems.length > 0) {
     throw new ConfigurationError(`invalid RetryOrchestrator props: ${formatProblems(problems)}`, {

@@ -318,6 +318,7 @@ export class RetryOrchestrator extends Construct {
       [ENV.LAMBDA_TARGETS]: settings.lambdaTargets.join(","),
       [ENV.CIRCUIT_BREAKER]:
         settings.circuitBreaker === undefined ? "off" : JSON.stringify(settings.circuitBreaker),
+      [ENV.TARGETS]: settings.targets === undefined ? "" : JSON.stringify(settings.targets),
       POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
       POWERTOOLS_METRICS_NAMESPACE: settings.metricsNamespace,
       // The bundles ship source maps; without this flag Node ignores them in stack traces.

@@ -16,9 +16,13 @@ describe("readAppSettings", () => {
       defaultPolicy: { maxAttempts: 3 },
       policyLimits: { maxAttempts: 10, minBaseDelaySeconds: 2 },
       circuitBreaker: { minimumCalls: 5 },
+      targets: { overrides: { "group:tenant-7": { maxConcurrentCalls: 2 } } },
     });
     expect(stackName).toBe("RicochetStaging");
     expect(orchestrator.circuitBreaker).toEqual({ minimumCalls: 5 });
+    expect(orchestrator.targets).toEqual({
+      overrides: { "group:tenant-7": { maxConcurrentCalls: 2 } },
+    });
     expect(orchestrator.functionTimeout?.toSeconds()).toBe(30);
     expect(orchestrator.deadLetterRetention?.toDays()).toBe(10);
     expect(orchestrator.ingressRetention).toBeUndefined();

@@ -314,6 +314,18 @@ describe("RetryOrchestrator resources", () => {
     });
   });
 
+  it("passes the per-target settings to the functions, none when the props give none", () => {
+    const targetsOf = (t: Template) =>
+      (orchestratorFunction(t).props.Environment as { Variables: Record<string, unknown> })
+        .Variables[ENV.TARGETS];
+    expect(targetsOf(template)).toBe("");
+    const app = new App();
+    const limited = new Stack(app, "WithLimits");
+    const targets = { overrides: { "group:tenant-7": { maxConcurrentCalls: 2 } } };
+    new RetryOrchestrator(limited, "Ricochet", { targets });
+    expect(JSON.parse(String(targetsOf(Template.fromStack(limited))))).toEqual(targets);
+  });
+
   it("passes the policy limits to the functions, the defaults when none are given", () => {
     const limitsOf = (t: Template) =>
       JSON.parse(
@@ -526,8 +538,13 @@ describe("RetryOrchestrator props validation", () => {
       defaultPolicy: { baseDelaySeconds: 600, maxDelaySeconds: 60 },
       policyLimits: { minBaseDelaySeconds: -1 },
       circuitBreaker: { failureRateThreshold: 0, minimumCalls: 2.5 },
+      targets: {
+        overrides: { "http:https://partner.example": {}, "group:t": { maxConcurrentCalls: 0 } },
+      },
     });
     for (const path of [
+      "targets.overrides.http:https://partner.example",
+      "targets.overrides.group:t.maxConcurrentCalls",
       "circuitBreaker.failureRateThreshold",
       "circuitBreaker.minimumCalls",
       "batchSize",

@@ -3,7 +3,12 @@ import { Command } from "commander";
 import { parseFraction, parseWholeNumber } from "../../lib/cli/cli-support.js";
 import { timingRatios } from "../support/deployed-timings.js";
 import type { Violation } from "./invariants.js";
-import { runSimulation, SENSITIVE_BREAKERS, SIMULATION_TIMINGS } from "./simulation.js";
+import {
+  runSimulation,
+  SENSITIVE_BREAKERS,
+  SIMULATION_TIMINGS,
+  TIGHT_LIMITS,
+} from "./simulation.js";
 
 /*
  * `npm run simulate -- --seed S --runs K [--events N] [--json]`: runs K seeded simulations
@@ -21,6 +26,7 @@ const program = new Command("simulate")
   .option("--lambda-targets", "send some events to Lambda targets (60 s timeout)", false)
   .option("--broken-store", "use a store that ignores leases (self-test)", false)
   .option("--breakers", "turn on the targets' circuit breakers, set to trip easily", false)
+  .option("--limits", "hold the targets to tight concurrency and rate limits", false)
   .option("--json", "print one JSON summary as the last line", false)
   .parse();
 
@@ -33,6 +39,7 @@ interface Flags {
   lambdaTargets: boolean;
   brokenStore: boolean;
   breakers: boolean;
+  limits: boolean;
   json: boolean;
 }
 
@@ -62,6 +69,7 @@ for (let run = 0; run < flags.runs; run += 1) {
     lambdaTargets: flags.lambdaTargets,
     brokenStore: flags.brokenStore ? "ignore_leases" : undefined,
     breakers: flags.breakers ? SENSITIVE_BREAKERS : undefined,
+    limits: flags.limits ? TIGHT_LIMITS : undefined,
   });
   totals.events += result.events;
   totals.delivered += result.delivered;

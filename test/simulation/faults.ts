@@ -12,6 +12,9 @@ export type Operation =
   | "store.get"
   | "breakers.countFailure"
   | "breakers.replace"
+  | "limits.takeSlot"
+  | "limits.releaseSlot"
+  | "limits.countCall"
   | "ingress.send"
   | "ingress.changeVisibility"
   | "dlq.send"
@@ -79,7 +82,7 @@ export class FaultPlan {
 
   private refusal(op: Operation, applied: boolean): Error {
     const message = `${op} ${applied ? "applied, but the answer was lost" : "throttled"} (simulated)`;
-    return op.startsWith("store.") || op.startsWith("breakers.")
+    return op.startsWith("store.") || op.startsWith("breakers.") || op.startsWith("limits.")
       ? new StoreUnavailableError(message)
       : new QueueUnavailableError(message);
   }

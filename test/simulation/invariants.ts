@@ -2,6 +2,7 @@ import { effectiveDeadlineMs } from "../../lib/core/decide.js";
 import type { Envelope } from "../../lib/core/envelope.js";
 import { DEFAULT_POLICY, resolvePolicy } from "../../lib/core/policy.js";
 import type { EventRecord } from "../../lib/core/record.js";
+import { targetKey } from "../../lib/core/target-key.js";
 import { checkEndState, EndStateProblem } from "../support/end-state-checks.js";
 import {
   checkBoundedWork,
@@ -31,6 +32,7 @@ export const Invariant = {
   CONFLICTS_COUNTED: "9-conflicting-resubmissions-counted",
   QUIESCENCE: "quiescence",
   LEGAL_TRANSITIONS: "legal-status-transitions",
+  TARGET_CONCURRENCY: "10-target-concurrency-limit",
 } as const;
 export type Invariant = (typeof Invariant)[keyof typeof Invariant];
 
@@ -68,6 +70,8 @@ export interface FinalState {
   readonly trace: SimulationTrace;
   /** Largest clock skew of any worker, either way. */
   readonly skewBoundMs: number;
+  /** The limit every target was held to, if any. */
+  readonly maxConcurrentCalls?: number | undefined;
   /** Who the simulated operator is, as written in redrive audit entries. */
   readonly operator: string;
   /** Store writes that broke the state machine of lib/core/status.ts. */
@@ -189,6 +193,34 @@ export const checkInvariants = (state: FinalState): Violation[] => {
             `${id}: attempt ${b.attempt} (${b.worker}) started during attempt ${a.attempt} (${a.worker}) ` +
               `while its lease was live (${leaseEnd - b.startMs} ms left)`,
           );
+      }
+    }
+  }
+
+  // 10: no target had more calls in flight than its limit. A stalled call (one that outlived its
+  // own timeout) may outlive its slot's lease too: that is the stated tolerance, not counted.
+  if (state.maxConcurrentCalls !== undefined) {
+    const keyOf = new Map(state.submitted.map((e) => [e.eventId, targetKey(e.target)]));
+    const edges = new Map<string, { at: number; delta: number }[]>();
+    for (const call of trace.calls) {
+      if (!call.honouredTimeout) continue;
+      const key = keyOf.get(call.eventId) ?? "?";
+      const list = edges.get(key) ?? [];
+      list.push({ at: call.startMs, delta: 1 }, { at: call.endMs ?? Infinity, delta: -1 });
+      edges.set(key, list);
+    }
+    for (const [key, list] of edges) {
+      list.sort((a, b) => a.at - b.at || a.delta - b.delta);
+      let inFlight = 0;
+      for (const edge of list) {
+        inFlight += edge.delta;
+        if (inFlight > state.maxConcurrentCalls) {
+          fail(
+            Invariant.TARGET_CONCURRENCY,
+            `${key}: ${inFlight} calls in flight at ${edge.at}, limit ${state.maxConcurrentCalls}`,
+          );
+          break;
+        }
       }
     }
   }

@@ -1,7 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { Invariant } from "./invariants.js";
 import { MemoryQueue, StaleReceipt } from "./memory-queue.js";
-import { runSimulation, SENSITIVE_BREAKERS, type SimulationResult } from "./simulation.js";
+import {
+  runSimulation,
+  SENSITIVE_BREAKERS,
+  type SimulationResult,
+  TIGHT_LIMITS,
+} from "./simulation.js";
 
 const SEEDS = Array.from({ length: 50 }, (_, i) => 1000 + i);
 
@@ -70,6 +75,21 @@ describe("simulation of the orchestrator and redrive under seeded faults", () =>
     }
     expect(violations).toEqual([]);
     // Breakers that never opened would prove nothing.
+    expect(deferred).toBeGreaterThan(100);
+  });
+
+  it("keeps every guarantee and the concurrency limit with the targets' limits on, breakers on or off", async () => {
+    const violations = [];
+    let deferred = 0;
+    for (const seed of SEEDS.slice(0, 10)) {
+      for (const breakers of [undefined, SENSITIVE_BREAKERS]) {
+        const result = await runSimulation({ seed, breakers, limits: TIGHT_LIMITS });
+        violations.push(...result.violations);
+        deferred += result.deferred;
+      }
+    }
+    expect(violations).toEqual([]);
+    // Limits that never bound would prove nothing.
     expect(deferred).toBeGreaterThan(100);
   });
 

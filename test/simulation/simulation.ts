@@ -3,7 +3,7 @@ import type { Envelope } from "../../lib/core/envelope.js";
 import { parseEnvelope } from "../../lib/core/envelope.js";
 import { StoreUnavailableError } from "../../lib/core/errors.js";
 import { DEFAULT_POLICY } from "../../lib/core/policy.js";
-import type { TargetStateStore } from "../../lib/core/ports.js";
+import type { TargetLimitsStore, TargetStateStore } from "../../lib/core/ports.js";
 import {
   type DeadLetterQueue,
   type DeliveryTarget,
@@ -14,9 +14,11 @@ import {
 } from "../../lib/core/ports.js";
 import { randomInt, seededRandom } from "../../lib/core/random.js";
 import { EventStatus } from "../../lib/core/status.js";
+import type { TargetLimits } from "../../lib/core/target-settings.js";
 import { CountingMetrics, MetricName, silentLog } from "../../lib/observability.js";
 import { createOrchestrator } from "../../lib/orchestrator.js";
 import { createTargetBreakers, type TargetBreakers } from "../../lib/target-breakers.js";
+import { createTargetLimiter, type TargetLimiter } from "../../lib/target-limits.js";
 import type { AdversaryMark } from "../support/adversarial-producer.js";
 import { type DeployedTimings, deployedTimings } from "../support/deployed-timings.js";
 import { observeStore } from "../support/observed-store.js";
@@ -30,6 +32,7 @@ import {
   memoryIngressQueue,
   StaleReceipt,
 } from "./memory-queue.js";
+import { createMemoryTargetLimitsStore } from "./memory-target-limits-store.js";
 import { createMemoryTargetStateStore } from "./memory-target-state-store.js";
 import { bodyOf, drawBulkyEvents, drawScenario } from "./scenario.js";
 import { RunEnd, VirtualScheduler } from "./scheduler.js";
@@ -74,7 +77,12 @@ export interface SimulationOptions {
   readonly brokenStore?: "ignore_leases";
   /** Turn on the targets' circuit breakers with these settings (every event shares one target). */
   readonly breakers?: BreakerSettings;
+  /** Hold the (one) target to these limits, with or without breakers. */
+  readonly limits?: TargetLimits;
 }
+
+/** Limits every event's shared target is held to under `--limits`: tight, so they bind often. */
+export const TIGHT_LIMITS: TargetLimits = { maxConcurrentCalls: 2, maxCallsPerSecond: 4 };
 
 /**
  * Breakers that trip on a few failures and reopen soon: every event of a run shares one target,
@@ -161,6 +169,7 @@ export const runSimulation = async (options: SimulationOptions): Promise<Simulat
   });
   const store = createMemoryEventStore({ ignoreLeases: options.brokenStore === "ignore_leases" });
   const targetState = createMemoryTargetStateStore();
+  const targetLimits = createMemoryTargetLimitsStore();
   const scenario = [
     ...drawScenario(
       {
@@ -237,6 +246,16 @@ export const runSimulation = async (options: SimulationOptions): Promise<Simulat
     replace: (key, version, breaker) =>
       faults.call(process, "breakers.replace", () => targetState.replace(key, version, breaker)),
     get: (key) => targetState.get(key),
+  });
+  const faultyTargetLimits = (process: Process): TargetLimitsStore => ({
+    takeSlot: (request) =>
+      faults.call(process, "limits.takeSlot", () => targetLimits.takeSlot(request)),
+    releaseSlot: (key, slot, holder) =>
+      faults.call(process, "limits.releaseSlot", () => targetLimits.releaseSlot(key, slot, holder)),
+    countCall: (key, windowStartMs, nowMs) =>
+      faults.call(process, "limits.countCall", () =>
+        targetLimits.countCall(key, windowStartMs, nowMs),
+      ),
   });
   const portsFor = (process: Process, invocation?: InvocationTrace) => {
     const ingressPort = memoryIngressQueue(ingress);
@@ -326,34 +345,60 @@ export const runSimulation = async (options: SimulationOptions): Promise<Simulat
     };
   };
 
-  // A Lambda instance keeps its breakers' cache from one invocation to the next, until it
-  // crashes (then its id changes); each invocation's calls go through that invocation's faults.
-  const instanceBreakers = new Map<
-    string,
-    { readonly breakers: TargetBreakers; readonly invocation: { process: Process } }
-  >();
-  const breakersOf = (worker: string, process: Process): TargetBreakers | undefined => {
-    const settings = options.breakers;
-    if (settings === undefined) return undefined;
-    const known = instanceBreakers.get(worker);
+  // A Lambda instance keeps its breakers' cache and its limiter's count of held slots from one
+  // invocation to the next, until it crashes (then its id changes); each invocation's calls go
+  // through that invocation's faults.
+  interface Instance {
+    readonly breakers: TargetBreakers | undefined;
+    readonly limits: TargetLimiter | undefined;
+    readonly invocation: { process: Process };
+  }
+  const instances = new Map<string, Instance>();
+  const instanceOf = (worker: string, process: Process): Instance => {
+    const known = instances.get(worker);
     if (known !== undefined) {
       known.invocation.process = process;
-      return known.breakers;
+      return known;
     }
     const invocation = { process };
-    const current = (): TargetStateStore => faultyTargetState(invocation.process);
-    const breakers = createTargetBreakers({
-      store: {
-        countFailure: (request) => current().countFailure(request),
-        replace: (key, version, breaker) => current().replace(key, version, breaker),
-        get: (key) => current().get(key),
-      },
-      settings,
-      clock: () => invocation.process.clock(),
-      log: silentLog,
-    });
-    instanceBreakers.set(worker, { breakers, invocation });
-    return breakers;
+    const clock = () => invocation.process.clock();
+    const state = (): TargetStateStore => faultyTargetState(invocation.process);
+    const limitsStore = (): TargetLimitsStore => faultyTargetLimits(invocation.process);
+    const { breakers: settings, limits } = options;
+    const instance: Instance = {
+      invocation,
+      breakers:
+        settings === undefined
+          ? undefined
+          : createTargetBreakers({
+              store: {
+                countFailure: (request) => state().countFailure(request),
+                replace: (key, version, breaker) => state().replace(key, version, breaker),
+                get: (key) => state().get(key),
+              },
+              settings,
+              clock,
+              log: silentLog,
+            }),
+      limits:
+        limits === undefined
+          ? undefined
+          : createTargetLimiter({
+              store: {
+                takeSlot: (request) => limitsStore().takeSlot(request),
+                releaseSlot: (key, slot, holder) => limitsStore().releaseSlot(key, slot, holder),
+                countCall: (key, windowStartMs, nowMs) =>
+                  limitsStore().countCall(key, windowStartMs, nowMs),
+              },
+              limitsFor: () => limits,
+              clock,
+              random: orchestratorRandom,
+              log: silentLog,
+              instanceId: worker,
+            }),
+    };
+    instances.set(worker, instance);
+    return instance;
   };
 
   const drawSkew = (random: () => number) => randomInt(random, -o.skewBoundMs, o.skewBoundMs);
@@ -393,7 +438,8 @@ export const runSimulation = async (options: SimulationOptions): Promise<Simulat
       metrics,
       recordConcurrency: o.recordConcurrency,
       leaseMarginMs: o.leaseMarginMs,
-      breakers: breakersOf(worker, process),
+      breakers: instanceOf(worker, process).breakers,
+      limits: instanceOf(worker, process).limits,
     });
     const startedMs = now();
     // Lambda kills an invocation at its timeout: the whole batch then comes back.
@@ -513,6 +559,7 @@ export const runSimulation = async (options: SimulationOptions): Promise<Simulat
       deadLetters: deadLetterQueue.contents(),
       trace,
       skewBoundMs: o.skewBoundMs,
+      maxConcurrentCalls: options.limits?.maxConcurrentCalls,
       operator: OPERATOR,
       illegalTransitions: store.illegalTransitions(),
       conflictsSent: adversary.tally.conflictsSent,

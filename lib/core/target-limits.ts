@@ -1,0 +1,55 @@
+import { type RandomSource, randomInt } from "./random.js";
+
+/*
+ * The pure arithmetic of the per-target limits. The rate limit counts calls per aligned
+ * one-second window in one shared counter; the concurrency limit hands out `max` leased slots.
+ * Where the counter and the slots live is the adapter's business.
+ */
+
+/** Length of the rate limit's counting window. */
+export const RATE_WINDOW_MS = 1_000;
+
+/** Start of the rate window `nowMs` falls in. */
+export const rateWindowOf = (nowMs: number): number =>
+  Math.floor(nowMs / RATE_WINDOW_MS) * RATE_WINDOW_MS;
+
+/** Whether a call may start now, or when to ask again. */
+export type LimitVerdict =
+  | { readonly verdict: "call" }
+  | { readonly verdict: "defer"; readonly untilMs: number };
+
+/**
+ * The verdict for the `count`-th call asked for in the window starting at `windowStartMs`
+ * (the counter counts every request, turned away or not). The first `limit` are called; the
+ * others are spread over the following windows at `limit` a second in the order they asked,
+ * so a backlog comes back at the rate rather than all at the next window's start.
+ */
+export const rateVerdict = (windowStartMs: number, count: number, limit: number): LimitVerdict => {
+  if (count <= limit) return { verdict: "call" };
+  const over = count - limit - 1; // 0 for the first one turned away
+  const windowsAhead = 1 + Math.floor(over / limit);
+  const within = Math.floor(((over % limit) * RATE_WINDOW_MS) / limit);
+  return { verdict: "defer", untilMs: windowStartMs + windowsAhead * RATE_WINDOW_MS + within };
+};
+
+/** At most this many slots are tried per call: near the limit a call is deferred, not spun. */
+export const SLOT_TRIES = 4;
+
+/**
+ * The slots to try, in order: distinct, starting at a random one so that instances do not all
+ * queue on slot 0. All of them when there are at most {@link SLOT_TRIES}.
+ */
+export const slotsToTry = (maxConcurrentCalls: number, random: RandomSource): number[] => {
+  const start = randomInt(random, 0, maxConcurrentCalls - 1);
+  return Array.from(
+    { length: Math.min(SLOT_TRIES, maxConcurrentCalls) },
+    (_, i) => (start + i) % maxConcurrentCalls,
+  );
+};
+
+/**
+ * When a call turned away for want of a slot asks again: one to two seconds on (SQS delays are
+ * whole seconds), spread so that the turned-away do not all return in the same instant.
+ */
+export const slotRetryAt = (nowMs: number, random: RandomSource): number =>
+  nowMs + 1_000 + randomInt(random, 0, 999);

@@ -1,0 +1,117 @@
+import * as z from "zod";
+import { type BreakerSettings, BreakerSettingsSchema } from "./circuit-breaker.js";
+import { TargetGroupSchema } from "./envelope.js";
+import { targetKey } from "./target-key.js";
+
+/*
+ * What each target is held to: the breaker's thresholds and two limits, as deployment defaults
+ * plus overrides per target key. Resolved once at start-up; `settingsFor` is then a lookup.
+ */
+
+/** Bounds on the calls one target receives, across every instance. Unset: no bound. */
+export interface TargetLimits {
+  /** Calls in flight at once to the target. */
+  readonly maxConcurrentCalls?: number | undefined;
+  /** Calls started in one second (a whole number: the shared counter counts whole calls). */
+  readonly maxCallsPerSecond?: number | undefined;
+}
+
+/** Everything one target is held to. */
+export interface TargetSettings extends TargetLimits {
+  /** Its breaker's settings; they only matter when the breakers are on. */
+  readonly breaker: BreakerSettings;
+}
+
+/** Overrides for one target (or for all, as defaults): breaker fields and the two limits. */
+export const TargetSettingsOverrideSchema = BreakerSettingsSchema.extend({
+  maxConcurrentCalls: z.int().min(1).max(10_000).optional(),
+  maxCallsPerSecond: z.int().min(1).max(10_000).optional(),
+});
+export type TargetSettingsOverride = z.infer<typeof TargetSettingsOverrideSchema>;
+
+/** Whether `key` is written as {@link targetKey} writes it, so that an override can ever match. */
+const isCanonicalKey = (key: string): boolean => {
+  const colon = key.indexOf(":");
+  const kind = key.slice(0, colon);
+  const rest = key.slice(colon + 1);
+  try {
+    switch (kind) {
+      case "group":
+        return TargetGroupSchema.safeParse(rest).success;
+      case "http":
+        return targetKey({ type: "http", url: rest }) === key;
+      case "lambda":
+        return targetKey({ type: "lambda", functionName: rest }) === key;
+      default:
+        return false;
+    }
+  } catch {
+    return false; // not a URL at all
+  }
+};
+
+const TargetKeySchema = z
+  .string()
+  .refine(
+    isCanonicalKey,
+    "must be a target key as `ricochet` shows it: group:<name>, lambda:<function name or unqualified ARN>, or http:<scheme>://<lower-case host>:<port> (the port always written)",
+  );
+
+/** The deployment's per-target settings, as configuration carries them. */
+export const TargetsSettingsSchema = z.strictObject({
+  /** Applied to every target, over the breakers' own settings. */
+  defaults: TargetSettingsOverrideSchema.optional(),
+  /** Per target key, over `defaults`. */
+  overrides: z.record(TargetKeySchema, TargetSettingsOverrideSchema).optional(),
+});
+export type TargetsSettings = z.infer<typeof TargetsSettingsSchema>;
+
+/** Looks up what a target is held to. */
+export interface TargetSettingsResolver {
+  settingsFor(key: string): TargetSettings;
+  /** Whether any target has a limit: without one, limits cost nothing and need no store. */
+  readonly limited: boolean;
+}
+
+const resolve = (breakerDefaults: BreakerSettings, ...layers: TargetSettingsOverride[]) => {
+  const { maxConcurrentCalls, maxCallsPerSecond, ...breaker } = Object.assign(
+    {},
+    ...layers,
+  ) as TargetSettingsOverride;
+  const merged: BreakerSettings = { ...breakerDefaults, ...breaker };
+  return {
+    maxConcurrentCalls,
+    maxCallsPerSecond,
+    // A recovered target's backlog is released no faster than it may be called (issue #15,
+    // Deliver 5): per instance here; the shared rate limit bounds the sum of the instances.
+    breaker:
+      maxCallsPerSecond === undefined
+        ? merged
+        : { ...merged, releasePerSecond: Math.min(merged.releasePerSecond, maxCallsPerSecond) },
+  } satisfies TargetSettings;
+};
+
+/**
+ * Resolves every target's settings: the breakers' settings, then `targets.defaults`, then the
+ * target's own override, each field on its own. Pure; inputs are already validated.
+ */
+export const targetSettingsResolver = (
+  breakerDefaults: BreakerSettings,
+  targets: TargetsSettings | undefined,
+): TargetSettingsResolver => {
+  const defaults = targets?.defaults ?? {};
+  const fallback = resolve(breakerDefaults, defaults);
+  const overridden = new Map(
+    Object.entries(targets?.overrides ?? {}).map(([key, override]) => [
+      key,
+      resolve(breakerDefaults, defaults, override),
+    ]),
+  );
+  const all = [fallback, ...overridden.values()];
+  return {
+    settingsFor: (key) => overridden.get(key) ?? fallback,
+    limited: all.some(
+      (s) => s.maxConcurrentCalls !== undefined || s.maxCallsPerSecond !== undefined,
+    ),
+  };
+};
