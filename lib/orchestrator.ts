@@ -167,13 +167,31 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
    * deferral never takes the event past it, and past it the event is not deferred at all
    * (undefined is returned) so that the claim dead-letters it.
    */
+  /**
+   * The event's deadline as the claim will judge it. `policy.deadlineSeconds` counts from the
+   * event's first claim (the record's `createdAt`), and a retry's, hop's or redrive's message was
+   * sent later than that, so only then is the record read: one read per deferral, never on the
+   * path of a call. Before the first claim there is no record, and the message's send time is
+   * earlier than any `createdAt` can be, so the deadline it gives errs early.
+   */
+  const deadlineOf = async (
+    message: ReceivedMessage,
+    envelope: Envelope,
+    policy: RetryPolicy,
+  ): Promise<number | undefined> => {
+    const record =
+      policy.deadlineSeconds === undefined ? undefined : await deps.store.get(envelope.eventId);
+    const firstSeenMs = record === undefined ? message.sentAtMs : Date.parse(record.createdAt);
+    return effectiveDeadlineMs(envelope.deadline, policy, firstSeenMs);
+  };
+
   const defer = async (
     message: ReceivedMessage,
     envelope: Envelope,
     policy: RetryPolicy,
     deferral: { readonly key: string; readonly untilMs: number; readonly because: string },
   ): Promise<MessageVerdict | undefined> => {
-    const deadlineMs = effectiveDeadlineMs(envelope.deadline, policy, message.sentAtMs);
+    const deadlineMs = await deadlineOf(message, envelope, policy);
     if (deadlineMs !== undefined && deadlineMs <= deps.clock()) return undefined;
     const { untilMs } = deferral;
     const dueMs = deadlineMs === undefined ? untilMs : Math.min(untilMs, deadlineMs);

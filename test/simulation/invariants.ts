@@ -2,6 +2,7 @@ import { effectiveDeadlineMs } from "../../lib/core/decide.js";
 import type { Envelope } from "../../lib/core/envelope.js";
 import { DEFAULT_POLICY, resolvePolicy } from "../../lib/core/policy.js";
 import type { EventRecord } from "../../lib/core/record.js";
+import { isTerminal } from "../../lib/core/status.js";
 import { targetKey } from "../../lib/core/target-key.js";
 import { checkEndState, EndStateProblem } from "../support/end-state-checks.js";
 import {
@@ -33,6 +34,8 @@ export const Invariant = {
   QUIESCENCE: "quiescence",
   LEGAL_TRANSITIONS: "legal-status-transitions",
   TARGET_CONCURRENCY: "10-target-concurrency-limit",
+  DEFERRED_NEVER_LOST: "10-a-deferred-event-is-never-lost",
+  DEFERRAL_WITHIN_DEADLINE: "10-a-deferral-never-passes-the-deadline",
 } as const;
 export type Invariant = (typeof Invariant)[keyof typeof Invariant];
 
@@ -162,6 +165,34 @@ export const checkInvariants = (state: FinalState): Violation[] => {
         fail(
           Invariant.NO_CALL_AFTER_DEADLINE,
           `${id}: attempt ${call.attempt} started ${call.workerStartMs - deadline} ms after the deadline`,
+        );
+    }
+  }
+
+  // 10: a deferral (breaker open, target over its limits) spends no attempt — the bounded-work
+  // check above counts attempts against calls — ends like any event, and never waits past the
+  // deadline (the deferring worker's clock may run ahead of true time by the skew bound).
+  const deferred = new Map(trace.deferrals.map((d) => [d.eventId, d]));
+  for (const envelope of state.submitted) {
+    const id = envelope.eventId;
+    if (!deferred.has(id)) continue;
+    const record = records.get(id);
+    if (record === undefined || !isTerminal(record.status)) {
+      fail(
+        Invariant.DEFERRED_NEVER_LOST,
+        `${id}: deferred, then ended ${record?.status ?? "unrecorded"}`,
+      );
+      continue;
+    }
+    const policy = resolvePolicy(DEFAULT_POLICY, envelope.policy);
+    const deadline = effectiveDeadlineMs(envelope.deadline, policy, Date.parse(record.createdAt));
+    if (deadline === undefined) continue;
+    for (const deferral of trace.deferrals) {
+      const lateMs = deferral.untilMs - deadline - state.skewBoundMs;
+      if (deferral.eventId === id && lateMs > 0)
+        fail(
+          Invariant.DEFERRAL_WITHIN_DEADLINE,
+          `${id}: deferred to ${lateMs} ms past its deadline`,
         );
     }
   }

@@ -15,7 +15,7 @@ import {
 import { randomInt, seededRandom } from "../../lib/core/random.js";
 import { EventStatus } from "../../lib/core/status.js";
 import type { TargetLimits } from "../../lib/core/target-settings.js";
-import { CountingMetrics, MetricName, silentLog } from "../../lib/observability.js";
+import { CountingMetrics, type Log, MetricName, silentLog } from "../../lib/observability.js";
 import { createOrchestrator } from "../../lib/orchestrator.js";
 import { createTargetBreakers, type TargetBreakers } from "../../lib/target-breakers.js";
 import { createTargetLimiter, type TargetLimiter } from "../../lib/target-limits.js";
@@ -40,6 +40,9 @@ import { createSimulatedAdversary } from "./simulated-adversary.js";
 import { OPERATOR, operatorRedrive } from "./simulated-operator.js";
 import { SimulatedTarget, timeoutOf } from "./simulated-target.js";
 import { type InvocationTrace, keyOf, newTrace } from "./trace.js";
+
+/** How the orchestrator's log line for a deferral starts (lib/orchestrator.ts, `defer`). */
+const DEFERRAL_LOG_PREFIX = "event deferred";
 
 /**
  * The timings every run uses unless told otherwise: the deployed ones, unscaled (virtual time
@@ -401,6 +404,17 @@ export const runSimulation = async (options: SimulationOptions): Promise<Simulat
     return instance;
   };
 
+  // The orchestrator reports a deferral only in its log; the trace takes it from there.
+  const deferralTracingLog: Log = {
+    ...silentLog,
+    info: (message, ...extra) => {
+      if (!message.startsWith(DEFERRAL_LOG_PREFIX)) return;
+      const fields = Object.assign({}, ...extra) as { eventId?: unknown; until?: unknown };
+      if (typeof fields.eventId === "string" && typeof fields.until === "string")
+        trace.deferrals.push({ eventId: fields.eventId, untilMs: Date.parse(fields.until) });
+    },
+  };
+
   const drawSkew = (random: () => number) => randomInt(random, -o.skewBoundMs, o.skewBoundMs);
 
   const runInvocation = async (worker: string, skewMs: number, batch: ReceivedMessage[]) => {
@@ -434,7 +448,7 @@ export const runSimulation = async (options: SimulationOptions): Promise<Simulat
       retentionSeconds: 86_400,
       targets: { forTarget: () => ports.target },
       defaultPolicy: DEFAULT_POLICY,
-      log: silentLog,
+      log: deferralTracingLog,
       metrics,
       recordConcurrency: o.recordConcurrency,
       leaseMarginMs: o.leaseMarginMs,

@@ -31,9 +31,17 @@ export interface InvocationTrace {
   readonly deleted: string[];
 }
 
+/** A deferral the orchestrator made: the event went back to the queue without a claim. */
+export interface DeferralTrace {
+  readonly eventId: string;
+  /** When the re-sent copy is due, in the deferring worker's clock. */
+  readonly untilMs: number;
+}
+
 /** Everything the invariant checks read, besides the final store and queues. */
 export interface SimulationTrace {
   readonly claims: ClaimTrace[];
+  readonly deferrals: DeferralTrace[];
   readonly calls: TargetCall[];
   readonly invocations: InvocationTrace[];
   readonly redrives: RedriveReport[];
@@ -44,6 +52,7 @@ export const keyOf = (eventId: string, generation: number): string => `${eventId
 
 export const newTrace = (calls: TargetCall[]): SimulationTrace => ({
   claims: [],
+  deferrals: [],
   calls,
   invocations: [],
   redrives: [],
