@@ -12,6 +12,7 @@ export type Operation =
   | "store.get"
   | "breakers.countFailure"
   | "breakers.replace"
+  | "breakers.addDeferrals"
   | "ingress.send"
   | "ingress.changeVisibility"
   | "dlq.send"

@@ -234,9 +234,14 @@ export const runSimulation = async (options: SimulationOptions): Promise<Simulat
   const faultyTargetState = (process: Process): TargetStateStore => ({
     countFailure: (request) =>
       faults.call(process, "breakers.countFailure", () => targetState.countFailure(request)),
-    replace: (key, version, breaker) =>
-      faults.call(process, "breakers.replace", () => targetState.replace(key, version, breaker)),
+    replace: (request) =>
+      faults.call(process, "breakers.replace", () => targetState.replace(request)),
+    addDeferrals: (key, count, nowMs) =>
+      faults.call(process, "breakers.addDeferrals", () =>
+        targetState.addDeferrals(key, count, nowMs),
+      ),
     get: (key) => targetState.get(key),
+    list: (limit) => targetState.list(limit),
   });
   const portsFor = (process: Process, invocation?: InvocationTrace) => {
     const ingressPort = memoryIngressQueue(ingress);
@@ -345,8 +350,10 @@ export const runSimulation = async (options: SimulationOptions): Promise<Simulat
     const breakers = createTargetBreakers({
       store: {
         countFailure: (request) => current().countFailure(request),
-        replace: (key, version, breaker) => current().replace(key, version, breaker),
+        replace: (request) => current().replace(request),
+        addDeferrals: (key, count, nowMs) => current().addDeferrals(key, count, nowMs),
         get: (key) => current().get(key),
+        list: (limit) => current().list(limit),
       },
       settings,
       clock: () => invocation.process.clock(),
