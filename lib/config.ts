@@ -18,6 +18,7 @@ import {
   policyLimitConflicts,
 } from "./core/policy-limits.js";
 import { toProblems } from "./core/zod-problems.js";
+import { MAX_METRIC_TARGETS } from "./observability.js";
 
 /**
  * The environment variables the Lambda functions (and local runs) read. The CDK construct sets
@@ -59,6 +60,8 @@ export const ENV = {
    * of the defaults (`lib/core/circuit-breaker.ts`).
    */
   CIRCUIT_BREAKER: "RICOCHET_CIRCUIT_BREAKER",
+  /** Comma-separated target keys whose outcomes get metrics of their own (`targetMetrics`). */
+  TARGET_METRICS: "RICOCHET_TARGET_METRICS",
 } as const;
 
 /** Variables the Lambda runtime sets itself; read, never set by the construct. */
@@ -90,6 +93,7 @@ const ConfigSchema = z.object({
   ownFunctionNames: z.array(z.string().min(1)),
   lambdaTargets: z.array(z.string().min(1)),
   circuitBreaker: BreakerSettingsSchema.optional(),
+  targetMetrics: z.array(z.string().min(1)).max(MAX_METRIC_TARGETS),
 });
 
 /** Ricochet's runtime configuration, read once at start-up. */
@@ -115,6 +119,8 @@ export interface RicochetConfig {
   readonly lambdaTargets: readonly string[];
   /** The targets' circuit breakers' settings; undefined when they are off. */
   readonly circuitBreaker?: BreakerSettings | undefined;
+  /** Target keys whose outcomes are counted under their own `target` dimension value. */
+  readonly targetMetrics: readonly string[];
 }
 
 /** A comma-separated variable's items, trimmed, empty ones dropped (an unset variable has none). */
@@ -169,6 +175,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): RicochetConfig
     ].filter((name) => name.trim() !== ""),
     lambdaTargets: parseList(env[ENV.LAMBDA_TARGETS]),
     circuitBreaker: breakerSettingsOf(env[ENV.CIRCUIT_BREAKER]),
+    targetMetrics: parseList(env[ENV.TARGET_METRICS]),
   });
   if (!parsed.success) {
     throw new ConfigurationError(

@@ -28,7 +28,7 @@ import {
 import type { EventRecord } from "./core/record.js";
 import { describeTarget } from "./core/redact.js";
 import { targetKey } from "./core/target-key.js";
-import { type Log, MetricName, type Metrics } from "./observability.js";
+import { type Log, MetricName, type Metrics, metricTargetOf } from "./observability.js";
 import type { TargetAdmission, TargetBreakers } from "./target-breakers.js";
 
 /** Everything the orchestrator needs, injected so Lambda, local runs and the simulation share it. */
@@ -45,6 +45,8 @@ export interface OrchestratorDeps extends AttemptDeps {
   readonly leaseMarginMs: number;
   /** The targets' circuit breakers; without them every event is attempted on its own. */
   readonly breakers?: TargetBreakers | undefined;
+  /** Target keys whose outcomes are also counted under their own `target` dimension value. */
+  readonly metricTargets?: ReadonlySet<string> | undefined;
 }
 
 /** What to do with one message once the orchestrator is done with it. */
@@ -82,6 +84,8 @@ interface AttemptTaken {
   readonly verdict: MessageVerdict;
   readonly called: boolean;
   readonly outcomeClass?: OutcomeClass | undefined;
+  /** The outcome's message (redacted), the target's last error when the call failed. */
+  readonly outcomeMessage?: string | undefined;
 }
 
 /** The orchestrator: turns ingress messages into attempts. One instance per process. */
@@ -97,6 +101,17 @@ export interface Orchestrator {
 
 export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
   const { log, metrics } = deps;
+  const metricTargets = deps.metricTargets ?? new Set<string>();
+
+  /**
+   * Counts an event's outcome, and again under its target's dimension value when the deployment
+   * names targets for metrics (none named: no per-target metric at all).
+   */
+  const countOutcome = (name: MetricName, envelope: Envelope): void => {
+    metrics.count(name);
+    if (metricTargets.size === 0) return;
+    metrics.countForTarget(name, metricTargetOf(targetKey(envelope.target), metricTargets));
+  };
 
   const deadLetterInvalid = async (
     message: ReceivedMessage,
@@ -168,11 +183,16 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
     envelope: Envelope,
     deadlineMs: number | undefined,
     key: string,
-    untilMs: number,
+    admission: Extract<TargetAdmission, { verdict: "defer" }>,
   ): Promise<MessageVerdict> => {
+    const { untilMs } = admission;
     const dueMs = deadlineMs === undefined ? untilMs : Math.min(untilMs, deadlineMs);
     await resendFor(message, dueMs);
-    metrics.count(MetricName.DEFERRED);
+    countOutcome(MetricName.DEFERRED, envelope);
+    metrics.timing(
+      MetricName.BREAKER_OPEN_AGE,
+      Math.max(0, deps.clock() - admission.outageStartMs),
+    );
     log.info("event deferred: its target's circuit breaker is open", {
       eventId: envelope.eventId,
       target: key,
@@ -274,7 +294,7 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
       const deadlineMs = effectiveDeadlineMs(envelope.deadline, policy, message.sentAtMs);
       // Past its deadline the event is not deferred: the claim below dead-letters it.
       if (deadlineMs === undefined || deadlineMs > deps.clock())
-        return defer(message, envelope, deadlineMs, key, admission.untilMs);
+        return defer(message, envelope, deadlineMs, key, admission);
     }
     let end: AttemptTaken;
     try {
@@ -289,7 +309,7 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
         const failed =
           end.outcomeClass === OutcomeClass.RETRYABLE ||
           end.outcomeClass === OutcomeClass.UNCERTAIN;
-        await deps.breakers.recordCall(key, failed, admission.verdict);
+        await deps.breakers.recordCall(key, failed, admission.verdict, end.outcomeMessage);
       } else if (admission.verdict === "probe") {
         await deps.breakers.abandonProbe(key);
       }
@@ -376,7 +396,7 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
       rejected: MetricName.REJECTED,
       dead_letter: MetricName.DEAD_LETTERED,
     } as const;
-    metrics.count(counted[end.decision.kind]);
+    countOutcome(counted[end.decision.kind], envelope);
     log.info("attempt finished", {
       eventId: envelope.eventId,
       attempt: claim.record.attempts,
@@ -386,7 +406,12 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
       decision: end.decision.kind,
       delaySeconds: end.decision.kind === "retry" ? end.decision.delaySeconds : undefined,
     });
-    return { verdict: ACK, called: end.called, outcomeClass: end.outcome.class };
+    return {
+      verdict: ACK,
+      called: end.called,
+      outcomeClass: end.outcome.class,
+      outcomeMessage: end.outcome.message,
+    };
   };
 
   const processMessage = async (

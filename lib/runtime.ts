@@ -114,6 +114,7 @@ export const createOrchestratorRuntime = (options: OrchestratorRuntimeOptions): 
             clock: options.clock ?? systemClock,
             log: options.log,
           }),
+    metricTargets: new Set(config.targetMetrics),
   };
   return createOrchestrator(deps);
 };
