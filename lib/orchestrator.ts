@@ -336,6 +336,7 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
       leaseMs: Math.min(timeoutOf(envelope), callBudgetMs) + deps.leaseMarginMs,
       attemptBudget: policy.maxAttempts,
       targetSummary: describeTarget(envelope.target),
+      targetGroup: envelope.target.group,
       policyAdjustments,
     });
     switch (claim.kind) {

@@ -10,6 +10,7 @@ import type {
   RedriveEntry,
 } from "./record.js";
 import type { EventStatus } from "./status.js";
+import type { targetKeyOfRecord } from "./target-key.js";
 import type { TargetNotes } from "./target-view.js";
 
 /*
@@ -28,6 +29,8 @@ export interface ClaimRequest {
   /** Budget to set if the record is new. */
   readonly attemptBudget: number;
   readonly targetSummary: string;
+  /** The envelope's `target.group`, if any; kept if the record is new. */
+  readonly targetGroup?: string | undefined;
   /** Digest of the envelope ({@link envelopeDigest}); the first one stored wins. */
   readonly envelopeDigest: string;
   /** How the event's policy was clamped to the deployment's limits; kept if the record is new. */
@@ -119,6 +122,11 @@ export interface ListByStatusRequest {
   readonly status: EventStatus;
   /** Only records last updated before this instant. */
   readonly updatedBefore?: string | undefined;
+  /**
+   * Only events to this target key ({@link targetKeyOfRecord}). Filtered as the listing reads,
+   * so it reads every record in the status until `limit` match.
+   */
+  readonly targetKey?: string | undefined;
   readonly limit: number;
 }
 
