@@ -303,7 +303,11 @@ describe("DynamoDB event store", () => {
       expect(await listOf("group:tenant-9")).toEqual([ids.grouped]);
       expect(await listOf("http:https://other.example:8443")).toEqual([ids.other]);
       expect(
-        await store.listByStatus({ status, targetKey: "http:https://partner.example:443", limit: 1 }),
+        await store.listByStatus({
+          status,
+          targetKey: "http:https://partner.example:443",
+          limit: 1,
+        }),
       ).toHaveLength(1);
     },
   );
