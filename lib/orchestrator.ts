@@ -189,10 +189,9 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
     const dueMs = deadlineMs === undefined ? untilMs : Math.min(untilMs, deadlineMs);
     await resendFor(message, dueMs);
     countOutcome(MetricName.DEFERRED, envelope);
-    metrics.timing(
-      MetricName.BREAKER_OPEN_AGE,
-      Math.max(0, deps.clock() - admission.outageStartMs),
-    );
+    const { outageStartMs } = admission;
+    if (outageStartMs !== undefined)
+      metrics.timing(MetricName.BREAKER_OPEN_AGE, Math.max(0, deps.clock() - outageStartMs));
     log.info("event deferred: its target's circuit breaker is open", {
       eventId: envelope.eventId,
       target: key,

@@ -21,10 +21,14 @@ export type TargetAdmission =
   /** A half-open breaker's probe: its result closes or reopens the breaker for everyone. */
   | { readonly verdict: "probe" }
   /**
-   * The breaker is open: defer the event to `untilMs` without spending an attempt. `outageStartMs`
-   * is when the target's breaker opened from closed, for the "open too long" alarm.
+   * Not now: defer the event to `untilMs` without spending an attempt. `outageStartMs`, when an
+   * open breaker is the reason, is when it opened from closed, for the "open too long" alarm.
    */
-  | { readonly verdict: "defer"; readonly untilMs: number; readonly outageStartMs: number };
+  | {
+      readonly verdict: "defer";
+      readonly untilMs: number;
+      readonly outageStartMs?: number | undefined;
+    };
 
 /** The per-instance face of the targets' shared breakers. */
 export interface TargetBreakers {
