@@ -48,11 +48,6 @@ export interface TargetBreakersDeps {
   readonly settings: BreakerSettings;
   readonly clock: Clock;
   readonly log: Log;
-  /**
-   * Longest an instance keeps its deferrals of a target unwritten when no other write of the
-   * target's item carries them (default {@link DEFERRAL_FLUSH_MS}).
-   */
-  readonly deferralFlushMs?: number | undefined;
 }
 
 /**
@@ -90,7 +85,6 @@ export const createTargetBreakers = (deps: TargetBreakersDeps): TargetBreakers =
   const cache = new Map<string, CachedBreaker>();
   const releases = new Map<string, DeferralQueue>();
   const deferrals = new Map<string, PendingDeferrals>();
-  const flushMs = deps.deferralFlushMs ?? DEFERRAL_FLUSH_MS;
 
   const cached = (key: string): CachedBreaker =>
     cache.get(key) ?? {
@@ -108,12 +102,12 @@ export const createTargetBreakers = (deps: TargetBreakersDeps): TargetBreakers =
     if (count > 0 || deferrals.has(key)) deferrals.set(key, { count, writtenAtMs: nowMs });
   };
 
-  /** Counts a deferral; writes the count on its own only if nothing wrote it for `flushMs`. */
+  /** Counts a deferral; writes the count on its own only if nothing wrote it for a while. */
   const countDeferral = async (key: string, nowMs: number): Promise<void> => {
     const pending = deferrals.get(key);
     const count = (pending?.count ?? 0) + 1;
     // The first deferral an instance makes is written at once, so an outage shows up promptly.
-    if (pending !== undefined && nowMs - pending.writtenAtMs < flushMs) {
+    if (pending !== undefined && nowMs - pending.writtenAtMs < DEFERRAL_FLUSH_MS) {
       deferrals.set(key, { count, writtenAtMs: pending.writtenAtMs });
       return;
     }
