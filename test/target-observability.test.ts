@@ -39,7 +39,8 @@ describe("a failing target, as operators see it", () => {
     const ages = h.metrics.timings.get(MetricName.BREAKER_OPEN_AGE) ?? [];
     expect(ages).toHaveLength(1);
     expect(ages[0]).toBeGreaterThanOrEqual(0);
-    expect(ages[0]).toBeLessThan(20_000);
+    // Turned away while open: within the open time of the opening.
+    expect(ages[0]).toBeLessThan(60_000);
 
     const [listed] = await createDynamoTargetStateStore({
       doc: h.clients.documents,
