@@ -7,6 +7,7 @@ import { registerPolicyCommands } from "../lib/cli/policy-command.js";
 import { registerRedriveCommand } from "../lib/cli/redrive-command.js";
 import { registerStatusCommand } from "../lib/cli/status-command.js";
 import { registerSubmitCommand } from "../lib/cli/submit-command.js";
+import { registerTargetsCommand } from "../lib/cli/targets-command.js";
 import { packageVersion } from "../lib/package-root.js";
 
 /*
@@ -26,6 +27,7 @@ registerStatusCommand(program);
 registerEventsCommand(program);
 registerDlqCommands(program);
 registerRedriveCommand(program);
+registerTargetsCommand(program);
 registerDevCommand(program);
 
 const exitCode = await runProgram(program, process.argv);

@@ -19,6 +19,7 @@ import {
 } from "./core/policy-limits.js";
 import { type TargetsSettings, TargetsSettingsSchema } from "./core/target-settings.js";
 import { toProblems } from "./core/zod-problems.js";
+import { MAX_METRIC_TARGETS } from "./observability.js";
 
 /**
  * The environment variables the Lambda functions (and local runs) read. The CDK construct sets
@@ -66,6 +67,8 @@ export const ENV = {
    * (`lib/core/target-settings.ts`). Unset: no limits, every breaker on the breakers' settings.
    */
   TARGETS: "RICOCHET_TARGETS",
+  /** Comma-separated target keys whose outcomes get metrics of their own (`targetMetrics`). */
+  TARGET_METRICS: "RICOCHET_TARGET_METRICS",
 } as const;
 
 /** Variables the Lambda runtime sets itself; read, never set by the construct. */
@@ -98,6 +101,7 @@ const ConfigSchema = z.object({
   lambdaTargets: z.array(z.string().min(1)),
   circuitBreaker: BreakerSettingsSchema.optional(),
   targets: TargetsSettingsSchema.optional(),
+  targetMetrics: z.array(z.string().min(1)).max(MAX_METRIC_TARGETS),
 });
 
 /** Ricochet's runtime configuration, read once at start-up. */
@@ -125,6 +129,8 @@ export interface RicochetConfig {
   readonly circuitBreaker?: BreakerSettings | undefined;
   /** Per-target limits and breaker overrides; resolve with `targetSettingsResolver`. */
   readonly targets?: TargetsSettings | undefined;
+  /** Target keys whose outcomes are counted under their own `target` dimension value. */
+  readonly targetMetrics: readonly string[];
 }
 
 /** A comma-separated variable's items, trimmed, empty ones dropped (an unset variable has none). */
@@ -180,6 +186,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): RicochetConfig
     lambdaTargets: parseList(env[ENV.LAMBDA_TARGETS]),
     circuitBreaker: breakerSettingsOf(env[ENV.CIRCUIT_BREAKER]),
     targets: jsonOr(ENV.TARGETS, env[ENV.TARGETS]),
+    targetMetrics: parseList(env[ENV.TARGET_METRICS]),
   });
   if (!parsed.success) {
     throw new ConfigurationError(

@@ -8,6 +8,7 @@ import {
 import { DeadLetterReason } from "./core/decide.js";
 import { parseEnvelope } from "./core/envelope.js";
 import type { DeadLetterQueue, ReceivedDeadLetter } from "./core/ports.js";
+import { targetKey } from "./core/target-key.js";
 
 /*
  * Reading the dead-letter queue without consuming it. SQS has no "peek": a scan receives with a
@@ -94,7 +95,15 @@ export interface DeadLetterFilter {
   readonly sinceMs?: number | undefined;
   /** Epoch ms; dead-lettered strictly before. */
   readonly untilMs?: number | undefined;
+  /** Only copies whose body is a valid envelope to this target key ({@link targetKey}). */
+  readonly targetKey?: string | undefined;
 }
+
+/** The target key of a copy's body, when the body is a valid envelope. */
+const targetKeyOfBody = (body: string): string | undefined => {
+  const parsed = parseEnvelope(body);
+  return parsed.ok ? targetKey(parsed.envelope.target) : undefined;
+};
 
 /**
  * Whether a scanned message passes the filter. An unreadable message has no event id or reason,
@@ -103,14 +112,21 @@ export interface DeadLetterFilter {
 export const matchesFilter = (message: ScannedMessage, filter: DeadLetterFilter): boolean => {
   if (filter.sinceMs !== undefined && message.deadLetteredAtMs < filter.sinceMs) return false;
   if (filter.untilMs !== undefined && message.deadLetteredAtMs >= filter.untilMs) return false;
-  if (!message.parsed.ok) return filter.eventIds === undefined && filter.reasons === undefined;
-  const { eventId, reason } = message.parsed.message;
+  if (!message.parsed.ok)
+    return (
+      filter.eventIds === undefined &&
+      filter.reasons === undefined &&
+      filter.targetKey === undefined
+    );
+  const { eventId, reason, body } = message.parsed.message;
   if (
     filter.eventIds !== undefined &&
     (eventId === undefined || !filter.eventIds.includes(eventId))
   )
     return false;
   if (filter.reasons !== undefined && !filter.reasons.includes(reason)) return false;
+  // Parsed last, and only when asked: it is the costliest test of a copy.
+  if (filter.targetKey !== undefined && targetKeyOfBody(body) !== filter.targetKey) return false;
   return true;
 };
 

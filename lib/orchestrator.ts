@@ -28,7 +28,7 @@ import {
 import type { EventRecord } from "./core/record.js";
 import { describeTarget } from "./core/redact.js";
 import { targetKey } from "./core/target-key.js";
-import { type Log, MetricName, type Metrics } from "./observability.js";
+import { type Log, MetricName, type Metrics, metricTargetOf } from "./observability.js";
 import type { TargetAdmission, TargetBreakers } from "./target-breakers.js";
 import { type CallPermit, NO_PERMIT, type TargetLimiter } from "./target-limits.js";
 
@@ -48,6 +48,8 @@ export interface OrchestratorDeps extends AttemptDeps {
   readonly breakers?: TargetBreakers | undefined;
   /** The targets' concurrency and rate limits; without them no target is limited. */
   readonly limits?: TargetLimiter | undefined;
+  /** Target keys whose outcomes are also counted under their own `target` dimension value. */
+  readonly metricTargets?: ReadonlySet<string> | undefined;
 }
 
 /** What to do with one message once the orchestrator is done with it. */
@@ -85,6 +87,8 @@ interface AttemptTaken {
   readonly verdict: MessageVerdict;
   readonly called: boolean;
   readonly outcomeClass?: OutcomeClass | undefined;
+  /** The outcome's message (redacted), the target's last error when the call failed. */
+  readonly outcomeMessage?: string | undefined;
 }
 
 /** The orchestrator: turns ingress messages into attempts. One instance per process. */
@@ -100,6 +104,17 @@ export interface Orchestrator {
 
 export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
   const { log, metrics } = deps;
+  const metricTargets = deps.metricTargets ?? new Set<string>();
+
+  /**
+   * Counts an event's outcome, and again under its target's dimension value when the deployment
+   * names targets for metrics (none named: no per-target metric at all).
+   */
+  const countOutcome = (name: MetricName, envelope: Envelope): void => {
+    metrics.count(name);
+    if (metricTargets.size === 0) return;
+    metrics.countForTarget(name, metricTargetOf(targetKey(envelope.target), metricTargets));
+  };
 
   const deadLetterInvalid = async (
     message: ReceivedMessage,
@@ -189,14 +204,22 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
     message: ReceivedMessage,
     envelope: Envelope,
     policy: RetryPolicy,
-    deferral: { readonly key: string; readonly untilMs: number; readonly because: string },
+    deferral: {
+      readonly key: string;
+      readonly untilMs: number;
+      readonly because: string;
+      /** When the target's outage began, if a breaker defers it: the "open too long" alarm's age. */
+      readonly outageStartMs?: number | undefined;
+    },
   ): Promise<MessageVerdict | undefined> => {
     const deadlineMs = await deadlineOf(message, envelope, policy);
     if (deadlineMs !== undefined && deadlineMs <= deps.clock()) return undefined;
-    const { untilMs } = deferral;
+    const { untilMs, outageStartMs } = deferral;
     const dueMs = deadlineMs === undefined ? untilMs : Math.min(untilMs, deadlineMs);
     await resendFor(message, dueMs);
-    metrics.count(MetricName.DEFERRED);
+    countOutcome(MetricName.DEFERRED, envelope);
+    if (outageStartMs !== undefined)
+      metrics.timing(MetricName.BREAKER_OPEN_AGE, Math.max(0, deps.clock() - outageStartMs));
     log.info(`event deferred: ${deferral.because}`, {
       eventId: envelope.eventId,
       target: deferral.key,
@@ -354,7 +377,7 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
         const failed =
           end.outcomeClass === OutcomeClass.RETRYABLE ||
           end.outcomeClass === OutcomeClass.UNCERTAIN;
-        await deps.breakers.recordCall(key, failed, admission.verdict);
+        await deps.breakers.recordCall(key, failed, admission.verdict, end.outcomeMessage);
       } else if (admission.verdict === "probe") {
         await deps.breakers.abandonProbe(key);
       }
@@ -381,6 +404,7 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
       leaseMs: Math.min(timeoutOf(envelope), callBudgetMs) + deps.leaseMarginMs,
       attemptBudget: policy.maxAttempts,
       targetSummary: describeTarget(envelope.target),
+      targetGroup: envelope.target.group,
       policyAdjustments,
     });
     switch (claim.kind) {
@@ -441,7 +465,7 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
       rejected: MetricName.REJECTED,
       dead_letter: MetricName.DEAD_LETTERED,
     } as const;
-    metrics.count(counted[end.decision.kind]);
+    countOutcome(counted[end.decision.kind], envelope);
     log.info("attempt finished", {
       eventId: envelope.eventId,
       attempt: claim.record.attempts,
@@ -451,7 +475,12 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
       decision: end.decision.kind,
       delaySeconds: end.decision.kind === "retry" ? end.decision.delaySeconds : undefined,
     });
-    return { verdict: ACK, called: end.called, outcomeClass: end.outcome.class };
+    return {
+      verdict: ACK,
+      called: end.called,
+      outcomeClass: end.outcome.class,
+      outcomeMessage: end.outcome.message,
+    };
   };
 
   const processMessage = async (

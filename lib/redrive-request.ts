@@ -25,6 +25,14 @@ export const RedriveRequestSchema = z
       .optional(),
     since: instant.optional().describe("Only messages dead-lettered at or after this instant."),
     until: instant.optional().describe("Only messages dead-lettered before this instant."),
+    target: z
+      .string()
+      .min(1)
+      .max(1_100)
+      .optional()
+      .describe(
+        "Only events to this target key (`http:https://host:443`, `lambda:name`, `group:name`).",
+      ),
     limit: z.int().min(1).max(MAX_REDRIVE_LIMIT).optional(),
     dryRun: z.boolean().default(false),
     ratePerSecond: z.number().positive().max(1000).default(DEFAULT_REDRIVE_RATE),

@@ -258,6 +258,7 @@ export const redrive = async (
     reasons: request.reasons,
     sinceMs: request.since === undefined ? undefined : Date.parse(request.since),
     untilMs: request.until === undefined ? undefined : Date.parse(request.until),
+    targetKey: request.target,
   };
 
   const { matched, unmatched } = await scanDeadLetters(dlq, {

@@ -142,6 +142,7 @@ export const createOrchestratorRuntime = (options: OrchestratorRuntimeOptions): 
           instanceId: workerId,
         })
       : undefined,
+    metricTargets: new Set(config.targetMetrics),
   };
   return createOrchestrator(deps);
 };

@@ -1,5 +1,6 @@
 import {
   admit,
+  type Breaker,
   type BreakerSettings,
   BreakerState,
   closedBreaker,
@@ -9,8 +10,9 @@ import {
   recordCall,
   trips,
 } from "./core/circuit-breaker.js";
-import type { StoredBreaker, TargetStateStore } from "./core/ports.js";
+import type { StoredBreaker, TargetStateStore, TargetWriteExtras } from "./core/ports.js";
 import type { Clock } from "./core/random.js";
+import { outageStartMs, targetErrorExcerpt } from "./core/target-view.js";
 import type { Log } from "./observability.js";
 
 /** What the orchestrator may do with a call to a target now. */
@@ -18,17 +20,25 @@ export type TargetAdmission =
   | { readonly verdict: "call" }
   /** A half-open breaker's probe: its result closes or reopens the breaker for everyone. */
   | { readonly verdict: "probe" }
-  /** The breaker is open: defer the event to `untilMs` without spending an attempt. */
-  | { readonly verdict: "defer"; readonly untilMs: number };
+  /**
+   * Not now: defer the event to `untilMs` without spending an attempt. `outageStartMs`, when an
+   * open breaker is the reason, is when it opened from closed, for the "open too long" alarm.
+   */
+  | {
+      readonly verdict: "defer";
+      readonly untilMs: number;
+      readonly outageStartMs?: number | undefined;
+    };
 
 /** The per-instance face of the targets' shared breakers. */
 export interface TargetBreakers {
   admit(key: string): Promise<TargetAdmission>;
   /**
    * Tells the breaker how an admitted call ended (`failed`: retryable or uncertain); `as` is the
-   * verdict it was admitted with.
+   * verdict it was admitted with. `error` (the outcome's message, already redacted) becomes the
+   * target's last error when the failure is written.
    */
-  recordCall(key: string, failed: boolean, as: "call" | "probe"): Promise<void>;
+  recordCall(key: string, failed: boolean, as: "call" | "probe", error?: string): Promise<void>;
   /** Gives back a probe that made no call (the event was a duplicate, say), so another may. */
   abandonProbe(key: string): Promise<void>;
 }
@@ -40,6 +50,20 @@ export interface TargetBreakersDeps {
   readonly settingsFor?: ((key: string) => BreakerSettings) | undefined;
   readonly clock: Clock;
   readonly log: Log;
+}
+
+/**
+ * Deferrals are counted in memory and written with the item's next write, or on their own at
+ * most this often per instance and target: an open breaker may turn away thousands of events a
+ * second, and each of them must not cost a write.
+ */
+export const DEFERRAL_FLUSH_MS = 5_000;
+
+/** Deferrals of one target this instance has not written yet. */
+interface PendingDeferrals {
+  readonly count: number;
+  /** When this instance last wrote the target's item (or first deferred to it). */
+  readonly writtenAtMs: number;
 }
 
 interface CachedBreaker {
@@ -63,6 +87,7 @@ export const createTargetBreakers = (deps: TargetBreakersDeps): TargetBreakers =
   const settingsOf = deps.settingsFor ?? (() => deps.settings);
   const cache = new Map<string, CachedBreaker>();
   const releases = new Map<string, DeferralQueue>();
+  const deferrals = new Map<string, PendingDeferrals>();
 
   const cached = (key: string): CachedBreaker =>
     cache.get(key) ?? {
@@ -72,6 +97,32 @@ export const createTargetBreakers = (deps: TargetBreakersDeps): TargetBreakers =
   const adopt = (stored: StoredBreaker, successes = cached(stored.key).successes): void => {
     cache.set(stored.key, { stored, successes });
   };
+  /** The deferrals a write of the target's item takes along (see {@link wrote}). */
+  const pendingOf = (key: string): number => deferrals.get(key)?.count ?? 0;
+  /** A write of the item landed with `sent` deferrals: they are counted now. */
+  const wrote = (key: string, sent: number, nowMs: number): void => {
+    const count = pendingOf(key) - sent;
+    if (count > 0 || deferrals.has(key)) deferrals.set(key, { count, writtenAtMs: nowMs });
+  };
+
+  /** Counts a deferral; writes the count on its own only if nothing wrote it for a while. */
+  const countDeferral = async (key: string, nowMs: number): Promise<void> => {
+    const pending = deferrals.get(key);
+    const count = (pending?.count ?? 0) + 1;
+    // The first deferral an instance makes is written at once, so an outage shows up promptly.
+    if (pending !== undefined && nowMs - pending.writtenAtMs < DEFERRAL_FLUSH_MS) {
+      deferrals.set(key, { count, writtenAtMs: pending.writtenAtMs });
+      return;
+    }
+    deferrals.set(key, { count, writtenAtMs: nowMs });
+    try {
+      await store.addDeferrals(key, count, nowMs);
+      wrote(key, count, nowMs);
+    } catch (error) {
+      failOpen(key, "addDeferrals", error);
+    }
+  };
+
   const failOpen = (key: string, operation: string, error: unknown): void => {
     log.warn("target breaker store failed; calling as if the breaker were closed", {
       target: key,
@@ -86,23 +137,26 @@ export const createTargetBreakers = (deps: TargetBreakersDeps): TargetBreakers =
     const { stored } = cached(key);
     const admission = admit(stored.breaker, nowMs, settings);
     if (admission.verdict === "defer") {
+      await countDeferral(key, nowMs);
+      const since = outageStartMs(stored.breaker, stored.notes);
       if (stored.breaker.state !== BreakerState.OPEN)
-        return { verdict: "defer", untilMs: admission.untilMs };
+        return { verdict: "defer", untilMs: admission.untilMs, outageStartMs: since };
       const release = nextRelease(releases.get(key), admission.untilMs, settings);
       releases.set(key, release.queue);
-      return { verdict: "defer", untilMs: release.dueMs };
+      return { verdict: "defer", untilMs: release.dueMs, outageStartMs: since };
     }
     if (admission.verdict === "call") return { verdict: "call" };
     // A probe changes the shared state: only the instance whose write lands makes it.
     try {
-      const result = await store.replace(key, stored.version, admission.breaker);
-      adopt(result.stored);
+      const result = await replace(key, stored.version, admission.breaker, nowMs);
       if (result.kind === "replaced") return { verdict: "probe" };
       const now = admit(result.stored.breaker, nowMs, settings);
       if (now.verdict === "call") return { verdict: "call" };
+      await countDeferral(key, nowMs);
       return {
         verdict: "defer",
         untilMs: now.verdict === "defer" ? now.untilMs : nowMs + settings.probeWaitMs,
+        outageStartMs: outageStartMs(result.stored.breaker, result.stored.notes),
       };
     } catch (error) {
       failOpen(key, "probe", error);
@@ -110,17 +164,40 @@ export const createTargetBreakers = (deps: TargetBreakersDeps): TargetBreakers =
     }
   };
 
-  const countFailure = async (key: string, nowMs: number): Promise<void> => {
+  /** A version-guarded state change, taking this instance's deferrals along; adopts the result. */
+  const replace = async (
+    key: string,
+    version: number,
+    breaker: Breaker,
+    nowMs: number,
+    extras: Pick<TargetWriteExtras, "lastError"> = {},
+  ) => {
+    const deferred = pendingOf(key);
+    const result = await store.replace({ key, version, breaker, nowMs, deferred, ...extras });
+    if (result.kind === "replaced") wrote(key, deferred, nowMs);
+    adopt(result.stored, result.kind === "replaced" ? 0 : undefined);
+    return result;
+  };
+
+  const countFailure = async (key: string, nowMs: number, lastError?: string): Promise<void> => {
     const settings = settingsOf(key);
     const { successes } = cached(key);
     const windowStartMs = Math.floor(nowMs / settings.windowMs) * settings.windowMs;
-    const counted = await store.countFailure({ key, successes, windowStartMs, nowMs });
+    const deferred = pendingOf(key);
+    const counted = await store.countFailure({
+      key,
+      successes,
+      windowStartMs,
+      nowMs,
+      deferred,
+      lastError,
+    });
+    wrote(key, deferred, nowMs);
     adopt(counted, 0);
     const { breaker } = counted;
     if (breaker.state !== BreakerState.CLOSED || !trips(breaker.calls, breaker.failures, settings))
       return;
-    const result = await store.replace(key, counted.version, opened(breaker, nowMs, settings));
-    adopt(result.stored, 0);
+    const result = await replace(key, counted.version, opened(breaker, nowMs, settings), nowMs);
     if (result.kind === "replaced") {
       log.warn("target breaker opened", {
         target: key,
@@ -135,18 +212,19 @@ export const createTargetBreakers = (deps: TargetBreakersDeps): TargetBreakers =
     key: string,
     failed: boolean,
     as: "call" | "probe",
+    error?: string,
   ): Promise<void> => {
     const settings = settingsOf(key);
     const nowMs = clock();
     const entry = cached(key);
+    const lastError = failed && error !== undefined ? targetErrorExcerpt(error) : undefined;
     const { breaker } = entry.stored;
     try {
       if (as === "probe") {
         // Another instance's probe may have decided first; then this one changes nothing.
         if (breaker.state !== BreakerState.HALF_OPEN) return;
         const next = recordCall(breaker, failed, nowMs, settings);
-        const result = await store.replace(key, entry.stored.version, next);
-        adopt(result.stored, 0);
+        const result = await replace(key, entry.stored.version, next, nowMs, { lastError });
         if (result.kind === "replaced") {
           log.warn(failed ? "target breaker reopened" : "target breaker closed", { target: key });
         }
@@ -158,7 +236,7 @@ export const createTargetBreakers = (deps: TargetBreakersDeps): TargetBreakers =
         cache.set(key, { ...entry, successes: entry.successes + 1 });
         return;
       }
-      await countFailure(key, nowMs);
+      await countFailure(key, nowMs, lastError);
     } catch (error) {
       failOpen(key, "recordCall", error);
     }
@@ -169,11 +247,12 @@ export const createTargetBreakers = (deps: TargetBreakersDeps): TargetBreakers =
     const { breaker } = stored;
     if (breaker.state !== BreakerState.HALF_OPEN || breaker.probesInFlight === 0) return;
     try {
-      const result = await store.replace(key, stored.version, {
-        ...breaker,
-        probesInFlight: breaker.probesInFlight - 1,
-      });
-      adopt(result.stored);
+      await replace(
+        key,
+        stored.version,
+        { ...breaker, probesInFlight: breaker.probesInFlight - 1 },
+        clock(),
+      );
     } catch (error) {
       failOpen(key, "abandonProbe", error);
     }

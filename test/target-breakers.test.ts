@@ -1,9 +1,16 @@
 import { beforeAll, describe, expect, it } from "vitest";
+import { createDynamoEventStore } from "../lib/adapters/dynamo-event-store.js";
 import { createDynamoTargetStateStore } from "../lib/adapters/dynamo-target-state-store.js";
 import { type BreakerSettings, DEFAULT_BREAKER_SETTINGS } from "../lib/core/circuit-breaker.js";
 import type { TargetStateStore } from "../lib/core/ports.js";
+import { ALL_STATUSES } from "../lib/core/status.js";
+import { MAX_TARGET_ERROR_LENGTH } from "../lib/core/target-view.js";
 import { silentLog } from "../lib/observability.js";
-import { createTargetBreakers, type TargetBreakers } from "../lib/target-breakers.js";
+import {
+  createTargetBreakers,
+  DEFERRAL_FLUSH_MS,
+  type TargetBreakers,
+} from "../lib/target-breakers.js";
 import { anEventId, FIXED_NOW_MS } from "./factories.js";
 import { createTestTable, testClients } from "./support/local-aws.js";
 
@@ -31,11 +38,16 @@ beforeAll(async () => {
       writes.count += 1;
       return real.countFailure(request);
     },
-    replace: (key, version, breaker) => {
+    replace: (request) => {
       writes.count += 1;
-      return real.replace(key, version, breaker);
+      return real.replace(request);
+    },
+    addDeferrals: (key, count, nowMs) => {
+      writes.count += 1;
+      return real.addDeferrals(key, count, nowMs);
     },
     get: (key) => real.get(key),
+    list: (limit) => real.list(limit),
   };
 });
 
@@ -68,7 +80,10 @@ describe("target breakers shared between instances", () => {
     const key = anEventId("http:https://down.example:443");
     await failTimes(a, key, settings.minimumCalls);
 
-    expect(await a.admit(key)).toEqual({ verdict: "defer", untilMs: clock.now + settings.openMs });
+    expect(await a.admit(key)).toMatchObject({
+      verdict: "defer",
+      untilMs: clock.now + settings.openMs,
+    });
     // B has seen nothing yet: one more call, whose failure tells it.
     expect(await b.admit(key)).toEqual({ verdict: "call" });
     await b.recordCall(key, true, "call");
@@ -139,7 +154,7 @@ describe("target breakers shared between instances", () => {
 
     await a.recordCall(key, true, "probe");
 
-    expect(await a.admit(key)).toEqual({
+    expect(await a.admit(key)).toMatchObject({
       verdict: "defer",
       untilMs: clock.now + 2 * settings.openMs,
     });
@@ -171,5 +186,113 @@ describe("target breakers shared between instances", () => {
     }
     expect(await a.admit(key)).toEqual({ verdict: "call" });
     expect((await store.get(key))?.breaker).toMatchObject({ calls: 30, failures: 10 });
+  });
+
+  it("keeps the last failure's redacted excerpt on the write that counts it, with no write of its own", async () => {
+    const { a, clock } = twoInstances();
+    const key = anEventId("http:https://leaky.example:443");
+    const before = writes.count;
+
+    await a.recordCall(key, true, "call", `HTTP 503: token Bearer s3cr3t-value ${"x".repeat(300)}`);
+
+    expect(writes.count - before).toBe(1);
+    const notes = (await store.get(key))?.notes;
+    expect(notes?.lastError).toMatch(/^HTTP 503: token Bearer \[redacted\] x+…$/);
+    expect(notes?.lastError).toHaveLength(MAX_TARGET_ERROR_LENGTH);
+    expect(notes?.lastErrorAtMs).toBe(clock.now);
+  });
+
+  it("stamps when an outage began and ended: a failed probe's reopening keeps the start", async () => {
+    const { a, clock } = twoInstances();
+    const key = anEventId("http:https://flapping.example:443");
+    await failTimes(a, key, settings.minimumCalls);
+    const openedAt = clock.now;
+    clock.now += settings.openMs;
+    await a.admit(key);
+    await a.recordCall(key, true, "probe", "HTTP 502");
+    expect((await store.get(key))?.notes).toMatchObject({ openedAtMs: openedAt });
+
+    clock.now += 2 * settings.openMs;
+    await a.admit(key);
+    await a.recordCall(key, false, "probe");
+
+    const stored = await store.get(key);
+    expect(stored?.breaker.state).toBe("closed");
+    expect(stored?.notes).toMatchObject({
+      openedAtMs: openedAt,
+      closedAtMs: clock.now,
+      lastError: "HTTP 502",
+    });
+  });
+
+  it("counts deferrals in memory and writes them at most once per flush interval", async () => {
+    const { a, b, clock } = twoInstances();
+    const key = anEventId("http:https://busy-and-down.example:443");
+    await failTimes(a, key, settings.minimumCalls);
+    await b.recordCall(key, true, "call");
+    const before = writes.count;
+
+    for (let i = 0; i < 50; i += 1) await a.admit(key);
+    for (let i = 0; i < 20; i += 1) await b.admit(key);
+    // The first deferral of each instance is written at once; the rest wait.
+    expect(writes.count - before).toBe(2);
+    expect((await store.get(key))?.notes?.deferred).toBe(2);
+
+    clock.now += DEFERRAL_FLUSH_MS;
+    await a.admit(key);
+    await b.admit(key);
+    expect(writes.count - before).toBe(4);
+    expect((await store.get(key))?.notes?.deferred).toBe(72);
+  });
+
+  it("carries the unwritten deferrals on the probe's write and starts the count over at the next outage", async () => {
+    const { a, clock } = twoInstances();
+    const key = anEventId("http:https://comes-back.example:443");
+    await failTimes(a, key, settings.minimumCalls);
+    for (let i = 0; i < 5; i += 1) await a.admit(key);
+    clock.now += settings.openMs;
+    expect((await a.admit(key)).verdict).toBe("probe");
+    expect((await store.get(key))?.notes?.deferred).toBe(5);
+    await a.recordCall(key, false, "probe");
+
+    clock.now += settings.windowMs;
+    await failTimes(a, key, settings.minimumCalls);
+    expect((await store.get(key))?.notes?.deferred).toBe(0);
+  });
+});
+
+describe("listing targets", () => {
+  it("lists every target with an item from the status index, most recently written first, and no status listing returns them", async () => {
+    const tableName = await createTestTable("target-list");
+    const real = createDynamoTargetStateStore({ doc: testClients().documents, tableName });
+    const clock = { now: FIXED_NOW_MS };
+    const breakers = createTargetBreakers({
+      store: real,
+      settings,
+      clock: () => clock.now,
+      log: silentLog,
+    });
+    for (const key of ["http:https://a.example:443", "group:tenant-7", "lambda:notify"]) {
+      clock.now += 1_000;
+      await breakers.recordCall(key, true, "call", `failed at ${key}`);
+    }
+
+    const listed = await real.list(10);
+
+    expect(listed.map((t) => t.key)).toEqual([
+      "lambda:notify",
+      "group:tenant-7",
+      "http:https://a.example:443",
+    ]);
+    expect(listed[0]).toMatchObject({
+      breaker: { state: "closed", calls: 1, failures: 1 },
+      notes: { lastError: "failed at lambda:notify" },
+      updatedAt: new Date(clock.now).toISOString(),
+    });
+    expect(await real.list(2)).toHaveLength(2);
+    const events = createDynamoEventStore({ doc: testClients().documents, tableName });
+    for (const status of ALL_STATUSES) {
+      expect(await events.listByStatus({ status, limit: 10 })).toEqual([]);
+    }
   });
 });

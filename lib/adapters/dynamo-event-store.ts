@@ -23,6 +23,7 @@ import {
   MAX_HISTORY_ENTRIES,
 } from "../core/record.js";
 import { EventStatus, isTerminal } from "../core/status.js";
+import { targetKeyOfRecord } from "../core/target-key.js";
 import { dynamoDbDocumentSdk } from "./aws-sdk-modules.js";
 import { conditionFailure, isConditionFailure, translateDynamoError } from "./dynamo-errors.js";
 import { itemToRecord, LISTED_STATUSES, STATUS_INDEX } from "./dynamo-record-item.js";
@@ -115,6 +116,9 @@ export const createDynamoEventStore = ({ doc, tableName }: DynamoEventStoreOptio
             (keepAdjustments
               ? ", policyAdjustments = if_not_exists(policyAdjustments, :adjustments)"
               : "") +
+            (request.targetGroup === undefined
+              ? ""
+              : ", targetGroup = if_not_exists(targetGroup, :group)") +
             // Only an invalid envelope's placeholder has the last three; claiming it clears them.
             " REMOVE nextAttemptAt, deadLetterReason, listedStatus, expiresAt",
           // The rule of lib/core/claim.ts (mayClaim), as a condition. A placeholder written by
@@ -148,6 +152,7 @@ export const createDynamoEventStore = ({ doc, tableName }: DynamoEventStoreOptio
             ":empty": [],
             ":summary": request.targetSummary,
             ...(keepAdjustments ? { ":adjustments": adjustments } : {}),
+            ...(request.targetGroup === undefined ? {} : { ":group": request.targetGroup }),
           },
           ReturnValues: "ALL_OLD",
           ReturnValuesOnConditionCheckFailure: "ALL_OLD",
@@ -404,6 +409,7 @@ export const createDynamoEventStore = ({ doc, tableName }: DynamoEventStoreOptio
   const listByStatus = async (request: ListByStatusRequest): Promise<EventRecord[]> => {
     const indexed = LISTED_STATUSES.has(request.status);
     const before = request.updatedBefore;
+    const { targetKey } = request;
     const records: EventRecord[] = [];
     let startKey: Record<string, unknown> | undefined;
     try {
@@ -422,7 +428,8 @@ export const createDynamoEventStore = ({ doc, tableName }: DynamoEventStoreOptio
                     ? "listedStatus = :status"
                     : "listedStatus = :status AND updatedAt < :before",
                 ExpressionAttributeValues: values,
-                Limit: request.limit - records.length,
+                // Filtered by target here, so a page of `limit` items may hold fewer matches.
+                ...(targetKey === undefined ? { Limit: request.limit - records.length } : {}),
                 ExclusiveStartKey: startKey,
               }),
             )
@@ -439,7 +446,11 @@ export const createDynamoEventStore = ({ doc, tableName }: DynamoEventStoreOptio
                 ExclusiveStartKey: startKey,
               }),
             );
-        for (const item of page.Items ?? []) records.push(itemToRecord(item));
+        for (const item of page.Items ?? []) {
+          const record = itemToRecord(item);
+          if (targetKey === undefined || targetKeyOfRecord(record) === targetKey)
+            records.push(record);
+        }
         startKey = page.LastEvaluatedKey;
       } while (startKey !== undefined && records.length < request.limit);
     } catch (error) {
@@ -448,7 +459,7 @@ export const createDynamoEventStore = ({ doc, tableName }: DynamoEventStoreOptio
     // A scan stops at `limit` matches in table order, so these are some of the matching records,
     // not necessarily the oldest; they are sorted like the index's for a consistent listing.
     return indexed
-      ? records
+      ? records.slice(0, request.limit)
       : records.sort((a, b) => a.updatedAt.localeCompare(b.updatedAt)).slice(0, request.limit);
   };
 

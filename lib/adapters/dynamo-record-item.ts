@@ -77,6 +77,7 @@ export const itemToRecord = (item: Record<string, unknown>): EventRecord => {
     history: (item.history as EventRecord["history"] | undefined) ?? [],
     redrives: (item.redrives as EventRecord["redrives"] | undefined) ?? [],
     targetSummary: optionalString(item.targetSummary),
+    targetGroup: optionalString(item.targetGroup),
     envelopeDigest: optionalString(item.envelopeDigest),
     conflicts:
       typeof item.conflictCount === "number"

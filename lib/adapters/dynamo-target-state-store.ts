@@ -2,13 +2,17 @@ import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { type Breaker, BreakerState, closedBreaker } from "../core/circuit-breaker.js";
 import type {
   CountFailureRequest,
+  ListedTarget,
+  ReplaceBreakerRequest,
   ReplaceBreakerResult,
   StoredBreaker,
   TargetStateStore,
+  TargetWriteExtras,
 } from "../core/ports.js";
+import { startsOutage, stateChangeStamps, type TargetNotes } from "../core/target-view.js";
 import { dynamoDbDocumentSdk } from "./aws-sdk-modules.js";
 import { conditionFailure, isConditionFailure, translateDynamoError } from "./dynamo-errors.js";
-import { RECORD_KEY } from "./dynamo-record-item.js";
+import { RECORD_KEY, STATUS_INDEX } from "./dynamo-record-item.js";
 
 export interface DynamoTargetStateStoreOptions {
   readonly doc: DynamoDBDocumentClient;
@@ -17,12 +21,42 @@ export interface DynamoTargetStateStoreOptions {
 
 /**
  * Breaker items live in the event table under `#target:<key>`: an event id starts with a letter
- * or digit, so none can collide, and the items carry no `listedStatus`, so the status index never
- * sees them.
+ * or digit, so none can collide.
  */
 export const TARGET_ITEM_PREFIX = "#target:";
 
+/**
+ * The status index's partition value every breaker item carries, with its last write's time as
+ * the sort key: `ricochet targets` is one Query of the index, with no registry item to keep and
+ * no index to add. No status starts with `#`, so no status listing can ever return a target.
+ */
+export const TARGET_LISTED_STATUS = "#target";
+
 const itemKey = (key: string) => ({ [RECORD_KEY]: `${TARGET_ITEM_PREFIX}${key}` });
+
+/** What every write of an item sets, so that the index lists it by its last write. */
+const listed = (nowMs: number) => ({
+  ":listed": TARGET_LISTED_STATUS,
+  ":updated": new Date(nowMs).toISOString(),
+});
+const LISTED_SET = `${STATUS_INDEX.partitionKey} = :listed, ${STATUS_INDEX.sortKey} = :updated`;
+
+/** The SET clauses and values a write's extras add (the deferred count is the caller's). */
+const lastErrorUpdate = (
+  extras: TargetWriteExtras,
+  nowMs: number,
+): { readonly set: string[]; readonly values: Record<string, unknown> } =>
+  extras.lastError === undefined
+    ? { set: [], values: {} }
+    : {
+        set: ["lastError = :lastError", "lastErrorAtMs = :now"],
+        values: { ":lastError": extras.lastError, ":now": nowMs },
+      };
+
+const deferredAdd = (extras: TargetWriteExtras) =>
+  (extras.deferred ?? 0) > 0
+    ? { add: ["deferredCount :deferred"], values: { ":deferred": extras.deferred } }
+    : { add: [], values: {} };
 
 const num = (value: unknown, fallback: number): number =>
   typeof value === "number" ? value : fallback;
@@ -44,7 +78,14 @@ const storedOf = (
     probesInFlight: num(item.probesInFlight, 0),
     changedAtMs: num(item.changedAtMs, nowMs),
   };
-  return { key, breaker, version: num(item.version, 0) };
+  const notes: TargetNotes = {
+    lastError: typeof item.lastError === "string" ? item.lastError : undefined,
+    lastErrorAtMs: typeof item.lastErrorAtMs === "number" ? item.lastErrorAtMs : undefined,
+    deferred: typeof item.deferredCount === "number" ? item.deferredCount : undefined,
+    openedAtMs: typeof item.openedAtMs === "number" ? item.openedAtMs : undefined,
+    closedAtMs: typeof item.closedAtMs === "number" ? item.closedAtMs : undefined,
+  };
+  return { key, breaker, version: num(item.version, 0), notes };
 };
 
 /**
@@ -55,7 +96,7 @@ export const createDynamoTargetStateStore = ({
   doc,
   tableName,
 }: DynamoTargetStateStoreOptions): TargetStateStore => {
-  const { GetCommand, PutCommand, UpdateCommand } = dynamoDbDocumentSdk();
+  const { GetCommand, QueryCommand, UpdateCommand } = dynamoDbDocumentSdk();
   const fail = (error: unknown, operation: string): never => {
     throw translateDynamoError(error, operation, tableName);
   };
@@ -64,25 +105,35 @@ export const createDynamoTargetStateStore = ({
   const countIf = async (
     request: CountFailureRequest,
     update: {
-      readonly expression: string;
+      readonly set: readonly string[];
+      readonly add: readonly string[];
       readonly condition: string;
       readonly values?: Record<string, unknown>;
     },
   ): Promise<StoredBreaker | undefined> => {
+    // The failure's note and the deferrals ride on the count: no write of their own.
+    const error = lastErrorUpdate(request, request.nowMs);
+    const deferred = deferredAdd(request);
+    const set = [...update.set, LISTED_SET, ...error.set];
+    const add = [...update.add, ...deferred.add];
+    const expression = `SET ${set.join(", ")} ADD ${add.join(", ")}`;
     try {
       const result = await doc.send(
         new UpdateCommand({
           TableName: tableName,
           Key: itemKey(request.key),
-          UpdateExpression: update.expression,
+          UpdateExpression: expression,
           ConditionExpression: update.condition,
-          ...(update.expression.includes("#state")
+          ...(expression.includes("#state")
             ? { ExpressionAttributeNames: { "#state": "state" } }
             : {}),
           ExpressionAttributeValues: {
             ":calls": request.successes + 1,
             ":one": 1,
             ":window": request.windowStartMs,
+            ...listed(request.nowMs),
+            ...error.values,
+            ...deferred.values,
             ...update.values,
           },
           ReturnValues: "ALL_NEW",
@@ -101,18 +152,24 @@ export const createDynamoTargetStateStore = ({
    */
   const addToWindow = (request: CountFailureRequest) =>
     countIf(request, {
-      expression: "ADD calls :calls, failures :one, version :one",
+      set: [],
+      add: ["calls :calls", "failures :one", "version :one"],
       condition: "windowStartMs >= :window",
     });
 
   /** Starts the window at `windowStartMs` with this failure, unless someone started it already. */
   const startWindow = (request: CountFailureRequest) =>
     countIf(request, {
-      expression:
-        "SET windowStartMs = :window, calls = :calls, failures = :one, " +
-        "#state = if_not_exists(#state, :closed), openings = if_not_exists(openings, :zero), " +
-        "probesInFlight = if_not_exists(probesInFlight, :zero), " +
-        "changedAtMs = if_not_exists(changedAtMs, :now) ADD version :one",
+      set: [
+        "windowStartMs = :window",
+        "calls = :calls",
+        "failures = :one",
+        "#state = if_not_exists(#state, :closed)",
+        "openings = if_not_exists(openings, :zero)",
+        "probesInFlight = if_not_exists(probesInFlight, :zero)",
+        "changedAtMs = if_not_exists(changedAtMs, :now)",
+      ],
+      add: ["version :one"],
       condition: "attribute_not_exists(windowStartMs) OR windowStartMs < :window",
       values: { ":zero": 0, ":closed": BreakerState.CLOSED, ":now": request.nowMs },
     });
@@ -127,30 +184,79 @@ export const createDynamoTargetStateStore = ({
     return counted;
   };
 
-  const replace = async (
-    key: string,
-    version: number,
-    breaker: Breaker,
-  ): Promise<ReplaceBreakerResult> => {
-    const stored: StoredBreaker = { key, breaker, version: version + 1 };
+  /**
+   * Sets the breaker's own attributes only (an update, not a put), so that the notes written by
+   * other writes (the deferred count above all, which moves no version) are kept.
+   */
+  const replace = async (request: ReplaceBreakerRequest): Promise<ReplaceBreakerResult> => {
+    const { key, version, breaker, nowMs } = request;
+    const { reopenAtMs, ...state } = breaker;
+    const stamps = stateChangeStamps(breaker);
+    const error = lastErrorUpdate(request, nowMs);
+    // A new outage counts its deferrals from zero; otherwise they add up.
+    const outage = startsOutage(breaker);
+    const deferred = outage ? { add: [], values: {} } : deferredAdd(request);
+    const fields: Record<string, unknown> = {
+      ...state,
+      ...(reopenAtMs === undefined ? {} : { reopenAtMs }),
+      ...stamps,
+      ...(outage ? { deferredCount: request.deferred ?? 0 } : {}),
+      version: version + 1,
+    };
+    const names = Object.fromEntries(Object.keys(fields).map((name) => [`#${name}`, name]));
+    const set = [
+      ...Object.keys(fields).map((name) => `#${name} = :${name}`),
+      LISTED_SET,
+      ...error.set,
+    ];
+    const expression =
+      `SET ${set.join(", ")}` +
+      (deferred.add.length > 0 ? ` ADD ${deferred.add.join(", ")}` : "") +
+      (reopenAtMs === undefined ? " REMOVE reopenAtMs" : "");
     try {
-      await doc.send(
-        new PutCommand({
+      const result = await doc.send(
+        new UpdateCommand({
           TableName: tableName,
-          Item: { ...itemKey(key), ...breaker, version: stored.version },
+          Key: itemKey(key),
+          UpdateExpression: expression,
           ConditionExpression:
-            version === 0 ? "attribute_not_exists(version)" : "version = :version",
-          ...(version === 0 ? {} : { ExpressionAttributeValues: { ":version": version } }),
+            version === 0 ? "attribute_not_exists(version)" : "version = :expected",
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: {
+            ...Object.fromEntries(
+              Object.entries(fields).map(([name, value]) => [`:${name}`, value]),
+            ),
+            ...(version === 0 ? {} : { ":expected": version }),
+            ...listed(nowMs),
+            ...error.values,
+            ...deferred.values,
+          },
+          ReturnValues: "ALL_NEW",
           ReturnValuesOnConditionCheckFailure: "ALL_OLD",
         }),
       );
-      return { kind: "replaced", stored };
+      return { kind: "replaced", stored: storedOf(key, result.Attributes, nowMs) };
     } catch (error) {
       if (!isConditionFailure(error)) return fail(error, "replaceBreaker");
-      return {
-        kind: "moved",
-        stored: storedOf(key, conditionFailure(error).item, breaker.changedAtMs),
-      };
+      return { kind: "moved", stored: storedOf(key, conditionFailure(error).item, nowMs) };
+    }
+  };
+
+  const addDeferrals = async (key: string, count: number, nowMs: number): Promise<void> => {
+    try {
+      await doc.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: itemKey(key),
+          UpdateExpression: `SET ${LISTED_SET} ADD deferredCount :deferred`,
+          // Only a breaker that exists turns events away; a count must not create an item.
+          ConditionExpression: "attribute_exists(version)",
+          ExpressionAttributeValues: { ":deferred": count, ...listed(nowMs) },
+        }),
+      );
+    } catch (error) {
+      if (isConditionFailure(error)) return;
+      fail(error, "addDeferrals");
     }
   };
 
@@ -165,5 +271,36 @@ export const createDynamoTargetStateStore = ({
     }
   };
 
-  return { countFailure, replace, get };
+  const list = async (limit: number): Promise<ListedTarget[]> => {
+    const targets: ListedTarget[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    try {
+      do {
+        const page = await doc.send(
+          new QueryCommand({
+            TableName: tableName,
+            IndexName: STATUS_INDEX.name,
+            KeyConditionExpression: `${STATUS_INDEX.partitionKey} = :listed`,
+            ExpressionAttributeValues: { ":listed": TARGET_LISTED_STATUS },
+            ScanIndexForward: false,
+            Limit: limit - targets.length,
+            ExclusiveStartKey: startKey,
+          }),
+        );
+        for (const item of page.Items ?? []) {
+          const id = String(item[RECORD_KEY]);
+          targets.push({
+            ...storedOf(id.slice(TARGET_ITEM_PREFIX.length), item, Date.now()),
+            updatedAt: String(item[STATUS_INDEX.sortKey]),
+          });
+        }
+        startKey = page.LastEvaluatedKey;
+      } while (startKey !== undefined && targets.length < limit);
+    } catch (error) {
+      return fail(error, "listTargets");
+    }
+    return targets;
+  };
+
+  return { countFailure, replace, addDeferrals, get, list };
 };

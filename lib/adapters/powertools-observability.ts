@@ -1,6 +1,12 @@
 import { Logger } from "@aws-lambda-powertools/logger";
 import { MetricUnit, Metrics as PowertoolsMetrics } from "@aws-lambda-powertools/metrics";
-import { CountingMetrics, type Log, type MetricName, type Metrics } from "../observability.js";
+import {
+  CountingMetrics,
+  type Log,
+  type MetricName,
+  type Metrics,
+  TARGET_DIMENSION,
+} from "../observability.js";
 
 /** Structured JSON logs through Powertools Logger (service name from POWERTOOLS_SERVICE_NAME). */
 export const createPowertoolsLog = (): Log & { readonly logger: Logger } => {
@@ -29,20 +35,31 @@ export class EmbeddedMetrics implements Metrics {
     this.buffer.count(name, value);
   }
 
+  public countForTarget(name: MetricName, target: string, value = 1): void {
+    this.buffer.countForTarget(name, target, value);
+  }
+
   public timing(name: MetricName, milliseconds: number): void {
     this.buffer.timing(name, milliseconds);
   }
 
   /** Writes what was gathered since the last flush. Call once at the end of each invocation. */
   public flush(): void {
-    if (this.buffer.counts.size === 0 && this.buffer.timings.size === 0) return;
+    // One line per target and metric: a dimension set applies to a whole EMF line.
+    for (const [target, counts] of this.buffer.targetCounts) {
+      for (const [name, value] of counts) {
+        const single = this.emf.singleMetric();
+        single.addDimension(TARGET_DIMENSION, target);
+        single.addMetric(name, MetricUnit.Count, value);
+      }
+    }
+    const shared = this.buffer.counts.size > 0 || this.buffer.timings.size > 0;
     for (const [name, value] of this.buffer.counts)
       this.emf.addMetric(name, MetricUnit.Count, value);
     for (const [name, values] of this.buffer.timings) {
       for (const value of values) this.emf.addMetric(name, MetricUnit.Milliseconds, value);
     }
-    this.buffer.counts.clear();
-    this.buffer.timings.clear();
-    this.emf.publishStoredMetrics();
+    this.buffer.clear();
+    if (shared) this.emf.publishStoredMetrics();
   }
 }

@@ -1,6 +1,6 @@
 import { userInfo } from "node:os";
 import type { AwsClients } from "../adapters/aws-clients.js";
-import type { DeadLetterQueue, EventStore, IngressQueue } from "../core/ports.js";
+import type { DeadLetterQueue, EventStore, IngressQueue, TargetStateStore } from "../core/ports.js";
 import { type ResourceFlags, type ResourceName, resolveResources } from "./resources.js";
 
 /**
@@ -15,6 +15,8 @@ export interface AwsSession {
   ingressQueue(): IngressQueue;
   deadLetterQueue(): DeadLetterQueue;
   store(): EventStore;
+  /** The targets' breaker items, in the event table. */
+  targetState(): TargetStateStore;
 }
 
 /** Runs `work` with a session, closing the clients afterwards so the process exits promptly. */
@@ -30,11 +32,13 @@ export const withAwsSession = async <T>(
     { createDynamoEventStore },
     { createSqsDeadLetterQueue },
     { createSqsIngressQueue },
+    { createDynamoTargetStateStore },
   ] = await Promise.all([
     import("../adapters/aws-clients.js"),
     import("../adapters/dynamo-event-store.js"),
     import("../adapters/sqs-dead-letter-queue.js"),
     import("../adapters/sqs-ingress-queue.js"),
+    import("../adapters/dynamo-target-state-store.js"),
   ]);
   const clients = createAwsClients();
   try {
@@ -61,6 +65,8 @@ export const withAwsSession = async <T>(
       deadLetterQueue: () =>
         createSqsDeadLetterQueue({ sqs: clients.sqs, queueUrl: need("deadLetterQueueUrl") }),
       store: () => createDynamoEventStore({ doc: clients.documents, tableName: need("tableName") }),
+      targetState: () =>
+        createDynamoTargetStateStore({ doc: clients.documents, tableName: need("tableName") }),
     });
   } finally {
     clients.destroy();

@@ -7,6 +7,7 @@ import {
   InvalidRequestError,
   RicochetError,
 } from "../core/errors.js";
+import { targetKey } from "../core/target-key.js";
 
 /*
  * Helpers every `ricochet` command shares, so all of them fail, parse numbers and print JSON
@@ -168,6 +169,26 @@ export const formatSeconds = (totalSeconds: number): string => {
   if (next === undefined) return `${amount}${unit}`;
   const nextAmount = Math.floor((seconds - amount * size) / next[0]);
   return nextAmount === 0 ? `${amount}${unit}` : `${amount}${unit} ${nextAmount}${next[1]}`;
+};
+
+/**
+ * `--target <key>`: narrows a command to one target's events. Takes a key as `ricochet targets`
+ * prints it, or an HTTP URL, whose origin's key is meant.
+ */
+export const targetOption = (): Option =>
+  new Option(
+    "--target <key>",
+    "only events to this target: a key from `ricochet targets`, or a URL (its origin)",
+  ).argParser((value: string): string =>
+    /^https?:\/\//i.test(value) ? targetKeyOfUrl(value) : value,
+  );
+
+const targetKeyOfUrl = (url: string): string => {
+  try {
+    return targetKey({ type: "http", url });
+  } catch {
+    throw new InvalidArgumentError("must be a target key or a valid URL.");
+  }
 };
 
 /** `--reason <reason...>`: narrows a dead-letter command to these reasons (`dlq list`, `redrive`). */

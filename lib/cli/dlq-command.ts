@@ -9,6 +9,7 @@ import {
   deadLetterReasonOption,
   parsePositiveWholeNumber,
   printResult,
+  targetOption,
   withJsonOption,
 } from "./cli-support.js";
 import { createProgress } from "./progress.js";
@@ -19,6 +20,7 @@ export const DEFAULT_DLQ_LIST_LIMIT = 100;
 
 interface DlqListFlags extends ResourceFlags {
   readonly reason?: DeadLetterReason[];
+  readonly target?: string;
   readonly limit: number;
   readonly json: boolean;
 }
@@ -69,6 +71,7 @@ export const registerDlqCommands = (program: Command): void => {
       "List dead-lettered messages without consuming them (each is hidden for a few seconds).",
     )
     .addOption(deadLetterReasonOption())
+    .addOption(targetOption())
     .option(
       "--limit <n>",
       "at most this many messages",
@@ -80,7 +83,7 @@ export const registerDlqCommands = (program: Command): void => {
     try {
       const messages = await withAwsSession(["deadLetterQueueUrl"], flags, (session) =>
         listDeadLetters(session.deadLetterQueue(), {
-          filter: { reasons: flags.reason },
+          filter: { reasons: flags.reason, targetKey: flags.target },
           limit: flags.limit,
           onPage: (scanned) => progress.update(scanned),
         }),

@@ -3,7 +3,12 @@ import { type Command, Option } from "commander";
 import type { EventRecord } from "../core/record.js";
 import { ALL_STATUSES, type EventStatus } from "../core/status.js";
 import { withAwsSession } from "./aws-session.js";
-import { parsePositiveWholeNumber, printResult, withJsonOption } from "./cli-support.js";
+import {
+  parsePositiveWholeNumber,
+  printResult,
+  targetOption,
+  withJsonOption,
+} from "./cli-support.js";
 import { addResourceOptions, type ResourceFlags } from "./resources.js";
 import { parseDuration } from "./time-flags.js";
 
@@ -13,6 +18,7 @@ export const DEFAULT_EVENTS_LIMIT = 50;
 interface EventsFlags extends ResourceFlags {
   readonly status: EventStatus;
   readonly olderThan?: number;
+  readonly target?: string;
   readonly limit: number;
   readonly json: boolean;
 }
@@ -56,6 +62,7 @@ export const registerEventsCommand = (program: Command): void => {
       "only events not updated for this long (90s, 15m, 1h, 2d)",
       parseDuration,
     )
+    .addOption(targetOption())
     .option(
       "--limit <n>",
       "at most this many events",
@@ -68,7 +75,12 @@ export const registerEventsCommand = (program: Command): void => {
         ? undefined
         : new Date(Date.now() - flags.olderThan * 1000).toISOString();
     const records = await withAwsSession(["tableName"], flags, (session) =>
-      session.store().listByStatus({ status: flags.status, updatedBefore, limit: flags.limit }),
+      session.store().listByStatus({
+        status: flags.status,
+        updatedBefore,
+        targetKey: flags.target,
+        limit: flags.limit,
+      }),
     );
     printResult(records, { json: flags.json, human: renderEvents });
   });

@@ -12,6 +12,7 @@ import {
   parseNonNegativeNumber,
   parsePositiveWholeNumber,
   printResult,
+  targetOption,
   withJsonOption,
 } from "./cli-support.js";
 import { policyLimitsFromEnv } from "./policy-limits-from-env.js";
@@ -22,6 +23,7 @@ import { parseInstant } from "./time-flags.js";
 interface RedriveFlags extends ResourceFlags {
   readonly eventId?: string[];
   readonly reason?: DeadLetterReason[];
+  readonly target?: string;
   readonly since?: string;
   readonly until?: string;
   readonly limit?: number;
@@ -74,6 +76,7 @@ const defaultPolicyFromEnv = (env: NodeJS.ProcessEnv = process.env): RetryPolicy
 export const requestFromFlags = (flags: RedriveFlags): RedriveRequestInput => ({
   eventIds: flags.eventId,
   reasons: flags.reason,
+  target: flags.target,
   since: flags.since,
   until: flags.until,
   limit: flags.limit,
@@ -95,6 +98,7 @@ export const registerRedriveCommand = (program: Command): void => {
     .description("Move dead-lettered events back to the ingress queue, with an audit entry.")
     .option("--event-id <id...>", "only these events")
     .addOption(deadLetterReasonOption())
+    .addOption(targetOption())
     .option(
       "--since <time>",
       "dead-lettered at or after (ISO time, or a duration ago: 2h)",

@@ -66,6 +66,7 @@ export const claimedRecord = (old: EventRecord | undefined, request: ClaimReques
     createdAt: iso(nowMs),
     updatedAt: iso(nowMs),
     targetSummary: request.targetSummary,
+    ...(request.targetGroup === undefined ? {} : { targetGroup: request.targetGroup }),
     ...(request.policyAdjustments?.length ? { policyAdjustments: request.policyAdjustments } : {}),
   };
   // An invalid envelope's placeholder gives way to the corrected event but keeps its history.

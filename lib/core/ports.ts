@@ -10,6 +10,8 @@ import type {
   RedriveEntry,
 } from "./record.js";
 import type { EventStatus } from "./status.js";
+import type { targetKeyOfRecord } from "./target-key.js";
+import type { TargetNotes } from "./target-view.js";
 
 /*
  * The ports the orchestrator and redrive depend on. Adapters implement them over DynamoDB, SQS
@@ -27,6 +29,8 @@ export interface ClaimRequest {
   /** Budget to set if the record is new. */
   readonly attemptBudget: number;
   readonly targetSummary: string;
+  /** The envelope's `target.group`, if any; kept if the record is new. */
+  readonly targetGroup?: string | undefined;
   /** Digest of the envelope ({@link envelopeDigest}); the first one stored wins. */
   readonly envelopeDigest: string;
   /** How the event's policy was clamped to the deployment's limits; kept if the record is new. */
@@ -118,6 +122,11 @@ export interface ListByStatusRequest {
   readonly status: EventStatus;
   /** Only records last updated before this instant. */
   readonly updatedBefore?: string | undefined;
+  /**
+   * Only events to this target key ({@link targetKeyOfRecord}). Filtered as the listing reads,
+   * so it reads every record in the status until `limit` match.
+   */
+  readonly targetKey?: string | undefined;
   readonly limit: number;
 }
 
@@ -247,14 +256,38 @@ export interface StoredBreaker {
   readonly key: string;
   readonly breaker: Breaker;
   readonly version: number;
+  /** What operators see beside the state; never read by the breaker's decisions. */
+  readonly notes?: TargetNotes | undefined;
 }
 
-export interface CountFailureRequest {
+/** A target as `ricochet targets` lists it. */
+export interface ListedTarget extends StoredBreaker {
+  /** When its item was last written (ISO 8601). */
+  readonly updatedAt: string;
+}
+
+/** What a breaker write may carry besides its own change, at no extra cost. */
+export interface TargetWriteExtras {
+  /** Deferrals this instance made since it last wrote them, added to the item's count. */
+  readonly deferred?: number | undefined;
+  /** The failure being written, as {@link targetErrorExcerpt} cut it. */
+  readonly lastError?: string | undefined;
+}
+
+export interface CountFailureRequest extends TargetWriteExtras {
   readonly key: string;
   /** Successful calls this instance counted since it last wrote (successes are never written alone). */
   readonly successes: number;
   /** Start of the window the failure falls in; an item holding an older window starts over. */
   readonly windowStartMs: number;
+  readonly nowMs: number;
+}
+
+export interface ReplaceBreakerRequest extends TargetWriteExtras {
+  readonly key: string;
+  /** The version the caller read (0: none stored yet); the write lands only if it still is. */
+  readonly version: number;
+  readonly breaker: Breaker;
   readonly nowMs: number;
 }
 
@@ -270,9 +303,19 @@ export type ReplaceBreakerResult =
 export interface TargetStateStore {
   /** Counts one failed call (and `successes`) in the target's window; returns the breaker after. */
   countFailure(request: CountFailureRequest): Promise<StoredBreaker>;
-  /** Replaces the breaker if it is still at `version` (0: none stored yet). */
-  replace(key: string, version: number, breaker: Breaker): Promise<ReplaceBreakerResult>;
+  /**
+   * Replaces the breaker's state if it is still at `request.version`; the notes are kept, with
+   * the state change's stamps ({@link stateChangeStamps}) and the extras added.
+   */
+  replace(request: ReplaceBreakerRequest): Promise<ReplaceBreakerResult>;
+  /**
+   * Adds deferrals to the count of a target whose item exists, without changing its version (a
+   * count must not make a probe's result lose its race).
+   */
+  addDeferrals(key: string, count: number, nowMs: number): Promise<void>;
   get(key: string): Promise<StoredBreaker | undefined>;
+  /** The targets whose breakers have an item, most recently written first. */
+  list(limit: number): Promise<ListedTarget[]>;
 }
 
 /** One slot of a target's concurrency limit, leased to one call. */

@@ -108,6 +108,11 @@ export interface EventRecord {
   /** Where the event goes, without secrets: `http POST https://host/path` or `lambda name`. */
   readonly targetSummary?: string | undefined;
   /**
+   * The envelope's `target.group`, kept only when it has one: with the summary, it gives the
+   * event's target key ({@link targetKeyOfRecord}) at no cost to ungrouped events' records.
+   */
+  readonly targetGroup?: string | undefined;
+  /**
    * Digest of the envelope the event was first accepted with (absent on records written before
    * digests, and on an invalid envelope's placeholder). A message with another digest under
    * this id is a conflicting resubmission and is never attempted.

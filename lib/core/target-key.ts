@@ -24,6 +24,28 @@ const functionOf = (functionName: string): string => {
 };
 
 /**
+ * The key of the target a record's summary (`describeTarget` in redact.ts) and group name: no key is
+ * stored on records, since these give it (undefined for a summary that names no target, such as
+ * an invalid envelope's). Tested against {@link targetKey} for every target.
+ */
+export const targetKeyOfRecord = (record: {
+  readonly targetSummary?: string | undefined;
+  readonly targetGroup?: string | undefined;
+}): string | undefined => {
+  if (record.targetGroup !== undefined) return `group:${record.targetGroup}`;
+  const summary = record.targetSummary ?? "";
+  const lambda = /^lambda (\S+)$/.exec(summary);
+  if (lambda !== null) return `lambda:${functionOf(lambda[1] ?? "")}`;
+  const http = /^http \S+ (\S+)$/.exec(summary);
+  if (http === null) return undefined;
+  try {
+    return `http:${originOf(http[1] ?? "")}`;
+  } catch {
+    return undefined;
+  }
+};
+
+/**
  * The target's key: its `group` when the producer set one, else the HTTP origin (scheme, host,
  * port) or the Lambda function (alias and version dropped).
  */

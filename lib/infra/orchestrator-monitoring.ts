@@ -26,6 +26,8 @@ export interface OrchestratorMonitoringProps {
   readonly metricsNamespace: string;
   readonly deadLetterAlarmThreshold: number;
   readonly oldestMessageAge: Duration;
+  /** How long a breaker may stay open before its alarm fires; undefined: breakers are off. */
+  readonly breakerOpenAge?: Duration | undefined;
 }
 
 const PERIOD = Duration.minutes(1);
@@ -41,6 +43,12 @@ export class OrchestratorMonitoring extends Construct {
   public readonly oldestMessageAlarm: Alarm;
   /** Fires when the orchestrator function itself fails (not when a target fails). */
   public readonly orchestratorErrorsAlarm: Alarm;
+  /**
+   * Fires when a target's breaker has been open (or probing) for longer than the configured age
+   * while its events keep arriving. No data (no event turned away) is not breaching: a target
+   * nobody sends to needs nobody.
+   */
+  public readonly breakerOpenAlarm: Alarm | undefined;
   public readonly dashboard: Dashboard;
 
   public constructor(scope: Construct, id: string, props: OrchestratorMonitoringProps) {
@@ -97,6 +105,20 @@ export class OrchestratorMonitoring extends Construct {
         period: PERIOD,
       });
     const m = MetricName;
+    const breakerOpenAge = emf(m.BREAKER_OPEN_AGE, Stats.MAXIMUM);
+    this.breakerOpenAlarm =
+      props.breakerOpenAge === undefined
+        ? undefined
+        : new Alarm(this, "BreakerOpenAlarm", {
+            alarmDescription:
+              "A Ricochet target's circuit breaker has stayed open too long: its events are " +
+              "waiting; `ricochet targets` shows which.",
+            metric: breakerOpenAge,
+            threshold: props.breakerOpenAge.toMilliseconds(),
+            comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+            evaluationPeriods: 1,
+            treatMissingData: TreatMissingData.NOT_BREACHING,
+          });
     this.dashboard = new Dashboard(this, "Dashboard", {
       widgets: [
         [
@@ -133,8 +155,13 @@ export class OrchestratorMonitoring extends Construct {
             // What producers sent that Ricochet refused to act on: forged attributes and other
             // envelopes under an existing event id. Non-zero means a producer needs a look.
             title: "Refused producer messages",
-            width: 24,
+            width: 12,
             left: [m.FORGED_ATTRIBUTES, m.CONFLICTING_RESUBMISSION].map((name) => emf(name)),
+          }),
+          new GraphWidget({
+            title: "Oldest outage of a target turning events away (ms)",
+            width: 12,
+            left: [breakerOpenAge],
           }),
         ],
         [

@@ -25,6 +25,7 @@ import {
 } from "../core/policy-limits.js";
 import { type TargetsSettings, TargetsSettingsSchema } from "../core/target-settings.js";
 import { toProblems } from "../core/zod-problems.js";
+import { MAX_METRIC_TARGETS } from "../observability.js";
 
 /**
  * How the queues (and, with a key, the table) are encrypted at rest. Both choices encrypt; the
@@ -126,6 +127,13 @@ export interface RetryOrchestratorProps {
    */
   readonly oldestMessageAlarmAge?: Duration;
   /**
+   * How long a target may stay failing, its breaker open (or probing), before the breaker alarm
+   * fires. The alarm exists only with `circuitBreaker` on; it watches the age of the oldest
+   * outage among the targets whose events are being turned away, with no per-target dimension.
+   * @default Duration.minutes(15)
+   */
+  readonly breakerOpenAlarmAge?: Duration;
+  /**
    * Hosts or CIDR ranges HTTP targets may reach despite the default refusals (private ranges,
    * link-local, loopback).
    * @default - none
@@ -189,6 +197,15 @@ export interface RetryOrchestratorProps {
    * @default - no limits; every target's breaker on the `circuitBreaker` settings
    */
   readonly targets?: TargetsProps;
+  /**
+   * Target keys (`http:https://api.example.com:443`, `lambda:name`, `group:name`; see
+   * `ricochet targets`) whose outcomes get metrics of their own, under the `target` dimension;
+   * every other target is counted under `target=other`. At most 20: each named key is a set of
+   * custom metrics CloudWatch bills for, so the dimension is bounded by configuration, never by
+   * traffic. With none named, no per-target metric is emitted.
+   * @default - none
+   */
+  readonly targetMetrics?: readonly string[];
 }
 
 /** Settings of one target, or of all of them as defaults; each field defaults on its own. */
@@ -268,6 +285,8 @@ export const RETRY_ORCHESTRATOR_DEFAULTS = {
   recordRetentionDays: 30,
   deadLetterAlarmThreshold: 1,
   oldestMessageAlarmAge: Duration.minutes(15),
+  breakerOpenAlarmAge: Duration.minutes(15),
+  targetMetrics: [] as readonly string[],
   allowedTargetHosts: [] as readonly string[],
   secretHeaders: [] as readonly string[],
   hopSeconds: MAX_SQS_DELAY_SECONDS,
@@ -319,6 +338,8 @@ const NumericPropsSchema = z
     recordRetentionDays: int(1, 3650),
     deadLetterAlarmThreshold: int(1, 1_000_000),
     oldestMessageAlarmAge: int(60, SQS_MAX_RETENTION_SECONDS),
+    breakerOpenAlarmAge: int(60, 86_400),
+    targetMetrics: z.array(z.string().min(1).max(256)).max(MAX_METRIC_TARGETS),
     hopSeconds: int(1, MAX_SQS_DELAY_SECONDS),
     recordConcurrency: int(1, 100),
     allowedTargetHosts: z.array(listEntry),
@@ -436,6 +457,8 @@ export const resolveRetryOrchestratorProps = (
     recordRetentionDays: props.recordRetentionDays ?? d.recordRetentionDays,
     deadLetterAlarmThreshold: props.deadLetterAlarmThreshold ?? d.deadLetterAlarmThreshold,
     oldestMessageAlarmAge: props.oldestMessageAlarmAge ?? d.oldestMessageAlarmAge,
+    breakerOpenAlarmAge: props.breakerOpenAlarmAge ?? d.breakerOpenAlarmAge,
+    targetMetrics: props.targetMetrics ?? d.targetMetrics,
     allowedTargetHosts: props.allowedTargetHosts ?? d.allowedTargetHosts,
     signingSecret: props.signingSecret,
     secretHeaders: props.secretHeaders ?? d.secretHeaders,
@@ -455,6 +478,7 @@ export const resolveRetryOrchestratorProps = (
     ingressRetention: seconds(resolved.ingressRetention),
     deadLetterRetention: seconds(resolved.deadLetterRetention),
     oldestMessageAlarmAge: seconds(resolved.oldestMessageAlarmAge),
+    breakerOpenAlarmAge: seconds(resolved.breakerOpenAlarmAge),
   });
   const problems = [
     ...(checked.success ? [] : toProblems(checked.error)),

@@ -93,6 +93,8 @@ export class RetryOrchestrator extends Construct {
   public readonly deadLetterAlarm: Alarm;
   public readonly oldestMessageAlarm: Alarm;
   public readonly orchestratorErrorsAlarm: Alarm;
+  /** Fires when a target's breaker has stayed open too long; undefined with breakers off. */
+  public readonly breakerOpenAlarm: Alarm | undefined;
   /** The props after defaults, as deployed. */
   public readonly settings: ResolvedRetryOrchestratorProps;
   /** ARNs of the principals the internal queue's policy lets send (see {@link internalQueue}). */
@@ -210,11 +212,14 @@ export class RetryOrchestrator extends Construct {
       metricsNamespace: settings.metricsNamespace,
       deadLetterAlarmThreshold: settings.deadLetterAlarmThreshold,
       oldestMessageAge: settings.oldestMessageAlarmAge,
+      breakerOpenAge:
+        settings.circuitBreaker === undefined ? undefined : settings.breakerOpenAlarmAge,
     });
     this.dashboard = monitoring.dashboard;
     this.deadLetterAlarm = monitoring.deadLetterAlarm;
     this.oldestMessageAlarm = monitoring.oldestMessageAlarm;
     this.orchestratorErrorsAlarm = monitoring.orchestratorErrorsAlarm;
+    this.breakerOpenAlarm = monitoring.breakerOpenAlarm;
 
     acknowledgeOrchestratorFindings({
       functions: [this.orchestratorFunction, this.redriveFunction],
@@ -319,6 +324,7 @@ export class RetryOrchestrator extends Construct {
       [ENV.CIRCUIT_BREAKER]:
         settings.circuitBreaker === undefined ? "off" : JSON.stringify(settings.circuitBreaker),
       [ENV.TARGETS]: settings.targets === undefined ? "" : JSON.stringify(settings.targets),
+      [ENV.TARGET_METRICS]: settings.targetMetrics.join(","),
       POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
       POWERTOOLS_METRICS_NAMESPACE: settings.metricsNamespace,
       // The bundles ship source maps; without this flag Node ignores them in stack traces.

@@ -274,6 +274,44 @@ describe("DynamoDB event store", () => {
     },
   );
 
+  it.each([
+    [EventStatus.DEAD_LETTERED, "from the index"],
+    [EventStatus.DELIVERED, "by a filtered scan"],
+  ] as const)(
+    "lists %s records of one target %s: by origin, and by group whatever the URL",
+    async (status, _how) => {
+      const partner = "http POST https://partner.example/orders";
+      const ids = {
+        partner: [anEventId("t-partner"), anEventId("t-partner")],
+        other: anEventId("t-other"),
+        grouped: anEventId("t-grouped"),
+      };
+      const claims = [
+        ...ids.partner.map((id) => claimed(id, { targetSummary: partner })),
+        claimed(ids.other, { targetSummary: "http POST https://other.example:8443/x" }),
+        claimed(ids.grouped, { targetSummary: partner, targetGroup: "tenant-9" }),
+      ];
+      for (const record of await Promise.all(claims))
+        await store.recordResult(resultOf(record, status));
+
+      const listOf = async (targetKey: string) =>
+        (await store.listByStatus({ status, targetKey, limit: 1_000 })).map((r) => r.eventId);
+
+      expect(new Set(await listOf("http:https://partner.example:443"))).toEqual(
+        new Set(ids.partner),
+      );
+      expect(await listOf("group:tenant-9")).toEqual([ids.grouped]);
+      expect(await listOf("http:https://other.example:8443")).toEqual([ids.other]);
+      expect(
+        await store.listByStatus({
+          status,
+          targetKey: "http:https://partner.example:443",
+          limit: 1,
+        }),
+      ).toHaveLength(1);
+    },
+  );
+
   it("takes a redriven record out of the index and back to pending at the next generation", async () => {
     const id = anEventId();
     const record = await claimed(id);

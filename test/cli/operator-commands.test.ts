@@ -3,14 +3,19 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createDynamoEventStore } from "../../lib/adapters/dynamo-event-store.js";
+import { createDynamoTargetStateStore } from "../../lib/adapters/dynamo-target-state-store.js";
 import { createSqsDeadLetterQueue } from "../../lib/adapters/sqs-dead-letter-queue.js";
+import type { TargetReport } from "../../lib/cli/targets-command.js";
 import type { SubmitReport } from "../../lib/client.js";
+import { DEFAULT_BREAKER_SETTINGS } from "../../lib/core/circuit-breaker.js";
 import type { Envelope } from "../../lib/core/envelope.js";
 import type { EventRecord } from "../../lib/core/record.js";
 import type { DeadLetterListing } from "../../lib/dead-letter-scan.js";
+import { silentLog } from "../../lib/observability.js";
 import type { RedriveReport } from "../../lib/redrive.js";
+import { createTargetBreakers } from "../../lib/target-breakers.js";
 import { missingQueueUrl } from "../adapters/sqs-test-support.js";
-import { anEnvelope, anEventId } from "../factories.js";
+import { anEnvelope, anEventId, anHttpTarget } from "../factories.js";
 import { deadLetterEvent } from "../support/dead-letter-fixture.js";
 import {
   createTestQueues,
@@ -26,6 +31,9 @@ let queues: TestQueues;
 let table: string;
 let resources: string[];
 let dead: Envelope[];
+/** A dead-lettered event of one partner's group, for the commands narrowed to one target. */
+let partnerEvent: Envelope;
+const PARTNER = "group:partner-7";
 
 beforeAll(async () => {
   [queues, table] = await Promise.all([createTestQueues("cli"), createTestTable("cli")]);
@@ -41,8 +49,30 @@ beforeAll(async () => {
   ];
   const store = createDynamoEventStore({ doc: documents, tableName: table });
   const dlq = createSqsDeadLetterQueue({ sqs, queueUrl: queues.deadLetterQueueUrl });
-  dead = [await deadLetterEvent(store, dlq), await deadLetterEvent(store, dlq)];
+  partnerEvent = anEnvelope({
+    target: anHttpTarget({ url: "https://partner.example/hooks", group: "partner-7" }),
+  });
+  dead = [
+    await deadLetterEvent(store, dlq),
+    await deadLetterEvent(store, dlq),
+    await deadLetterEvent(store, dlq, partnerEvent),
+  ];
+  await breakPartnerTarget();
 });
+
+/** The partner's breaker, opened by failures and turning one event away, as instances would. */
+const breakPartnerTarget = async () => {
+  const breakers = createTargetBreakers({
+    store: createDynamoTargetStateStore({ doc: documents, tableName: table }),
+    // Open for long enough that it is still open when the test reads it, however slow the run.
+    settings: { ...DEFAULT_BREAKER_SETTINGS, openMs: 3_600_000, maxOpenMs: 3_600_000 },
+    clock: Date.now,
+    log: silentLog,
+  });
+  for (let i = 0; i < DEFAULT_BREAKER_SETTINGS.minimumCalls; i += 1)
+    await breakers.recordCall(PARTNER, true, "call", "HTTP 503: Bearer abc.def.ghi says no");
+  await breakers.admit(PARTNER);
+};
 
 describe("ricochet CLI", () => {
   it("submits one envelope from a file and reports it accepted", async () => {
@@ -128,6 +158,72 @@ describe("ricochet CLI", () => {
     expect(await list()).toEqual(expected);
   });
 
+  it("lists targets with their breaker state, failures, deferrals and redacted last error", async () => {
+    const result = await runCli(["targets", "--json", ...resources]);
+    expect(result.code).toBe(0);
+    const reports = JSON.parse(result.stdout) as TargetReport[];
+    expect(reports).toHaveLength(1);
+    const calls = DEFAULT_BREAKER_SETTINGS.minimumCalls;
+    expect(reports[0]).toMatchObject({
+      target: PARTNER,
+      state: "open",
+      calls,
+      failures: calls,
+      failureRate: 1,
+      deferred: 1,
+      lastError: "HTTP 503: Bearer [redacted] says no",
+    });
+    expect(Date.parse(reports[0]?.reopenAt ?? "")).toBeGreaterThan(Date.now());
+    expect(Date.parse(reports[0]?.openedAt ?? "")).toBeLessThanOrEqual(Date.now());
+
+    const human = await runCli(["targets", ...resources]);
+    expect(human.stdout).toMatch(/group:partner-7 .*open, probe in \d+m/);
+    expect(human.stdout).not.toContain("abc.def.ghi");
+  });
+
+  it("narrows events, the dead-letter listing and a redrive to one target", async () => {
+    const only = [partnerEvent.eventId];
+    const events = await runCli([
+      "events",
+      "--status",
+      "dead_lettered",
+      "--target",
+      PARTNER,
+      "--json",
+      ...resources,
+    ]);
+    expect((JSON.parse(events.stdout) as EventRecord[]).map((r) => r.eventId)).toEqual(only);
+    const listing = await runCli(["dlq", "list", "--target", PARTNER, "--json", ...resources]);
+    expect((JSON.parse(listing.stdout) as DeadLetterListing[]).map((m) => m.eventId)).toEqual(only);
+    const redrive = await runCli([
+      "redrive",
+      "--target",
+      PARTNER,
+      "--dry-run",
+      "--json",
+      ...resources,
+    ]);
+    expect((JSON.parse(redrive.stdout) as RedriveReport).moved.map((m) => m.eventId)).toEqual(only);
+  });
+
+  it("takes a URL for --target as its origin's key", async () => {
+    const receiver = dead[1]?.eventId ?? "";
+    const listing = await runCli([
+      "dlq",
+      "list",
+      "--target",
+      "https://RECEIVER.example.com/other/path",
+      "--json",
+      ...resources,
+    ]);
+    expect((JSON.parse(listing.stdout) as DeadLetterListing[]).map((m) => m.eventId)).toContain(
+      receiver,
+    );
+    expect((JSON.parse(listing.stdout) as DeadLetterListing[]).map((m) => m.eventId)).not.toContain(
+      partnerEvent.eventId,
+    );
+  });
+
   it("redrives: a dry run lists what the real run then moves", async () => {
     const [first] = dead;
     const args = ["redrive", "--event-id", first?.eventId ?? "", "--json", ...resources];
@@ -151,6 +247,7 @@ describe("ricochet CLI", () => {
     [["redrive", "--since", "yesterday"]],
     [["events", "--status", "lost"]],
     [["dlq", "list", "--reason", "bored"]],
+    [["dlq", "list", "--target", "https://"]],
     [["submit"]],
   ])("exits 2 with one line for bad input: %j", async (args) => {
     const result = await runCli([...args, ...resources]);

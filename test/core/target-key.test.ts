@@ -1,5 +1,7 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { targetKey } from "../../lib/core/target-key.js";
+import { describeTarget } from "../../lib/core/redact.js";
+import { targetKey, targetKeyOfRecord } from "../../lib/core/target-key.js";
 import { aLambdaTarget, anHttpTarget } from "../factories.js";
 
 describe("targetKey", () => {
@@ -34,5 +36,63 @@ describe("targetKey", () => {
     const c = targetKey(anHttpTarget({ url: "https://partner.example:8443/orders" }));
     expect(a).toBe(b);
     expect(a).not.toBe(c);
+  });
+});
+
+describe("targetKeyOfRecord", () => {
+  const aHost = fc.oneof(
+    fc.domain(),
+    fc.ipV4(),
+    fc.ipV6().map((ip) => `[${ip}]`),
+  );
+  const anHttpUrl = fc
+    .record({
+      scheme: fc.constantFrom("http", "https"),
+      userinfo: fc.constantFrom("", "user:p%40ss@"),
+      host: aHost,
+      port: fc.option(fc.integer({ min: 1, max: 65_535 }), { nil: undefined }),
+      path: fc.webPath(),
+      query: fc.constantFrom("", "?token=abc"),
+    })
+    .map(
+      (u) =>
+        `${u.scheme}://${u.userinfo}${u.host}${u.port === undefined ? "" : `:${u.port}`}${u.path}${u.query}`,
+    );
+  const aFunctionName = fc.oneof(
+    fc.stringMatching(/^[A-Za-z0-9_-]{1,64}$/),
+    fc.stringMatching(/^[A-Za-z0-9_-]{1,64}:[A-Za-z0-9_-]{1,20}$/),
+    fc
+      .tuple(fc.stringMatching(/^[A-Za-z0-9_-]{1,64}$/), fc.option(fc.nat(99), { nil: undefined }))
+      .map(
+        ([name, version]) =>
+          `arn:aws:lambda:eu-west-1:123456789012:function:${name}${version === undefined ? "" : `:${version}`}`,
+      ),
+  );
+  const aGroup = fc.option(fc.stringMatching(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/), {
+    nil: undefined,
+  });
+  const aTarget = fc.oneof(
+    fc
+      .tuple(anHttpUrl, fc.constantFrom("POST", "PUT"), aGroup)
+      .map(([url, method, group]) => anHttpTarget({ url, method, group })),
+    fc
+      .tuple(aFunctionName, aGroup)
+      .map(([functionName, group]) => aLambdaTarget({ functionName, group })),
+  );
+
+  it("gives the target's key from what a record keeps: its summary and its group", () => {
+    fc.assert(
+      fc.property(aTarget, (target) => {
+        const record = { targetSummary: describeTarget(target), targetGroup: target.group };
+        expect(targetKeyOfRecord(record)).toBe(targetKey(target));
+      }),
+    );
+  });
+
+  it.each([
+    ["no summary", {}],
+    ["an invalid URL's summary", { targetSummary: "http POST (invalid url)" }],
+  ])("gives no key for %s", (_name, record) => {
+    expect(targetKeyOfRecord(record)).toBeUndefined();
   });
 });

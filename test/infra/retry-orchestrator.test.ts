@@ -361,6 +361,45 @@ describe("RetryOrchestrator resources", () => {
     });
   });
 
+  it("alarms when a breaker stays open longer than breakerOpenAlarmAge (15 min by default), only with breakers on", () => {
+    const breakerAlarms = (t: Template) =>
+      t.findResources("AWS::CloudWatch::Alarm", {
+        Properties: { MetricName: MetricName.BREAKER_OPEN_AGE },
+      });
+    expect(Object.keys(breakerAlarms(template))).toHaveLength(0);
+    const alarmOf = (props: RetryOrchestratorProps) => {
+      const on = new Stack(new App(), "WithBreakerAlarm");
+      new RetryOrchestrator(on, "Ricochet", { circuitBreaker: true, ...props });
+      return only(breakerAlarms(Template.fromStack(on)) as Resources).props;
+    };
+
+    expect(alarmOf({})).toMatchObject({
+      Namespace: "Ricochet",
+      Dimensions: [{ Name: "service", Value: "ricochet" }],
+      Statistic: "Maximum",
+      Threshold: 15 * 60_000,
+      ComparisonOperator: "GreaterThanOrEqualToThreshold",
+      TreatMissingData: "notBreaching",
+    });
+    expect(alarmOf({ breakerOpenAlarmAge: Duration.minutes(40) }).Threshold).toBe(40 * 60_000);
+  });
+
+  it("names the targets whose outcomes get their own metric dimension, at most 20", () => {
+    const on = new Stack(new App(), "WithTargetMetrics");
+    new RetryOrchestrator(on, "Ricochet", { targetMetrics: ["group:acme", "lambda:billing"] });
+    const variables = (
+      orchestratorFunction(Template.fromStack(on)).props.Environment as {
+        Variables: Record<string, unknown>;
+      }
+    ).Variables;
+    expect(variables[ENV.TARGET_METRICS]).toBe("group:acme,lambda:billing");
+    expect(() =>
+      resolveRetryOrchestratorProps({
+        targetMetrics: Array.from({ length: 21 }, (_, i) => `group:g${i}`),
+      }),
+    ).toThrow(/targetMetrics/);
+  });
+
   it("charts the orchestrator's EMF metrics on the dashboard", () => {
     const dashboard = only(template.findResources("AWS::CloudWatch::Dashboard") as Resources);
     const body = JSON.stringify(dashboard.props.DashboardBody);

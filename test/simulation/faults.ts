@@ -15,6 +15,7 @@ export type Operation =
   | "limits.takeSlot"
   | "limits.releaseSlot"
   | "limits.countCall"
+  | "breakers.addDeferrals"
   | "ingress.send"
   | "ingress.changeVisibility"
   | "dlq.send"

@@ -21,6 +21,7 @@ import {
 } from "../../lib/core/record.js";
 import { mayRedrive } from "../../lib/core/redrive-rule.js";
 import { canTransition, EventStatus, isTerminal } from "../../lib/core/status.js";
+import { targetKeyOfRecord } from "../../lib/core/target-key.js";
 
 /*
  * The attempt store in memory, for the simulation and the hostile-input test. Each method is one
@@ -207,7 +208,8 @@ export const createMemoryEventStore = (options: MemoryEventStoreOptions = {}): M
       .filter(
         (r) =>
           r.status === request.status &&
-          (request.updatedBefore === undefined || r.updatedAt < request.updatedBefore),
+          (request.updatedBefore === undefined || r.updatedAt < request.updatedBefore) &&
+          (request.targetKey === undefined || targetKeyOfRecord(r) === request.targetKey),
       )
       // The byStatus index sorts by updatedAt.
       .sort((a, b) => (a.updatedAt < b.updatedAt ? -1 : a.updatedAt > b.updatedAt ? 1 : 0))

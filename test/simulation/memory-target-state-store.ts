@@ -1,20 +1,47 @@
 import { type Breaker, BreakerState, closedBreaker } from "../../lib/core/circuit-breaker.js";
 import type {
   CountFailureRequest,
+  ListedTarget,
+  ReplaceBreakerRequest,
   ReplaceBreakerResult,
   StoredBreaker,
   TargetStateStore,
+  TargetWriteExtras,
 } from "../../lib/core/ports.js";
+import { startsOutage, stateChangeStamps, type TargetNotes } from "../../lib/core/target-view.js";
 
 /*
  * The targets' breaker items in memory, for the simulation: each method one synchronous
  * read-check-write, transcribed from lib/adapters/dynamo-target-state-store.ts (a count adds to
- * the item's window or starts a new one; a replacement is guarded by the version).
+ * the item's window or starts a new one; a replacement is guarded by the version and keeps the
+ * notes; a deferral count moves no version).
  */
 export const createMemoryTargetStateStore = (): TargetStateStore => {
-  const items = new Map<string, StoredBreaker>();
-  const read = (key: string, nowMs: number): StoredBreaker =>
-    structuredClone(items.get(key)) ?? { key, breaker: closedBreaker(nowMs), version: 0 };
+  const items = new Map<string, ListedTarget>();
+  const read = (key: string, nowMs: number): ListedTarget =>
+    structuredClone(items.get(key)) ?? {
+      key,
+      breaker: closedBreaker(nowMs),
+      version: 0,
+      updatedAt: "",
+    };
+  const write = (stored: StoredBreaker, nowMs: number): StoredBreaker => {
+    items.set(stored.key, structuredClone({ ...stored, updatedAt: new Date(nowMs).toISOString() }));
+    return stored;
+  };
+  const noted = (
+    notes: TargetNotes | undefined,
+    extras: TargetWriteExtras,
+    nowMs: number,
+  ): TargetNotes => ({
+    ...notes,
+    ...(extras.lastError === undefined
+      ? {}
+      : { lastError: extras.lastError, lastErrorAtMs: nowMs }),
+    ...((extras.deferred ?? 0) > 0
+      ? { deferred: (notes?.deferred ?? 0) + (extras.deferred ?? 0) }
+      : {}),
+  });
 
   const countFailure = async (request: CountFailureRequest): Promise<StoredBreaker> => {
     const old = read(request.key, request.nowMs);
@@ -33,26 +60,41 @@ export const createMemoryTargetStateStore = (): TargetStateStore => {
           calls,
           failures: 1,
         };
-    const stored = { key: request.key, breaker, version: old.version + 1 };
-    items.set(request.key, structuredClone(stored));
-    return stored;
+    const notes = noted(old.notes, request, request.nowMs);
+    return write({ key: request.key, breaker, version: old.version + 1, notes }, request.nowMs);
   };
 
-  const replace = async (
-    key: string,
-    version: number,
-    breaker: Breaker,
-  ): Promise<ReplaceBreakerResult> => {
-    const old = read(key, breaker.changedAtMs);
+  const replace = async (request: ReplaceBreakerRequest): Promise<ReplaceBreakerResult> => {
+    const { key, version, breaker, nowMs } = request;
+    const old = read(key, nowMs);
     if (old.version !== version) return { kind: "moved", stored: old };
-    const stored = { key, breaker, version: version + 1 };
-    items.set(key, structuredClone(stored));
+    const outage = startsOutage(breaker);
+    const notes: TargetNotes = {
+      ...noted(old.notes, outage ? { lastError: request.lastError } : request, nowMs),
+      ...stateChangeStamps(breaker),
+      ...(outage ? { deferred: request.deferred ?? 0 } : {}),
+    };
+    const stored = write({ key, breaker, version: version + 1, notes }, nowMs);
     return { kind: "replaced", stored };
   };
+
+  const addDeferrals = async (key: string, count: number, nowMs: number): Promise<void> => {
+    const old = items.get(key);
+    if (old === undefined) return;
+    write({ ...old, notes: noted(old.notes, { deferred: count }, nowMs) }, nowMs);
+  };
+
+  const list = async (limit: number): Promise<ListedTarget[]> =>
+    [...items.values()]
+      .sort((a, b) => b.updatedAt.localeCompare(a.updatedAt))
+      .slice(0, limit)
+      .map((item) => structuredClone(item));
 
   return {
     countFailure,
     replace,
+    addDeferrals,
     get: async (key) => (items.has(key) ? read(key, 0) : undefined),
+    list,
   };
 };

@@ -246,9 +246,14 @@ export const runSimulation = async (options: SimulationOptions): Promise<Simulat
   const faultyTargetState = (process: Process): TargetStateStore => ({
     countFailure: (request) =>
       faults.call(process, "breakers.countFailure", () => targetState.countFailure(request)),
-    replace: (key, version, breaker) =>
-      faults.call(process, "breakers.replace", () => targetState.replace(key, version, breaker)),
+    replace: (request) =>
+      faults.call(process, "breakers.replace", () => targetState.replace(request)),
+    addDeferrals: (key, count, nowMs) =>
+      faults.call(process, "breakers.addDeferrals", () =>
+        targetState.addDeferrals(key, count, nowMs),
+      ),
     get: (key) => targetState.get(key),
+    list: (limit) => targetState.list(limit),
   });
   const faultyTargetLimits = (process: Process): TargetLimitsStore => ({
     takeSlot: (request) =>
@@ -376,8 +381,10 @@ export const runSimulation = async (options: SimulationOptions): Promise<Simulat
           : createTargetBreakers({
               store: {
                 countFailure: (request) => state().countFailure(request),
-                replace: (key, version, breaker) => state().replace(key, version, breaker),
+                replace: (request) => state().replace(request),
+                addDeferrals: (key, count, nowMs) => state().addDeferrals(key, count, nowMs),
                 get: (key) => state().get(key),
+                list: (limit) => state().list(limit),
               },
               settings,
               clock,

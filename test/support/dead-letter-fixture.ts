@@ -6,6 +6,7 @@ import {
 import type { Envelope } from "../../lib/core/envelope.js";
 import { envelopeDigest } from "../../lib/core/envelope-digest.js";
 import type { DeadLetterQueue, EventStore } from "../../lib/core/ports.js";
+import { describeTarget } from "../../lib/core/redact.js";
 import { anAttemptEntry, anEnvelope, FIXED_NOW_MS } from "../factories.js";
 
 /**
@@ -24,7 +25,8 @@ export const deadLetterEvent = async (
     nowMs: FIXED_NOW_MS,
     leaseMs: 60_000,
     attemptBudget: 1,
-    targetSummary: "http POST https://receiver.example.com",
+    targetSummary: describeTarget(envelope.target),
+    targetGroup: envelope.target.group,
     envelopeDigest: envelopeDigest(envelope),
   });
   if (claimed.kind !== "claimed") throw new Error(`claim: ${claimed.kind}`);

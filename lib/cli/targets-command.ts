@@ -1,0 +1,152 @@
+import Table from "cli-table3";
+import type { Command } from "commander";
+import { ENV } from "../config.js";
+import {
+  type BreakerSettings,
+  BreakerSettingsSchema,
+  BreakerState,
+  DEFAULT_BREAKER_SETTINGS,
+} from "../core/circuit-breaker.js";
+import { ConfigurationError, formatProblems } from "../core/errors.js";
+import type { ListedTarget } from "../core/ports.js";
+import { currentWindow } from "../core/target-view.js";
+import { toProblems } from "../core/zod-problems.js";
+import { withAwsSession } from "./aws-session.js";
+import {
+  formatSeconds,
+  parsePositiveWholeNumber,
+  printResult,
+  withJsonOption,
+} from "./cli-support.js";
+import { addResourceOptions, type ResourceFlags } from "./resources.js";
+
+/** Targets listed when `--limit` is not given. */
+export const DEFAULT_TARGETS_LIMIT = 100;
+
+interface TargetsFlags extends ResourceFlags {
+  readonly limit: number;
+  readonly json: boolean;
+}
+
+/** One target as `ricochet targets` reports it; times are ISO 8601. */
+export interface TargetReport {
+  readonly target: string;
+  readonly state: BreakerState;
+  /** When an open breaker lets a probe through. */
+  readonly reopenAt?: string | undefined;
+  /**
+   * Calls and failures counted in the current window. Successes are written only with a failure,
+   * so `calls` leaves out those since the last failure: the rate is an upper bound.
+   */
+  readonly calls: number;
+  readonly failures: number;
+  readonly failureRate?: number | undefined;
+  /** Deferrals since the breaker last opened (approximate; see docs/design-notes.md). */
+  readonly deferred: number;
+  readonly lastError?: string | undefined;
+  readonly lastErrorAt?: string | undefined;
+  readonly openedAt?: string | undefined;
+  readonly closedAt?: string | undefined;
+  readonly updatedAt: string;
+}
+
+const iso = (ms: number | undefined): string | undefined =>
+  ms === undefined ? undefined : new Date(ms).toISOString();
+
+/** What an operator is shown of a listed target at `nowMs`. */
+export const targetReport = (
+  listed: ListedTarget,
+  nowMs: number,
+  windowMs: number,
+): TargetReport => {
+  const { breaker, notes } = listed;
+  const { calls, failures } = currentWindow(breaker, nowMs, windowMs);
+  return {
+    target: listed.key,
+    state: breaker.state,
+    reopenAt: breaker.state === BreakerState.OPEN ? iso(breaker.reopenAtMs) : undefined,
+    calls,
+    failures,
+    failureRate: calls === 0 ? undefined : failures / calls,
+    deferred: notes?.deferred ?? 0,
+    lastError: notes?.lastError,
+    lastErrorAt: iso(notes?.lastErrorAtMs),
+    openedAt: iso(notes?.openedAtMs),
+    closedAt: iso(notes?.closedAtMs),
+    updatedAt: listed.updatedAt,
+  };
+};
+
+/** The breakers' window as the functions use it: `RICOCHET_CIRCUIT_BREAKER`, else the default. */
+const breakerSettingsFromEnv = (env: NodeJS.ProcessEnv = process.env): BreakerSettings => {
+  const raw = env[ENV.CIRCUIT_BREAKER]?.trim() ?? "";
+  if (raw === "" || raw === "on" || raw === "off") return DEFAULT_BREAKER_SETTINGS;
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    throw new ConfigurationError(`${ENV.CIRCUIT_BREAKER} is not valid JSON`);
+  }
+  const parsed = BreakerSettingsSchema.safeParse(value);
+  if (!parsed.success) {
+    throw new ConfigurationError(
+      `invalid ${ENV.CIRCUIT_BREAKER}: ${formatProblems(toProblems(parsed.error))}`,
+    );
+  }
+  return { ...DEFAULT_BREAKER_SETTINGS, ...parsed.data };
+};
+
+const ago = (at: string | undefined, nowMs: number): string =>
+  at === undefined ? "" : `${formatSeconds((nowMs - Date.parse(at)) / 1000)} ago`;
+
+const renderTargets =
+  (nowMs: number) =>
+  (targets: readonly TargetReport[]): string => {
+    if (targets.length === 0) return "No target has failed yet.";
+    const table = new Table({
+      head: ["target", "state", "failures/calls", "deferred", "last error", "opened", "closed"],
+      style: { head: [], border: [] },
+    });
+    for (const t of targets) {
+      const state =
+        t.reopenAt === undefined
+          ? t.state
+          : `${t.state}, probe in ${formatSeconds(Math.max(0, Date.parse(t.reopenAt) - nowMs) / 1000)}`;
+      const rate = t.failureRate === undefined ? "" : ` (${Math.round(t.failureRate * 100)}%)`;
+      table.push([
+        t.target,
+        state,
+        `${t.failures}/${t.calls}${rate}`,
+        t.deferred,
+        t.lastError ?? "",
+        ago(t.openedAt, nowMs),
+        ago(t.closedAt, nowMs),
+      ]);
+    }
+    return table.toString();
+  };
+
+/** `ricochet targets`: each target's breaker, recent failures, last error and deferrals. */
+export const registerTargetsCommand = (program: Command): void => {
+  const command = program
+    .command("targets")
+    .description(
+      "List the targets whose circuit breakers have state (every target that has failed), most " +
+        "recently written first: breaker state, failures in the current window, deferrals, last error.",
+    )
+    .option(
+      "--limit <n>",
+      "at most this many targets",
+      parsePositiveWholeNumber,
+      DEFAULT_TARGETS_LIMIT,
+    );
+  addResourceOptions(withJsonOption(command)).action(async (flags: TargetsFlags) => {
+    const { windowMs } = breakerSettingsFromEnv();
+    const listed = await withAwsSession(["tableName"], flags, (session) =>
+      session.targetState().list(flags.limit),
+    );
+    const nowMs = Date.now();
+    const reports = listed.map((target) => targetReport(target, nowMs, windowMs));
+    printResult(reports, { json: flags.json, human: renderTargets(nowMs) });
+  });
+};
