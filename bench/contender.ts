@@ -124,7 +124,11 @@ export const consumeWith = (
           batchSize: context.batchSize,
           maxConcurrency: context.pollers,
           logger: context.pollerLogger,
-          waitTimeSeconds: 1,
+          // SQS's longest wait, as SQS advises for long polling: an idle queue then costs a
+          // receive per 20 s per poller, not one a second. A round stops once every queue is
+          // empty, so cutting the last wait short loses no message.
+          waitTimeSeconds: 20,
+          abortWaitOnStop: true,
           functionName: options.functionName,
           ...(options.functionTimeoutMs === undefined
             ? {}

@@ -25,6 +25,7 @@ import {
 import { EventStatus, isTerminal } from "../core/status.js";
 import { targetKeyOfRecord } from "../core/target-key.js";
 import { dynamoDbDocumentSdk } from "./aws-sdk-modules.js";
+import { compactCurrentAttempt, compactEntry } from "./dynamo-compact-entry.js";
 import { conditionFailure, isConditionFailure, translateDynamoError } from "./dynamo-errors.js";
 import { itemToRecord, LISTED_STATUSES, STATUS_INDEX } from "./dynamo-record-item.js";
 
@@ -35,10 +36,8 @@ export interface DynamoEventStoreOptions {
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 /** The in-flight attempt as the item stores it; the attempt number is the item's `attempts`. */
-const storedCurrentAttempt = ({ worker, nowMs }: ClaimRequest) => ({
-  worker,
-  claimedAt: iso(nowMs),
-});
+const storedCurrentAttempt = ({ worker, nowMs }: ClaimRequest) =>
+  compactCurrentAttempt(worker, nowMs);
 const ttlSeconds = (nowMs: number, retentionSeconds: number): number =>
   Math.floor(nowMs / 1000) + retentionSeconds;
 /** A write by the attempt holding the lease: still in flight at the claimed generation, ours. */
@@ -179,12 +178,6 @@ export const createDynamoEventStore = ({ doc, tableName }: DynamoEventStoreOptio
     const values: Record<string, unknown> = {
       ":status": status,
       ":newGeneration": request.newGeneration,
-      ":outcome": {
-        class: request.entry.outcome,
-        statusCode: request.entry.statusCode,
-        errorCategory: request.entry.errorCategory,
-        message: request.entry.message,
-      },
       ":now": iso(nowMs),
       ":worker": request.worker,
       ":generation": request.generation,
@@ -194,21 +187,30 @@ export const createDynamoEventStore = ({ doc, tableName }: DynamoEventStoreOptio
     // the same list as rewriting it, and the request carries one entry instead of the whole
     // history. A first entry is set instead (same request, and a plain SET costs DynamoDB Local
     // less than list_append), and a full history is rewritten to drop its oldest entry.
+    // The last outcome is the new entry's: it is read from there (lib/adapters/dynamo-record-item.ts)
+    // rather than stored twice, and an older item's copy is removed.
     const history = request.claimed.history;
     const appending = history.length > 0 && history.length < MAX_HISTORY_ENTRIES;
     if (appending) {
-      values[":entries"] = [request.entry];
+      values[":entries"] = [compactEntry(request.entry)];
     } else {
-      values[":history"] = appendBounded(history, request.entry, MAX_HISTORY_ENTRIES);
+      values[":history"] = appendBounded(history, request.entry, MAX_HISTORY_ENTRIES).map(
+        compactEntry,
+      );
     }
     const sets = [
       "#status = :status",
       "generation = :newGeneration",
       appending ? "history = list_append(history, :entries)" : "history = :history",
-      "lastOutcome = :outcome",
       "updatedAt = :now",
     ];
-    const removes = ["leaseOwner", "leaseExpiresAt", "currentAttempt", "pendingDeadLetter"];
+    const removes = [
+      "leaseOwner",
+      "leaseExpiresAt",
+      "currentAttempt",
+      "pendingDeadLetter",
+      "lastOutcome",
+    ];
     const optional: [string, unknown][] = [
       ["nextAttemptAt", request.nextAttemptAt],
       ["lastDelaySeconds", request.entry.delaySeconds],
@@ -293,7 +295,7 @@ export const createDynamoEventStore = ({ doc, tableName }: DynamoEventStoreOptio
             deadLetterReason: DeadLetterReason.INVALID_ENVELOPE,
             listedStatus: EventStatus.REJECTED,
             lastOutcome: { class: OutcomeClass.PERMANENT, message: request.message },
-            history: [entry],
+            history: [compactEntry(entry)],
             redrives: [],
             updatedAt: now,
             expiresAt: ttlSeconds(request.nowMs, request.retentionSeconds),

@@ -1,6 +1,8 @@
 import type { CreateTableCommandInput } from "@aws-sdk/client-dynamodb";
-import { type EventRecord, MAX_AUDIT_ENTRIES } from "../core/record.js";
+import type { Outcome } from "../core/outcome.js";
+import { type AttemptEntry, type EventRecord, MAX_AUDIT_ENTRIES } from "../core/record.js";
 import type { EventStatus } from "../core/status.js";
+import { currentAttemptFromItem, entryFromItem } from "./dynamo-compact-entry.js";
 
 /** Attribute names of the record item; the CDK table and the byStatus index use the same. */
 export const RECORD_KEY = "eventId";
@@ -50,13 +52,27 @@ const optionalNumber = (value: unknown): number | undefined =>
 const optionalString = (value: unknown): string | undefined =>
   typeof value === "string" ? value : undefined;
 
+/** The outcome an entry records, as the record's `lastOutcome`. */
+const outcomeOf = (entry: AttemptEntry | undefined): Outcome | undefined =>
+  entry === undefined
+    ? undefined
+    : {
+        class: entry.outcome,
+        statusCode: entry.statusCode,
+        errorCategory: entry.errorCategory as Outcome["errorCategory"],
+        message: entry.message,
+      };
+
 /**
  * Reads an item as a record. Items are only ever written by this store, so the shape is trusted;
  * missing lists and counters (an item written by an older release) read as empty.
  */
 export const itemToRecord = (item: Record<string, unknown>): EventRecord => {
   const attempts = optionalNumber(item.attempts) ?? 0;
-  const current = item.currentAttempt as { worker?: string; claimedAt?: string } | undefined;
+  const current = currentAttemptFromItem(item.currentAttempt);
+  const history = Array.isArray(item.history)
+    ? item.history.map((entry: Record<string, unknown>) => entryFromItem(entry))
+    : [];
   return {
     eventId: String(item.eventId),
     status: item.status as EventStatus,
@@ -65,16 +81,14 @@ export const itemToRecord = (item: Record<string, unknown>): EventRecord => {
     attemptBudget: optionalNumber(item.attemptBudget) ?? 0,
     leaseOwner: optionalString(item.leaseOwner),
     leaseExpiresAt: optionalNumber(item.leaseExpiresAt),
-    currentAttempt:
-      current?.worker !== undefined && current.claimedAt !== undefined
-        ? { attempt: attempts, worker: current.worker, claimedAt: current.claimedAt }
-        : undefined,
+    currentAttempt: current === undefined ? undefined : { attempt: attempts, ...current },
     nextAttemptAt: optionalString(item.nextAttemptAt),
-    lastOutcome: item.lastOutcome as EventRecord["lastOutcome"],
+    // Stored by older releases and by an invalid envelope's placeholder; otherwise the last entry's.
+    lastOutcome: (item.lastOutcome as EventRecord["lastOutcome"]) ?? outcomeOf(history.at(-1)),
     lastDelaySeconds: optionalNumber(item.lastDelaySeconds),
     deadLetterReason: item.deadLetterReason as EventRecord["deadLetterReason"],
     pendingDeadLetter: item.pendingDeadLetter as EventRecord["pendingDeadLetter"],
-    history: (item.history as EventRecord["history"] | undefined) ?? [],
+    history,
     redrives: (item.redrives as EventRecord["redrives"] | undefined) ?? [],
     targetSummary: optionalString(item.targetSummary),
     targetGroup: optionalString(item.targetGroup),

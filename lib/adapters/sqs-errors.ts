@@ -115,3 +115,28 @@ export const sqsCall = async <T>(call: SqsCallContext, run: () => Promise<T>): P
     throw translateSqsError(error, call);
   }
 };
+
+/** A batch request's failed entry, as SQS reports it beside the entries that succeeded. */
+export interface SqsBatchEntryFailure {
+  readonly Code?: string | undefined;
+  readonly Message?: string | undefined;
+  readonly SenderFault?: boolean | undefined;
+}
+
+/**
+ * Translates one failed entry of a batch request like the error the single call would have
+ * thrown: the code is the error's name, and `SenderFault` is a client fault (never transient
+ * unless the code says throttling).
+ */
+export const translateSqsBatchEntryFailure = (
+  failure: SqsBatchEntryFailure,
+  call: SqsCallContext,
+): RicochetError => {
+  const code = failure.Code ?? "BatchEntryFailed";
+  const text = failure.Message === undefined ? code : `${code}: ${failure.Message}`;
+  const error = Object.assign(new Error(text), {
+    name: code,
+    $fault: failure.SenderFault === true ? "client" : "server",
+  });
+  return translateSqsError(error, call);
+};

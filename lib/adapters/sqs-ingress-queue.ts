@@ -8,6 +8,7 @@ import {
 } from "../core/ports.js";
 import { scheduleToAttributes } from "./message-schedule.js";
 import { changeMessageVisibility, sendMessage } from "./sqs-message-calls.js";
+import { createSqsSendBatcher, type OutgoingMessage } from "./sqs-send-batcher.js";
 
 export interface SqsIngressQueueOptions {
   readonly sqs: SQSClient;
@@ -17,6 +18,12 @@ export interface SqsIngressQueueOptions {
   readonly internalQueueUrl: string;
   /** Longest delay put on one message; capped at SQS's 900 s whatever is asked. */
   readonly maxDelaySeconds?: number;
+  /**
+   * When set, sends made within this many ms of each other share `SendMessageBatch` requests
+   * (one request for an invocation's retries instead of one each); each send still settles by
+   * its own message. Absent: one `SendMessage` per send, at once.
+   */
+  readonly sendWindowMs?: number;
 }
 
 /**
@@ -38,20 +45,26 @@ export const createSqsIngressQueue = ({
   ingressQueueUrl,
   internalQueueUrl,
   maxDelaySeconds = MAX_SQS_DELAY_SECONDS,
-}: SqsIngressQueueOptions): IngressQueue => ({
-  async send(body: string, schedule: MessageSchedule, delaySeconds: number): Promise<void> {
-    await sendMessage(sqs, internalQueueUrl, {
-      body,
-      attributes: scheduleToAttributes(schedule),
-      delaySeconds: clampDelaySeconds(delaySeconds, maxDelaySeconds),
-    });
-  },
+  sendWindowMs,
+}: SqsIngressQueueOptions): IngressQueue => {
+  const sendInternal =
+    sendWindowMs === undefined
+      ? (message: OutgoingMessage) => sendMessage(sqs, internalQueueUrl, message)
+      : createSqsSendBatcher({ sqs, queueUrl: internalQueueUrl, windowMs: sendWindowMs }).send;
+  return {
+    send: (body: string, schedule: MessageSchedule, delaySeconds: number): Promise<void> =>
+      sendInternal({
+        body,
+        attributes: scheduleToAttributes(schedule),
+        delaySeconds: clampDelaySeconds(delaySeconds, maxDelaySeconds),
+      }),
 
-  changeVisibility: (message: MessageHandle, seconds: number) =>
-    changeMessageVisibility(
-      sqs,
-      message.origin === MessageOrigin.RICOCHET ? internalQueueUrl : ingressQueueUrl,
-      message.receiptHandle,
-      seconds,
-    ),
-});
+    changeVisibility: (message: MessageHandle, seconds: number) =>
+      changeMessageVisibility(
+        sqs,
+        message.origin === MessageOrigin.RICOCHET ? internalQueueUrl : ingressQueueUrl,
+        message.receiptHandle,
+        seconds,
+      ),
+  };
+};

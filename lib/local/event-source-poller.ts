@@ -39,6 +39,13 @@ export interface EventSourcePollerOptions {
   readonly visibilityTimeoutSeconds?: number;
   /** Long-poll wait, 0 to 20 s; default 1 so that `stop()` returns quickly. */
   readonly waitTimeSeconds?: number;
+  /**
+   * Whether `stop()` aborts a long poll in progress instead of waiting for it to end. SQS may
+   * still hand the aborted receive messages that arrive later, which then stay hidden for their
+   * visibility timeout: only for a caller that stops once its queue is empty and stays so (the
+   * benchmark, whose rounds end when every queue has drained). Default false.
+   */
+  readonly abortWaitOnStop?: boolean;
   /** Named in the context; default "ricochet-local". */
   readonly functionName?: string;
   /** Region for the records and context; default the SQS client's. */
@@ -142,18 +149,25 @@ export const startEventSourcePoller = (options: EventSourcePollerOptions): Event
   source.catch(() => undefined);
 
   const receive = async (maxMessages: number, waitSeconds: number): Promise<Message[]> => {
-    const { Messages } = await sqs.send(
-      new ReceiveMessageCommand({
-        QueueUrl: queueUrl,
-        MaxNumberOfMessages: maxMessages,
-        WaitTimeSeconds: waitSeconds,
-        MessageAttributeNames: ["All"],
-        MessageSystemAttributeNames: ["All"],
-        ...(options.visibilityTimeoutSeconds === undefined
-          ? {}
-          : { VisibilityTimeout: options.visibilityTimeoutSeconds }),
-      }),
-    );
+    const { Messages } = await sqs
+      .send(
+        new ReceiveMessageCommand({
+          QueueUrl: queueUrl,
+          MaxNumberOfMessages: maxMessages,
+          WaitTimeSeconds: waitSeconds,
+          MessageAttributeNames: ["All"],
+          MessageSystemAttributeNames: ["All"],
+          ...(options.visibilityTimeoutSeconds === undefined
+            ? {}
+            : { VisibilityTimeout: options.visibilityTimeoutSeconds }),
+        }),
+        options.abortWaitOnStop === true ? { abortSignal: stopping.signal } : {},
+      )
+      .catch((error: unknown) => {
+        // Cut short by stop(): an idle poll, not a failure.
+        if (options.abortWaitOnStop === true && stopping.signal.aborted) return { Messages: [] };
+        throw error;
+      });
     return Messages ?? [];
   };
 

@@ -200,6 +200,25 @@ describe("startEventSourcePoller", () => {
     expect(await drainBodies(ingressQueueUrl)).toEqual(["after-stop"]);
   });
 
+  it("cuts an idle 20-second long poll short on stop() when asked, without reporting a receive error", async () => {
+    const { ingressQueueUrl } = await createTestQueues("poller-idle-stop");
+    const logger = quietLogger();
+    const running = poller(ingressQueueUrl, {
+      waitTimeSeconds: 20,
+      abortWaitOnStop: true,
+      maxConcurrency: 2,
+      logger,
+    });
+    // Let both pollers enter their long poll.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const stoppingAt = Date.now();
+    await running.stop();
+
+    expect(Date.now() - stoppingAt).toBeLessThan(2_000);
+    expect(running.stats.receiveErrors).toBe(0);
+    expect(logger.messages).toEqual([]);
+  });
+
   it("gathers more than one receive into a batch within the batching window", async () => {
     const { ingressQueueUrl } = await createTestQueues("poller-window");
     const bodies = Array.from({ length: 15 }, (_, index) => `m${index}`);

@@ -1,0 +1,162 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  scheduleFromAttributes,
+  scheduleToAttributes,
+} from "../../lib/adapters/message-schedule.js";
+import { createSqsIngressQueue } from "../../lib/adapters/sqs-ingress-queue.js";
+import { createSqsSendBatcher, type OutgoingMessage } from "../../lib/adapters/sqs-send-batcher.js";
+import { QueueUnavailableError, ResourceNotFoundError } from "../../lib/core/errors.js";
+import { createTestQueues, type TestQueues, testClients } from "../support/local-aws.js";
+import { missingQueueUrl, receiveRaw, recordRequests } from "./sqs-test-support.js";
+
+/*
+ * The batching sender against fauxqs through the real SDK: what goes on the wire, and how each
+ * caller's promise follows its own entry.
+ */
+const batches = recordRequests("SendMessageBatch");
+const singles = recordRequests("SendMessage");
+const clients = testClients({ middleware: [batches.middleware, singles.middleware] });
+let queues: TestQueues;
+
+beforeAll(async () => {
+  queues = await createTestQueues("send-batcher");
+});
+afterAll(() => clients.destroy());
+
+const message = (n: number, delaySeconds = 0): OutgoingMessage => ({
+  body: JSON.stringify({ n }),
+  attributes: scheduleToAttributes({ generation: n }),
+  delaySeconds,
+});
+
+/** Requests made while `run` ran: SendMessageBatch entry counts, and SendMessage calls. */
+const onTheWire = async (run: () => Promise<unknown>) => {
+  const batchesBefore = batches.bodies.length;
+  const singlesBefore = singles.bodies.length;
+  await run();
+  return {
+    batchSizes: batches.bodies
+      .slice(batchesBefore)
+      .map((body) => (body.Entries as unknown[]).length),
+    singles: singles.bodies.length - singlesBefore,
+  };
+};
+
+const drain = async (queueUrl: string, expected: number) => {
+  const received: Awaited<ReturnType<typeof receiveRaw>> = [];
+  for (let i = 0; i < 10 && received.length < expected; i += 1) {
+    received.push(...(await receiveRaw(clients.sqs, queueUrl, { wait: 1 })));
+  }
+  return received;
+};
+
+describe("SQS send batcher", () => {
+  it("sends concurrent messages as one SendMessageBatch, each with its own attributes and delay", async () => {
+    const { internalQueueUrl } = await createTestQueues("batcher-one");
+    const batcher = createSqsSendBatcher({
+      sqs: clients.sqs,
+      queueUrl: internalQueueUrl,
+      windowMs: 20,
+    });
+    const wire = await onTheWire(() =>
+      Promise.all([1, 2, 3, 4, 5, 6, 7].map((n) => batcher.send(message(n)))),
+    );
+    expect(wire).toEqual({ batchSizes: [7], singles: 0 });
+    const received = await drain(internalQueueUrl, 7);
+    const generations = received.map((m) => scheduleFromAttributes(m.MessageAttributes).generation);
+    expect(generations.sort()).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    for (const m of received) {
+      const { n } = JSON.parse(m.Body ?? "{}") as { n: number };
+      expect(scheduleFromAttributes(m.MessageAttributes).generation).toBe(n);
+    }
+  });
+
+  it("sends a full batch at once and the rest after the window: 12 sends, 10 + 2", async () => {
+    const batcher = createSqsSendBatcher({
+      sqs: clients.sqs,
+      queueUrl: queues.internalQueueUrl,
+      windowMs: 20,
+    });
+    const wire = await onTheWire(() =>
+      Promise.all(Array.from({ length: 12 }, (_, n) => batcher.send(message(n)))),
+    );
+    expect(wire).toEqual({ batchSizes: [10, 2], singles: 0 });
+  });
+
+  it("keeps each request under the batch payload limit: 3 × 100 KiB go as a batch of 2 and a single", async () => {
+    const batcher = createSqsSendBatcher({
+      sqs: clients.sqs,
+      queueUrl: queues.internalQueueUrl,
+      windowMs: 20,
+    });
+    const big = (n: number): OutgoingMessage => ({ ...message(n), body: "x".repeat(100 * 1024) });
+    const wire = await onTheWire(() => Promise.all([1, 2, 3].map((n) => batcher.send(big(n)))));
+    expect(wire).toEqual({ batchSizes: [2], singles: 1 });
+  });
+
+  it("sends a message alone as a plain SendMessage when nothing joins it in the window", async () => {
+    const batcher = createSqsSendBatcher({
+      sqs: clients.sqs,
+      queueUrl: queues.internalQueueUrl,
+      windowMs: 5,
+    });
+    const wire = await onTheWire(() => batcher.send(message(1)));
+    expect(wire).toEqual({ batchSizes: [], singles: 1 });
+  });
+
+  it("rejects only the send whose entry SQS refused; the others are delivered", async () => {
+    const { internalQueueUrl } = await createTestQueues("batcher-partial");
+    const batcher = createSqsSendBatcher({
+      sqs: clients.sqs,
+      queueUrl: internalQueueUrl,
+      windowMs: 20,
+    });
+    // U+0000 is outside the characters SQS accepts in a body: the entry fails, the batch does not.
+    const refused: OutgoingMessage = { ...message(2), body: "bad\u0000body" };
+    const settled = await Promise.allSettled([
+      batcher.send(message(1)),
+      batcher.send(refused),
+      batcher.send(message(3)),
+    ]);
+    expect(settled.map((s) => s.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
+    const reason = (settled[1] as PromiseRejectedResult).reason as QueueUnavailableError;
+    expect(reason).toBeInstanceOf(QueueUnavailableError);
+    expect(reason.message).toContain("InvalidMessageContents");
+    expect(reason.context).toMatchObject({ operation: "SendMessageBatch", transient: false });
+    const received = await drain(internalQueueUrl, 2);
+    expect(received.map((m) => m.Body).sort()).toEqual([
+      JSON.stringify({ n: 1 }),
+      JSON.stringify({ n: 3 }),
+    ]);
+  });
+
+  it("rejects every send of a batch the queue refused as a whole", async () => {
+    const batcher = createSqsSendBatcher({
+      sqs: clients.sqs,
+      queueUrl: missingQueueUrl(queues.internalQueueUrl),
+      windowMs: 20,
+    });
+    const settled = await Promise.allSettled([1, 2, 3].map((n) => batcher.send(message(n))));
+    for (const s of settled) {
+      expect(s.status).toBe("rejected");
+      expect((s as PromiseRejectedResult).reason).toBeInstanceOf(ResourceNotFoundError);
+    }
+  });
+
+  it("batches the ingress port's re-sends when given a window, on the internal queue", async () => {
+    const created = await createTestQueues("batcher-ingress");
+    const ingress = createSqsIngressQueue({
+      sqs: clients.sqs,
+      ingressQueueUrl: created.ingressQueueUrl,
+      internalQueueUrl: created.internalQueueUrl,
+      sendWindowMs: 20,
+    });
+    const wire = await onTheWire(() =>
+      Promise.all([1, 2, 3].map((n) => ingress.send(`{"n":${n}}`, { generation: n }, 2_000))),
+    );
+    expect(wire).toEqual({ batchSizes: [3], singles: 0 });
+    const sent = batches.bodies.at(-1) as { QueueUrl: string; Entries: { DelaySeconds: number }[] };
+    expect(sent.QueueUrl).toBe(created.internalQueueUrl);
+    expect(sent.Entries.map((e) => e.DelaySeconds)).toEqual([900, 900, 900]);
+  });
+});
