@@ -7,6 +7,7 @@
  *   npm run bench -- --rate 20        # submit 20 events/s instead of all at once
  *   npm run bench -- --cold-start --samples 9   # only the orchestrator bundle's initMs/firstBatchMs
  *   npm run bench -- --scenario noisy-neighbour # only one bad target among ten (~4 minutes)
+ *   npm run bench -- --scenario noisy-neighbour --noisy-rounds 3   # steadier p99s (~10 minutes)
  *   npm run bench -- --scenario retries         # only the healthy and flaky scenarios
  *
  * With --json the last line printed is one JSON object. Progress goes to stderr.
@@ -58,6 +59,7 @@ const { values } = parseArgs({
     "cold-start": { type: "boolean", default: false },
     samples: { type: "string" },
     scenario: { type: "string" },
+    "noisy-rounds": { type: "string" },
   },
 });
 
@@ -163,7 +165,13 @@ try {
         });
   // Its own event counts, rate and pollers: --events, --rate and --pollers are the retries'.
   const noisyNeighbour =
-    scenario === "retries" ? undefined : await runNoisyNeighbour({ local, progress });
+    scenario === "retries"
+      ? undefined
+      : await runNoisyNeighbour({
+          local,
+          progress,
+          settings: { rounds: wholeNumber("noisy-rounds", values["noisy-rounds"], 1) },
+        });
   if (values.json) {
     console.log(
       JSON.stringify({ ...result, ...(noisyNeighbour === undefined ? {} : { noisyNeighbour }) }),

@@ -25,6 +25,11 @@ import { type Outage, startNoisyTargets, TargetKind } from "./noisy-targets.js";
  * inside the retry window, and the breaker's settings divided alike.
  */
 export interface NoisyNeighbourSettings {
+  /**
+   * Rounds of the three runs (all healthy, outage, recovery mid-run) per contender; figures pool
+   * the rounds. One round takes about three minutes.
+   */
+  readonly rounds: number;
   /** Events per run, sent at {@link submitRate}; event i goes to target i mod 10. */
   readonly events: number;
   readonly submitRate: number;
@@ -55,6 +60,7 @@ export interface NoisyNeighbourSettings {
 export const P99_LIMIT = 1.5;
 
 export const DEFAULT_NOISY_SETTINGS: NoisyNeighbourSettings = {
+  rounds: 1,
   events: 300,
   submitRate: 20,
   // After 100 warm-up events at 20/s the first contender's all-healthy p50 was 19 ms against the
@@ -113,12 +119,14 @@ export const noisyContenders = (breaker: BreakerSettings): readonly Contender[] 
 /** One scenario's figures for one contender. */
 export interface ScenarioFigures {
   readonly healthy: HealthyFigures;
+  /** Over all rounds' events pooled, against the all-healthy rounds' pooled. */
   readonly vsAllHealthy: VersusAllHealthy;
+  readonly p99RatioPerRound: readonly (number | null)[];
   readonly slowDelivered: number;
   readonly down: DownFigures | null;
   readonly awsRequestsPerEvent: number;
   readonly failedBatches: number;
-  /** From the first send to the end of the run. */
+  /** From the first send to the end of the run: the longest round. */
   readonly wallMs: number;
 }
 
@@ -290,17 +298,44 @@ export const runNoisyOnce = async (
 const perEvent = (total: number, events: number): number =>
   Math.round((total / Math.max(1, events)) * 1000) / 1000;
 
-const scenarioFigures = (run: RunFigures, allHealthy: HealthyFigures): ScenarioFigures => {
-  const healthy = healthyFigures(run.observation);
-  const slow = run.observation.events.filter((e) => e.kind === TargetKind.SLOW);
+const observations = (runs: readonly RunFigures[]) => runs.map((run) => run.observation);
+const sumOf = (runs: readonly RunFigures[], pick: (run: RunFigures) => number): number =>
+  runs.reduce((total, run) => total + pick(run), 0);
+const eventsIn = (runs: readonly RunFigures[]): number =>
+  sumOf(runs, (run) => run.observation.events.length);
+
+const scenarioFigures = (
+  runs: readonly RunFigures[],
+  allHealthyRuns: readonly RunFigures[],
+): ScenarioFigures => {
+  const healthy = healthyFigures(observations(runs));
   return {
     healthy,
-    vsAllHealthy: versusAllHealthy(healthy, allHealthy),
-    slowDelivered: slow.filter((e) => run.observation.deliveredAt.has(e.eventId)).length,
-    down: downFigures(run.observation),
-    awsRequestsPerEvent: perEvent(run.awsRequests, run.observation.events.length),
-    failedBatches: run.failedBatches,
-    wallMs: run.wallMs,
+    vsAllHealthy: versusAllHealthy(healthy, healthyFigures(observations(allHealthyRuns))),
+    // Round r against round r's all-healthy run: how far one round's ratio strays from the pool's.
+    p99RatioPerRound: runs.map((run, i) => {
+      const baseline = allHealthyRuns[i];
+      return baseline === undefined
+        ? null
+        : versusAllHealthy(
+            healthyFigures([run.observation]),
+            healthyFigures([baseline.observation]),
+          ).p99;
+    }),
+    slowDelivered: sumOf(
+      runs,
+      (run) =>
+        run.observation.events.filter(
+          (e) => e.kind === TargetKind.SLOW && run.observation.deliveredAt.has(e.eventId),
+        ).length,
+    ),
+    down: downFigures(observations(runs)),
+    awsRequestsPerEvent: perEvent(
+      sumOf(runs, (run) => run.awsRequests),
+      eventsIn(runs),
+    ),
+    failedBatches: sumOf(runs, (run) => run.failedBatches),
+    wallMs: Math.max(...runs.map((run) => run.wallMs)),
   };
 };
 
@@ -310,7 +345,7 @@ const within = (ratio: number | null | undefined): boolean | null =>
 /**
  * Runs every contender against ten targets on 127.0.0.1: first all healthy (the baseline of the
  * ratios), then with one down and one slow while the events are sent, then with the down one
- * recovering mid-run. One run each, scenario by scenario, the contenders in turn.
+ * recovering mid-run; round after round, each run with each contender in turn.
  */
 export const runNoisyNeighbour = async (options: {
   readonly local: LocalAwsTarget;
@@ -355,30 +390,51 @@ export const runNoisyNeighbour = async (options: {
         settings.warmupRate,
       );
     }
-    const healthyRuns = await runAll({ label: "healthy", kinds: ALL_HEALTHY }, 0);
-    const outageRuns = await runAll(
-      { label: "outage", kinds: NOISY_KINDS, outage: settings.outages.outage },
-      1,
-    );
-    const midRuns = await runAll(
-      { label: "recovery", kinds: NOISY_KINDS, outage: settings.outages.recoveryMidRun },
-      2,
-    );
+    const runs = {
+      healthy: new Map<string, RunFigures[]>(),
+      outage: new Map<string, RunFigures[]>(),
+      recovery: new Map<string, RunFigures[]>(),
+    };
+    const keep = (into: Map<string, RunFigures[]>, round: Map<string, RunFigures>) => {
+      for (const [name, figures] of round) into.set(name, [...(into.get(name) ?? []), figures]);
+    };
+    for (let round = 0; round < settings.rounds; round += 1) {
+      // Each run of each round starts with the next contender, so none is always first.
+      const shift = round * 3;
+      keep(runs.healthy, await runAll({ label: `healthy${round}`, kinds: ALL_HEALTHY }, shift));
+      keep(
+        runs.outage,
+        await runAll(
+          { label: `outage${round}`, kinds: NOISY_KINDS, outage: settings.outages.outage },
+          shift + 1,
+        ),
+      );
+      keep(
+        runs.recovery,
+        await runAll(
+          {
+            label: `recovery${round}`,
+            kinds: NOISY_KINDS,
+            outage: settings.outages.recoveryMidRun,
+          },
+          shift + 2,
+        ),
+      );
+    }
     const figures: Record<string, NoisyContenderFigures> = {};
     for (const contender of contenders) {
-      const healthyRun = healthyRuns.get(contender.name);
-      const outageRun = outageRuns.get(contender.name);
-      const midRun = midRuns.get(contender.name);
-      if (healthyRun === undefined || outageRun === undefined || midRun === undefined) continue;
-      const allHealthy = healthyFigures(healthyRun.observation);
+      const healthyRuns = runs.healthy.get(contender.name) ?? [];
       figures[contender.name] = {
         allHealthy: {
-          ...allHealthy,
-          awsRequestsPerEvent: perEvent(healthyRun.awsRequests, settings.events),
-          failedBatches: healthyRun.failedBatches,
+          ...healthyFigures(observations(healthyRuns)),
+          awsRequestsPerEvent: perEvent(
+            sumOf(healthyRuns, (run) => run.awsRequests),
+            eventsIn(healthyRuns),
+          ),
+          failedBatches: sumOf(healthyRuns, (run) => run.failedBatches),
         },
-        outage: scenarioFigures(outageRun, allHealthy),
-        recoveryMidRun: scenarioFigures(midRun, allHealthy),
+        outage: scenarioFigures(runs.outage.get(contender.name) ?? [], healthyRuns),
+        recoveryMidRun: scenarioFigures(runs.recovery.get(contender.name) ?? [], healthyRuns),
       };
     }
     const breakers = figures[contenders[0]?.name ?? ""];

@@ -39,7 +39,7 @@ export interface HealthyFigures {
   readonly eventsPerSecond: number | null;
 }
 
-/** How the down target fared, and what it cost. */
+/** How the down target fared, and what it cost, over the rounds. */
 export interface DownFigures {
   readonly events: number;
   readonly outageMs: number;
@@ -54,9 +54,9 @@ export interface DownFigures {
   readonly deliveredAfterRecovery: number;
   /** Its events never delivered (dead-lettered, or still pending when the run gave up). */
   readonly undelivered: number;
-  /** From the recovery to the last delivery of an event sent before it, in ms. */
+  /** From the recovery to the last delivery of an event sent before it, in ms: the worst round. */
   readonly drainMs: number | null;
-  /** The most calls it got in one second after recovering: how hard the backlog hits it. */
+  /** The most calls it got in one second after recovering (worst round): how hard the backlog hits it. */
   readonly peakCallsPerSecondAfterRecovery: number;
 }
 
@@ -72,21 +72,31 @@ const round3 = (value: number): number => Math.round(value * 1000) / 1000;
 const ofKind = (observation: NoisyObservation, kind: TargetKind) =>
   observation.events.filter((event) => event.kind === kind);
 
-/** Latency and throughput of the events sent to healthy targets. */
-export const healthyFigures = (observation: NoisyObservation): HealthyFigures => {
-  const events = ofKind(observation, TargetKind.HEALTHY);
+/**
+ * Latency and throughput of the events sent to healthy targets, over one or more rounds: the
+ * latencies are pooled (a p99 over several rounds' events is steadier than any one round's), the
+ * rate is all deliveries over the rounds' summed spans from first send to last delivery.
+ */
+export const healthyFigures = (rounds: readonly NoisyObservation[]): HealthyFigures => {
+  let events = 0;
+  let spanMs = 0;
   const latencies: number[] = [];
-  let lastDelivery = Number.NEGATIVE_INFINITY;
-  for (const event of events) {
-    const at = observation.deliveredAt.get(event.eventId);
-    if (at === undefined) continue;
-    latencies.push(at - event.submittedAt);
-    lastDelivery = Math.max(lastDelivery, at);
+  for (const observation of rounds) {
+    const sent = ofKind(observation, TargetKind.HEALTHY);
+    events += sent.length;
+    let lastDelivery: number | undefined;
+    for (const event of sent) {
+      const at = observation.deliveredAt.get(event.eventId);
+      if (at === undefined) continue;
+      latencies.push(at - event.submittedAt);
+      lastDelivery = Math.max(lastDelivery ?? at, at);
+    }
+    if (lastDelivery !== undefined) {
+      spanMs += lastDelivery - Math.min(...sent.map((event) => event.submittedAt));
+    }
   }
-  const firstSend = Math.min(...events.map((event) => event.submittedAt));
-  const spanMs = lastDelivery - firstSend;
   return {
-    events: events.length,
+    events,
     delivered: latencies.length,
     p50Ms: percentile(latencies, 50),
     p99Ms: percentile(latencies, 99),
@@ -106,12 +116,11 @@ const peakPerSecond = (times: readonly number[], fromMs: number): number => {
   return Math.max(0, ...buckets.values());
 };
 
-/** The down target's figures; null in a run without an outage. */
-export const downFigures = (observation: NoisyObservation): DownFigures | null => {
+/** One round's raw counts for the down target. */
+const downCounts = (observation: NoisyObservation) => {
   const { outage } = observation;
-  if (outage === undefined) return null;
+  if (outage === undefined) return undefined;
   const events = ofKind(observation, TargetKind.DOWN);
-  const outageMs = outage.recoveredAt - outage.startedAt;
   const callsWhileDown = observation.callsWhileDown.filter(
     (at) => at >= outage.startedAt && at < outage.recoveredAt,
   ).length;
@@ -123,19 +132,45 @@ export const downFigures = (observation: NoisyObservation): DownFigures | null =
     const at = observation.deliveredAt.get(event.eventId);
     return at === undefined ? [] : [at];
   });
-  const attemptsCharged = observation.attemptsCharged ?? callsWhileDown + answered.length;
   return {
     events: events.length,
-    outageMs,
+    outageMs: outage.recoveredAt - outage.startedAt,
     callsWhileDown,
-    callsPerMinuteWhileDown: outageMs > 0 ? round3((callsWhileDown / outageMs) * 60_000) : 0,
-    attemptsCharged,
-    attemptsChargedPerEvent: events.length === 0 ? 0 : round3(attemptsCharged / events.length),
+    attemptsCharged: observation.attemptsCharged ?? callsWhileDown + answered.length,
     eventsBeforeRecovery: beforeRecovery.length,
     deliveredAfterRecovery: deliveries.filter((at) => at >= outage.recoveredAt).length,
     undelivered: events.filter((event) => !observation.deliveredAt.has(event.eventId)).length,
     drainMs: deliveries.length === 0 ? null : Math.max(...deliveries) - outage.recoveredAt,
-    peakCallsPerSecondAfterRecovery: peakPerSecond(answered, outage.recoveredAt),
+    peak: peakPerSecond(answered, outage.recoveredAt),
+  };
+};
+
+/**
+ * The down target's figures over the rounds that had an outage (counts summed, calls per minute
+ * over the summed outages, the worst drain and peak); null when none had.
+ */
+export const downFigures = (rounds: readonly NoisyObservation[]): DownFigures | null => {
+  const counts = rounds.flatMap((observation) => downCounts(observation) ?? []);
+  if (counts.length === 0) return null;
+  const sum = (pick: (c: (typeof counts)[number]) => number) =>
+    counts.reduce((total, c) => total + pick(c), 0);
+  const events = sum((c) => c.events);
+  const outageMs = sum((c) => c.outageMs);
+  const callsWhileDown = sum((c) => c.callsWhileDown);
+  const attemptsCharged = sum((c) => c.attemptsCharged);
+  const drains = counts.flatMap((c) => (c.drainMs === null ? [] : [c.drainMs]));
+  return {
+    events,
+    outageMs,
+    callsWhileDown,
+    callsPerMinuteWhileDown: outageMs > 0 ? round3((callsWhileDown / outageMs) * 60_000) : 0,
+    attemptsCharged,
+    attemptsChargedPerEvent: events === 0 ? 0 : round3(attemptsCharged / events),
+    eventsBeforeRecovery: sum((c) => c.eventsBeforeRecovery),
+    deliveredAfterRecovery: sum((c) => c.deliveredAfterRecovery),
+    undelivered: sum((c) => c.undelivered),
+    drainMs: drains.length === 0 ? null : Math.max(...drains),
+    peakCallsPerSecondAfterRecovery: Math.max(...counts.map((c) => c.peak)),
   };
 };
 

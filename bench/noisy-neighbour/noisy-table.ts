@@ -28,6 +28,7 @@ export const noisyNeighbourTable = (result: NoisyNeighbourResult): string => {
   row("healthy p99 ms (all-healthy)", (f, s) => `${s.healthy.p99Ms} (${f.allHealthy.p99Ms})`);
   row("healthy p50 ÷ all-healthy", (_, s) => s.vsAllHealthy.p50);
   row("healthy p99 ÷ all-healthy", (_, s) => s.vsAllHealthy.p99);
+  row("  per round", (_, s) => s.p99RatioPerRound.map((r) => r ?? "–").join(" "));
   row("healthy events/s ÷ all-healthy", (_, s) => s.vsAllHealthy.eventsPerSecond);
   row("down: calls/min while down", (_, s) => s.down?.callsPerMinuteWhileDown);
   row("down: calls while down", (_, s) => s.down?.callsWhileDown);
@@ -43,7 +44,7 @@ export const noisyNeighbourTable = (result: NoisyNeighbourResult): string => {
   const { outage, recoveryMidRun } = settings.outages;
   const seconds = (ms: number) => `${ms / 1000} s`;
   return [
-    `Noisy neighbour: ${settings.events} events at ${settings.submitRate}/s over 10 targets (1 down, 1 slow at ${seconds(settings.slowMs)}, 8 healthy), ${settings.pollers} pollers × batches of ${settings.batchSize}; retries ${settings.retry.maxAttempts} × ${settings.retry.delaySeconds} s apart, ${seconds(settings.retry.timeoutMs)} call timeout`,
+    `Noisy neighbour: ${settings.rounds} round(s) of ${settings.events} events at ${settings.submitRate}/s over 10 targets (1 down, 1 slow at ${seconds(settings.slowMs)}, 8 healthy), ${settings.pollers} pollers × batches of ${settings.batchSize}; retries ${settings.retry.maxAttempts} × ${settings.retry.delaySeconds} s apart, ${seconds(settings.retry.timeoutMs)} call timeout`,
     `outage: refused ${seconds(outage.refusedMs)}, then hanging ${seconds(outage.hangingMs)}; recoveryMidRun: refused ${seconds(recoveryMidRun.refusedMs)}, then hanging ${seconds(recoveryMidRun.hangingMs)}`,
     `breakers: ${JSON.stringify(settings.breaker)}`,
     table.toString(),

@@ -30,7 +30,7 @@ const observation = (overrides: Partial<NoisyObservation>): NoisyObservation => 
 
 describe("healthyFigures", () => {
   it("measures latency from the send to the first 200 of healthy events only", () => {
-    const figures = healthyFigures(
+    const figures = healthyFigures([
       observation({
         events: [
           event("h1", TargetKind.HEALTHY, 0),
@@ -45,7 +45,7 @@ describe("healthyFigures", () => {
           ["d1", 60_000],
         ]),
       }),
-    );
+    ]);
     expect(figures).toEqual({
       events: 2,
       delivered: 2,
@@ -57,23 +57,38 @@ describe("healthyFigures", () => {
   });
 
   it("leaves an undelivered healthy event out of the latencies but in the count", () => {
-    const figures = healthyFigures(
+    const figures = healthyFigures([
       observation({
         events: [event("h1", TargetKind.HEALTHY, 0), event("h2", TargetKind.HEALTHY, 0)],
         deliveredAt: new Map([["h1", 500]]),
       }),
-    );
+    ]);
     expect(figures).toMatchObject({ events: 2, delivered: 1, p50Ms: 500, p99Ms: 500 });
   });
 
   it("reports no latency and no rate when nothing was delivered", () => {
-    const figures = healthyFigures(observation({ events: [event("h1", TargetKind.HEALTHY, 0)] }));
+    const figures = healthyFigures([observation({ events: [event("h1", TargetKind.HEALTHY, 0)] })]);
     expect(figures).toEqual({
       events: 1,
       delivered: 0,
       p50Ms: null,
       p99Ms: null,
       eventsPerSecond: null,
+    });
+  });
+
+  it("pools the rounds: latencies together, the rate over their summed spans", () => {
+    const round = (id: string, tookMs: number) =>
+      observation({
+        events: [event(id, TargetKind.HEALTHY, 0)],
+        deliveredAt: new Map([[id, tookMs]]),
+      });
+    expect(healthyFigures([round("a", 100), round("b", 300)])).toEqual({
+      events: 2,
+      delivered: 2,
+      p50Ms: 100,
+      p99Ms: 300,
+      eventsPerSecond: 5,
     });
   });
 
@@ -84,7 +99,7 @@ describe("healthyFigures", () => {
         (pairs) => {
           const events = pairs.map(([sent], i) => event(`h${i}`, TargetKind.HEALTHY, sent));
           const deliveredAt = new Map(pairs.map(([sent, took], i) => [`h${i}`, sent + took]));
-          const figures = healthyFigures(observation({ events, deliveredAt }));
+          const figures = healthyFigures([observation({ events, deliveredAt })]);
           expect(figures.p99Ms ?? 0).toBeGreaterThanOrEqual(figures.p50Ms ?? 0);
         },
       ),
@@ -96,7 +111,7 @@ describe("downFigures", () => {
   const outage = { startedAt: 1_000, recoveredAt: 31_000 };
 
   it("is null for a run without an outage", () => {
-    expect(downFigures(observation({}))).toBeNull();
+    expect(downFigures([observation({})])).toBeNull();
   });
 
   it.each([
@@ -111,14 +126,14 @@ describe("downFigures", () => {
       expected: { callsWhileDown: 0, callsPerMinuteWhileDown: 0 },
     },
   ])("$name", ({ callsWhileDown, expected }) => {
-    expect(downFigures(observation({ outage, callsWhileDown }))).toMatchObject({
+    expect(downFigures([observation({ outage, callsWhileDown })])).toMatchObject({
       outageMs: 30_000,
       ...expected,
     });
   });
 
   it("tells events delivered after the recovery from those sent after it and those lost", () => {
-    const figures = downFigures(
+    const figures = downFigures([
       observation({
         outage,
         events: [
@@ -141,7 +156,7 @@ describe("downFigures", () => {
         ]),
         callsWhileDown: [1_000, 2_000, 3_000, 4_000],
       }),
-    );
+    ]);
     expect(figures).toMatchObject({
       events: 4,
       eventsBeforeRecovery: 3,
@@ -165,7 +180,7 @@ describe("downFigures", () => {
       expected: { attemptsCharged: 4, attemptsChargedPerEvent: 2 },
     },
   ])("$name", ({ attemptsCharged, expected }) => {
-    const figures = downFigures(
+    const figures = downFigures([
       observation({
         outage,
         attemptsCharged,
@@ -174,8 +189,31 @@ describe("downFigures", () => {
         calls: new Map([["d1", answered(31_500)]]),
         deliveredAt: new Map([["d1", 31_500]]),
       }),
-    );
+    ]);
     expect(figures).toMatchObject(expected);
+  });
+});
+
+it("sums the down target's counts over the rounds and keeps the worst drain and peak", () => {
+  const round = (id: string, deliveredAt: number, calls: number[]) =>
+    observation({
+      outage: { startedAt: 0, recoveredAt: 30_000 },
+      events: [event(id, TargetKind.DOWN, 0)],
+      callsWhileDown: calls,
+      calls: new Map([[id, answered(deliveredAt)]]),
+      deliveredAt: new Map([[id, deliveredAt]]),
+    });
+  expect(
+    downFigures([round("d1", 31_000, [1_000, 2_000]), round("d2", 34_000, [5_000])]),
+  ).toMatchObject({
+    events: 2,
+    outageMs: 60_000,
+    callsWhileDown: 3,
+    callsPerMinuteWhileDown: 3,
+    attemptsCharged: 5,
+    deliveredAfterRecovery: 2,
+    drainMs: 4_000,
+    peakCallsPerSecondAfterRecovery: 1,
   });
 });
 
