@@ -8,13 +8,26 @@ import {
 import { createQueuePair } from "./support/resources.js";
 import type { SeededReceiver } from "./support/seeded-receiver.js";
 
+/** How every contender retries in one scenario: the same budget and spacing for all. */
+export interface RetryShape {
+  /** Attempts allowed per event (Ricochet's budget, the baselines' maxReceiveCount). */
+  readonly maxAttempts: number;
+  /** Seconds between a failed attempt and the next (the baselines' visibility timeout). */
+  readonly delaySeconds: number;
+  /** Per-call timeout; unset, Ricochet's default and the baselines' 10 s. */
+  readonly timeoutMs?: number;
+}
+
 /** What the harness hands a contender for one round. */
 export interface ContenderContext {
   /** Clients whose every request is counted for this contender and round only. */
   readonly clients: AwsClients;
   /** Uncounted clients, for the harness's own look-ups (reading records back after the run). */
   readonly plainClients: AwsClients;
-  readonly receiver: SeededReceiver;
+  /** The calls the targets answered, per event id (Ricochet reads its retry timing from them). */
+  readonly receiver: Pick<SeededReceiver, "calls">;
+  /** How the events of this round retry; the baselines' queues are made to match it. */
+  readonly retry: RetryShape;
   /** Pollers running at once, like Lambda's maximum concurrency; the same for every contender. */
   readonly pollers: number;
   /** Records per batch; the same for every contender. */
@@ -52,7 +65,7 @@ export interface Contender {
 /** The message every contender receives: a Ricochet envelope, which the others read as JSON. */
 export interface BenchEnvelope {
   readonly eventId: string;
-  readonly target: { readonly type: "http"; readonly url: string };
+  readonly target: { readonly type: "http"; readonly url: string; readonly timeoutMs?: number };
   readonly payload: { readonly eventId: string; readonly n: number };
   readonly policy: {
     readonly maxAttempts: number;
@@ -68,17 +81,32 @@ export const MAX_ATTEMPTS = 10;
 /** Seconds between a failed attempt and the next, for every contender. */
 export const RETRY_DELAY_SECONDS = 1;
 
-export const benchEnvelope = (baseUrl: string, eventId: string, n: number): BenchEnvelope => ({
+/** The retries of the healthy and flaky scenarios. */
+export const DEFAULT_RETRY: RetryShape = {
+  maxAttempts: MAX_ATTEMPTS,
+  delaySeconds: RETRY_DELAY_SECONDS,
+};
+
+export const benchEnvelope = (
+  baseUrl: string,
+  eventId: string,
+  n: number,
+  retry: RetryShape = DEFAULT_RETRY,
+): BenchEnvelope => ({
   eventId,
-  target: { type: "http", url: `${baseUrl}/${encodeURIComponent(eventId)}` },
+  target: {
+    type: "http",
+    url: `${baseUrl}/${encodeURIComponent(eventId)}`,
+    ...(retry.timeoutMs === undefined ? {} : { timeoutMs: retry.timeoutMs }),
+  },
   payload: { eventId, n },
   // The baselines' schedule, so that a flaky run measures the engines and not their policies:
-  // every retry 1 s after the failure, as a 1 s visibility timeout gives them. Jitter would only
-  // move the tail (a 2 s cap with full jitter made Ricochet's last events wait longer).
+  // every retry a fixed delay after the failure, as a visibility timeout gives them. Jitter would
+  // only move the tail (a 2 s cap with full jitter made Ricochet's last events wait longer).
   policy: {
-    maxAttempts: MAX_ATTEMPTS,
-    baseDelaySeconds: RETRY_DELAY_SECONDS,
-    maxDelaySeconds: RETRY_DELAY_SECONDS,
+    maxAttempts: retry.maxAttempts,
+    baseDelaySeconds: retry.delaySeconds,
+    maxDelaySeconds: retry.delaySeconds,
     jitter: "none",
   },
 });
@@ -89,7 +117,7 @@ export const postEnvelope = async (envelope: BenchEnvelope): Promise<boolean> =>
     method: "POST",
     headers: { "content-type": "application/json", "idempotency-key": envelope.eventId },
     body: JSON.stringify(envelope.payload),
-    signal: AbortSignal.timeout(10_000),
+    signal: AbortSignal.timeout(envelope.target.timeoutMs ?? 10_000),
   });
   await response.arrayBuffer();
   return response.ok;
@@ -145,11 +173,11 @@ export const consumeWith = (
 
 /**
  * The queue pair of a contender that retries by redelivery (the baselines): a failed message
- * reappears after a {@link RETRY_DELAY_SECONDS} visibility timeout and is dead-lettered natively after
- * {@link MAX_ATTEMPTS} receives.
+ * reappears after a visibility timeout of the round's retry delay and is dead-lettered natively
+ * after its attempt budget in receives.
  */
 export const createRedeliveryQueues = (context: ContenderContext, prefix: string) =>
   createQueuePair(context.clients.sqs, prefix, {
-    maxReceiveCount: MAX_ATTEMPTS,
-    visibilityTimeoutSeconds: RETRY_DELAY_SECONDS,
+    maxReceiveCount: context.retry.maxAttempts,
+    visibilityTimeoutSeconds: context.retry.delaySeconds,
   });

@@ -7,7 +7,7 @@ import {
 import { LOCAL_CREDENTIALS } from "../lib/local/local-identity.js";
 import { type BundleFigures, measureBundle } from "./bundle-figures.js";
 import { type CeilingFigures, measureCeiling } from "./ceiling.js";
-import { benchEnvelope, type Contender } from "./contender.js";
+import { benchEnvelope, type Contender, DEFAULT_RETRY } from "./contender.js";
 import { bareSqs } from "./contenders/bare-sqs.js";
 import { powertools } from "./contenders/powertools.js";
 import { ricochet } from "./contenders/ricochet.js";
@@ -147,7 +147,7 @@ interface RoundFigures {
   readonly failedBatches: number;
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const medianOrNull = (values: readonly (number | null | undefined)[]): number | null => {
   const present = values.filter((v): v is number => typeof v === "number" && Number.isFinite(v));
@@ -156,7 +156,11 @@ const medianOrNull = (values: readonly (number | null | undefined)[]): number | 
 
 const round3 = (value: number): number => Math.round(value * 1000) / 1000;
 
-const clientsFor = (local: LocalAwsTarget, counter?: ReturnType<typeof createRequestCounter>) =>
+/** SDK clients on the local AWS; with `counter`, every request they make is counted. */
+export const clientsFor = (
+  local: LocalAwsTarget,
+  counter?: ReturnType<typeof createRequestCounter>,
+) =>
   createAwsClients({
     endpoints: local.endpoints,
     region: local.region,
@@ -166,7 +170,10 @@ const clientsFor = (local: LocalAwsTarget, counter?: ReturnType<typeof createReq
   });
 
 /** Messages in any state on all of `queueUrls`. */
-const liveMessages = async (clients: AwsClients, queueUrls: readonly string[]): Promise<number> => {
+export const liveMessages = async (
+  clients: AwsClients,
+  queueUrls: readonly string[],
+): Promise<number> => {
   const counts = await Promise.all(
     queueUrls.map(async (queueUrl) => {
       const { Attributes = {} } = await clients.sqs.send(
@@ -202,6 +209,7 @@ const runContender = async (
       clients,
       plainClients,
       receiver,
+      retry: DEFAULT_RETRY,
       pollers: options.pollers,
       batchSize: options.batchSize,
       pollerLogger: {

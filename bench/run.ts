@@ -6,6 +6,9 @@
  *   npm run bench -- --json --events 100 --rounds 1
  *   npm run bench -- --rate 20        # submit 20 events/s instead of all at once
  *   npm run bench -- --cold-start --samples 9   # only the orchestrator bundle's initMs/firstBatchMs
+ *   npm run bench -- --scenario noisy-neighbour # only one bad target among ten (~4 minutes)
+ *   npm run bench -- --scenario noisy-neighbour --noisy-rounds 3   # steadier p99s (~10 minutes)
+ *   npm run bench -- --scenario retries         # only the healthy and flaky scenarios
  *
  * With --json the last line printed is one JSON object. Progress goes to stderr.
  */
@@ -14,6 +17,20 @@ import Table from "cli-table3";
 import { startLocalAws } from "../lib/local/start-local-aws.js";
 import { measureBundle } from "./bundle-figures.js";
 import { type BenchResult, type ContenderFigures, runBenchmark } from "./harness.js";
+import { runNoisyNeighbour } from "./noisy-neighbour/noisy-neighbour.js";
+import { noisyNeighbourTable } from "./noisy-neighbour/noisy-table.js";
+
+/** What `--scenario` selects; `all` (the default) runs both, the retries first. */
+const SCENARIOS = ["all", "retries", "noisy-neighbour"] as const;
+type Scenario = (typeof SCENARIOS)[number];
+
+const scenarioOf = (value: string | undefined): Scenario => {
+  const found = SCENARIOS.find((scenario) => scenario === (value ?? "all"));
+  if (found === undefined) {
+    throw new Error(`--scenario must be one of ${SCENARIOS.join(", ")}, got ${value}`);
+  }
+  return found;
+};
 
 /**
  * Events per contender and scenario. At 300 a healthy run lasted half a second and one slow
@@ -41,6 +58,8 @@ const { values } = parseArgs({
     pollers: { type: "string" },
     "cold-start": { type: "boolean", default: false },
     samples: { type: "string" },
+    scenario: { type: "string" },
+    "noisy-rounds": { type: "string" },
   },
 });
 
@@ -128,17 +147,39 @@ const stopOnSignal = () => {
 process.once("SIGINT", stopOnSignal);
 process.once("SIGTERM", stopOnSignal);
 try {
-  const result = await runBenchmark({
-    local,
-    events: wholeNumber("events", values.events, DEFAULT_EVENTS),
-    rounds: wholeNumber("rounds", values.rounds, 3),
-    seed: wholeNumber("seed", values.seed, 7),
-    ...(values.rate === undefined ? {} : { submitRate: wholeNumber("rate", values.rate, 1) }),
-    ...(values.pollers === undefined ? {} : { pollers: wholeNumber("pollers", values.pollers, 1) }),
-    progress: (line) => console.error(`[bench] ${line}`),
-  });
-  if (values.json) console.log(JSON.stringify(result));
-  else printTables(result);
+  const scenario = scenarioOf(values.scenario);
+  const progress = (line: string) => console.error(`[bench] ${line}`);
+  const result =
+    scenario === "noisy-neighbour"
+      ? undefined
+      : await runBenchmark({
+          local,
+          events: wholeNumber("events", values.events, DEFAULT_EVENTS),
+          rounds: wholeNumber("rounds", values.rounds, 3),
+          seed: wholeNumber("seed", values.seed, 7),
+          ...(values.rate === undefined ? {} : { submitRate: wholeNumber("rate", values.rate, 1) }),
+          ...(values.pollers === undefined
+            ? {}
+            : { pollers: wholeNumber("pollers", values.pollers, 1) }),
+          progress,
+        });
+  // Its own event counts, rate and pollers: --events, --rate and --pollers are the retries'.
+  const noisyNeighbour =
+    scenario === "retries"
+      ? undefined
+      : await runNoisyNeighbour({
+          local,
+          progress,
+          settings: { rounds: wholeNumber("noisy-rounds", values["noisy-rounds"], 1) },
+        });
+  if (values.json) {
+    console.log(
+      JSON.stringify({ ...result, ...(noisyNeighbour === undefined ? {} : { noisyNeighbour }) }),
+    );
+  } else {
+    if (result !== undefined) printTables(result);
+    if (noisyNeighbour !== undefined) console.log(`\n${noisyNeighbourTable(noisyNeighbour)}`);
+  }
 } finally {
   await local.stop();
 }

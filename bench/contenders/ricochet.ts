@@ -11,10 +11,11 @@ import { percentile, scheduleErrors } from "../support/schedule-error.js";
  * This project's orchestrator, wired as functions/orchestrator.ts wires it, driven by the local
  * event-source poller: one per input queue, as the stack maps both queues to the function.
  * Retries are new messages with DelaySeconds on the internal queue, so the queues' visibility
- * timeout is long: it only matters when a worker crashes.
+ * timeout is long: it only matters when a worker crashes. `env` is the function's environment
+ * beyond its resources (e.g. `RICOCHET_CIRCUIT_BREAKER`).
  */
-export const ricochet: Contender = {
-  name: "ricochet",
+export const createRicochetContender = (name: string, env: NodeJS.ProcessEnv = {}): Contender => ({
+  name,
   prepare: async (context) => {
     const { clients, plainClients, receiver } = context;
     const queues = await createRicochetQueues(clients.sqs, "bench-ricochet", {
@@ -25,12 +26,15 @@ export const ricochet: Contender = {
       key: "eventId",
       statusIndex: true,
     });
-    const config = localConfig({
-      tableName,
-      ingressQueueUrl: queues.queueUrl,
-      internalQueueUrl: queues.internalQueueUrl,
-      deadLetterQueueUrl: queues.deadLetterQueueUrl,
-    });
+    const config = localConfig(
+      {
+        tableName,
+        ingressQueueUrl: queues.queueUrl,
+        internalQueueUrl: queues.internalQueueUrl,
+        deadLetterQueueUrl: queues.deadLetterQueueUrl,
+      },
+      env,
+    );
     const orchestrator = createOrchestratorRuntime({
       config,
       ports: createPorts(config, clients),
@@ -52,10 +56,15 @@ export const ricochet: Contender = {
         const sizes = found.map((record) => Buffer.byteLength(JSON.stringify(record)));
         return {
           ...scheduleErrors(found, receiver.calls),
+          // Runs started against the events' budgets; deferrals by a breaker are not among them.
+          attemptsCharged: found.reduce((sum, record) => sum + record.attempts, 0),
           recordBytesP50: percentile(sizes, 50),
           recordBytesMax: sizes.length === 0 ? null : Math.max(...sizes),
         };
       },
     };
   },
-};
+});
+
+/** Ricochet as deployed by default: no circuit breakers. */
+export const ricochet: Contender = createRicochetContender("ricochet");
