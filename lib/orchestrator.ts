@@ -176,13 +176,6 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
   };
 
   /**
-   * The target's breaker is open, or the target is at a limit: the event goes back to the
-   * internal queue at its own generation, due when a call may be let through, like a hop. No
-   * claim is made, so no attempt is spent and the record is not touched. The deadline wins: a
-   * deferral never takes the event past it, and past it the event is not deferred at all
-   * (undefined is returned) so that the claim dead-letters it.
-   */
-  /**
    * The event's deadline as the claim will judge it. `policy.deadlineSeconds` counts from the
    * event's first claim (the record's `createdAt`), and a retry's, hop's or redrive's message was
    * sent later than that, so only then is the record read: one read per deferral, never on the
@@ -200,6 +193,13 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
     return effectiveDeadlineMs(envelope.deadline, policy, firstSeenMs);
   };
 
+  /**
+   * The target's breaker is open, or the target is at a limit: the event goes back to the
+   * internal queue at its own generation, due when a call may be let through, like a hop. No
+   * claim is made, so no attempt is spent and the record is not touched. The deadline wins: a
+   * deferral never takes the event past it, and past it the event is not deferred at all
+   * (undefined is returned) so that the claim dead-letters it.
+   */
   const defer = async (
     message: ReceivedMessage,
     envelope: Envelope,
