@@ -131,6 +131,18 @@ export const createTargetBreakers = (deps: TargetBreakersDeps): TargetBreakers =
     });
   };
 
+  /** Every deferral joins the target's release line, so none comes back faster than the rate. */
+  const deferTo = (
+    key: string,
+    untilMs: number,
+    settings: BreakerSettings,
+    since: number | undefined,
+  ): TargetAdmission => {
+    const release = nextRelease(releases.get(key), untilMs, settings);
+    releases.set(key, release.queue);
+    return { verdict: "defer", untilMs: release.dueMs, outageStartMs: since };
+  };
+
   const admitCall = async (key: string): Promise<TargetAdmission> => {
     const settings = settingsOf(key);
     const nowMs = clock();
@@ -139,11 +151,7 @@ export const createTargetBreakers = (deps: TargetBreakersDeps): TargetBreakers =
     if (admission.verdict === "defer") {
       await countDeferral(key, nowMs);
       const since = outageStartMs(stored.breaker, stored.notes);
-      if (stored.breaker.state !== BreakerState.OPEN)
-        return { verdict: "defer", untilMs: admission.untilMs, outageStartMs: since };
-      const release = nextRelease(releases.get(key), admission.untilMs, settings);
-      releases.set(key, release.queue);
-      return { verdict: "defer", untilMs: release.dueMs, outageStartMs: since };
+      return deferTo(key, admission.untilMs, settings, since);
     }
     if (admission.verdict === "call") return { verdict: "call" };
     // A probe changes the shared state: only the instance whose write lands makes it.
@@ -153,11 +161,13 @@ export const createTargetBreakers = (deps: TargetBreakersDeps): TargetBreakers =
       const now = admit(result.stored.breaker, nowMs, settings);
       if (now.verdict === "call") return { verdict: "call" };
       await countDeferral(key, nowMs);
-      return {
-        verdict: "defer",
-        untilMs: now.verdict === "defer" ? now.untilMs : nowMs + settings.probeWaitMs,
-        outageStartMs: outageStartMs(result.stored.breaker, result.stored.notes),
-      };
+      const untilMs = now.verdict === "defer" ? now.untilMs : nowMs + settings.probeWaitMs;
+      return deferTo(
+        key,
+        untilMs,
+        settings,
+        outageStartMs(result.stored.breaker, result.stored.notes),
+      );
     } catch (error) {
       failOpen(key, "probe", error);
       return { verdict: "call" };

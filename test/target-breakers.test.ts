@@ -127,6 +127,24 @@ describe("target breakers shared between instances", () => {
     expect(due).toEqual([0, 1000 / settings.releasePerSecond, 2000 / settings.releasePerSecond]);
   });
 
+  it("releases the events a half-open breaker turns away at releasePerSecond too, however close together they came", async () => {
+    const { a, clock } = twoInstances();
+    const key = anEventId("http:https://probing.example:443");
+    await failTimes(a, key, settings.minimumCalls);
+    clock.now += settings.openMs;
+    expect((await a.admit(key)).verdict).toBe("probe");
+    const firstDue = clock.now + settings.probeWaitMs;
+
+    const due = [];
+    for (let i = 0; i < 3; i += 1) {
+      clock.now += 1;
+      const verdict = await a.admit(key);
+      due.push(verdict.verdict === "defer" ? verdict.untilMs - firstDue : undefined);
+    }
+    const spacing = 1000 / settings.releasePerSecond;
+    expect(due).toEqual([1, spacing + 1, 2 * spacing + 1]);
+  });
+
   it("holds each target to its own settings when they are given per key", async () => {
     const clock = { now: FIXED_NOW_MS };
     const touchy = anEventId("group:touchy");

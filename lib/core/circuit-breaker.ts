@@ -165,26 +165,27 @@ export const admit = (breaker: Breaker, nowMs: number, settings: BreakerSettings
   }
 };
 
-/** How many events one instance has deferred to one reopen time. */
+/** When the last event one instance deferred to a target is due back. */
 export interface DeferralQueue {
-  readonly reopenAtMs: number;
-  readonly deferred: number;
+  readonly lastDueMs: number;
 }
 
 /**
- * When the next event deferred to `reopenAtMs` is due: one more after those already deferred to
- * it, at `releasePerSecond` (a new reopen time starts a new queue).
+ * When the next deferred event is due: at `untilMs` (the reopen time, or the end of a probe's
+ * wait), but never sooner than `1000 / releasePerSecond` ms after the one deferred before it.
+ * Events turned away at different moments — while half-open, or re-deferred as they come back
+ * to a breaker that opened again — join the same line, so a target sees them at the release
+ * rate however they arrived; a line already past is forgotten.
  */
 export const nextRelease = (
   queue: DeferralQueue | undefined,
-  reopenAtMs: number,
+  untilMs: number,
   settings: BreakerSettings,
 ): { readonly dueMs: number; readonly queue: DeferralQueue } => {
-  const deferred = queue?.reopenAtMs === reopenAtMs ? queue.deferred : 0;
-  return {
-    dueMs: reopenAtMs + Math.floor((deferred * 1000) / settings.releasePerSecond),
-    queue: { reopenAtMs, deferred: deferred + 1 },
-  };
+  const spacingMs = 1000 / settings.releasePerSecond;
+  const dueMs =
+    queue === undefined ? untilMs : Math.max(untilMs, Math.ceil(queue.lastDueMs + spacingMs));
+  return { dueMs, queue: { lastDueMs: dueMs } };
 };
 
 /**

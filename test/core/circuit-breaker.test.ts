@@ -133,17 +133,31 @@ describe("circuit breaker transitions", () => {
 });
 
 describe("nextRelease", () => {
-  it("spaces the events deferred to one reopen time at releasePerSecond, and starts over for a new one", () => {
-    const s = { ...settings, releasePerSecond: 4 };
+  const s = { ...settings, releasePerSecond: 4 };
+  const dueAfter = (untilOffsets: readonly number[]): number[] => {
     let queue: DeferralQueue | undefined;
-    const due: number[] = [];
-    for (let i = 0; i < 5; i += 1) {
-      const next = nextRelease(queue, NOW, s);
-      due.push(next.dueMs - NOW);
+    return untilOffsets.map((offset) => {
+      const next = nextRelease(queue, NOW + offset, s);
       queue = next.queue;
-    }
-    expect(due).toEqual([0, 250, 500, 750, 1000]);
-    expect(nextRelease(queue, NOW + 60_000, s).dueMs).toBe(NOW + 60_000);
+      return next.dueMs - NOW;
+    });
+  };
+
+  it.each([
+    [
+      "spaces events deferred to one reopen time at releasePerSecond",
+      [0, 0, 0, 0, 0],
+      [0, 250, 500, 750, 1000],
+    ],
+    ["spaces half-open deferrals asked for 1 ms apart", [1000, 1001, 1002], [1000, 1250, 1500]],
+    ["keeps a later reopen time when the line is already past", [0, 0, 60_000], [0, 250, 60_000]],
+    [
+      "puts a sooner reopen time behind the events already in line",
+      [5000, 5000, 1000],
+      [5000, 5250, 5500],
+    ],
+  ])("%s", (_name, until, expected) => {
+    expect(dueAfter(until)).toEqual(expected);
   });
 });
 
