@@ -177,19 +177,21 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
 
   /**
    * The event's deadline as the claim will judge it. `policy.deadlineSeconds` counts from the
-   * event's first claim (the record's `createdAt`), and a retry's, hop's or redrive's message was
-   * sent later than that, so only then is the record read: one read per deferral, never on the
-   * path of a call. Before the first claim there is no record, and the message's send time is
-   * earlier than any `createdAt` can be, so the deadline it gives errs early.
+   * event's first claim (the record's `createdAt`), so the record is read: one read per
+   * deferral, never on the path of a call. Before the first claim there is no record, and the
+   * claim that creates it will stamp a time no earlier than now, so now stands in for it: the
+   * deadline given is never later than the claim's. It must not be earlier either: an event this
+   * judges past its deadline goes on to the claim without a slot of its target's concurrency
+   * limit, trusting the claim to dead-letter it without a call (the message's send time, used
+   * here before, let first attempts through to the target over the limit).
    */
   const deadlineOf = async (
-    message: ReceivedMessage,
     envelope: Envelope,
     policy: RetryPolicy,
   ): Promise<number | undefined> => {
     const record =
       policy.deadlineSeconds === undefined ? undefined : await deps.store.get(envelope.eventId);
-    const firstSeenMs = record === undefined ? message.sentAtMs : Date.parse(record.createdAt);
+    const firstSeenMs = record === undefined ? deps.clock() : Date.parse(record.createdAt);
     return effectiveDeadlineMs(envelope.deadline, policy, firstSeenMs);
   };
 
@@ -212,8 +214,9 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
       readonly outageStartMs?: number | undefined;
     },
   ): Promise<MessageVerdict | undefined> => {
-    const deadlineMs = await deadlineOf(message, envelope, policy);
-    if (deadlineMs !== undefined && deadlineMs <= deps.clock()) return undefined;
+    const deadlineMs = await deadlineOf(envelope, policy);
+    // Judged as the claim judges it (`claimedAtMs > deadlineMs`): past it here is past it there.
+    if (deadlineMs !== undefined && deps.clock() > deadlineMs) return undefined;
     const { untilMs, outageStartMs } = deferral;
     const dueMs = deadlineMs === undefined ? untilMs : Math.min(untilMs, deadlineMs);
     await resendFor(message, dueMs);

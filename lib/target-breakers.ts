@@ -66,18 +66,34 @@ interface PendingDeferrals {
   readonly writtenAtMs: number;
 }
 
+/**
+ * Failures are held in memory and written together at most this often per instance and target
+ * (the first after a quiet spell at once, and at once whenever what this instance knows would
+ * trip the breaker): a target failing 30% of a busy stream must not cost a write per failure.
+ * A held count is lost if the instance stops; the breaker then opens a little later, never
+ * wrongly.
+ */
+export const FAILURE_FLUSH_MS = 1_000;
+
 interface CachedBreaker {
   readonly stored: StoredBreaker;
-  /** Successful calls since this instance last wrote, sent with its next failure. */
+  /** Successful calls since this instance last wrote, sent with its next failure write. */
   readonly successes: number;
+  /** Failed calls since this instance last wrote its failures. */
+  readonly failures: number;
+  /** The latest of those failures' error excerpts, written with them. */
+  readonly lastError?: string | undefined;
+  /** When this instance last wrote failures for the target. */
+  readonly failuresWrittenAtMs?: number | undefined;
 }
 
 /**
  * Breakers shared through `store`, read through a per-instance cache, so that a closed breaker's
  * successful call costs no I/O at all. An instance learns the shared state when it writes: with
- * each failure it counts (the write returns the item), and with each state change it attempts
- * (a lost race returns the winner's item). So every instance sees a breaker open at its own
- * first failure after it opened, and one probe at a time is let through across all of them.
+ * each write of its failures (at most one per {@link FAILURE_FLUSH_MS}; the write returns the
+ * item), and with each state change it attempts (a lost race returns the winner's item). So
+ * every instance sees a breaker open at its first failure write after it opened — within
+ * `FAILURE_FLUSH_MS` of a failure — and one probe at a time is let through across all of them.
  *
  * A failing store never stops deliveries: the breaker then fails open (calls are made), with a
  * warning, since the attempt store on the same table decides whether anything can run at all.
@@ -93,9 +109,12 @@ export const createTargetBreakers = (deps: TargetBreakersDeps): TargetBreakers =
     cache.get(key) ?? {
       stored: { key, breaker: closedBreaker(clock()), version: 0 },
       successes: 0,
+      failures: 0,
     };
-  const adopt = (stored: StoredBreaker, successes = cached(stored.key).successes): void => {
-    cache.set(stored.key, { stored, successes });
+  /** Takes the stored breaker as this instance's view; `restart`: drop the counts it held. */
+  const adopt = (stored: StoredBreaker, restart: boolean): void => {
+    const entry = cached(stored.key);
+    cache.set(stored.key, restart ? { stored, successes: 0, failures: 0 } : { ...entry, stored });
   };
   /** The deferrals a write of the target's item takes along (see {@link wrote}). */
   const pendingOf = (key: string): number => deferrals.get(key)?.count ?? 0;
@@ -185,28 +204,56 @@ export const createTargetBreakers = (deps: TargetBreakersDeps): TargetBreakers =
     const deferred = pendingOf(key);
     const result = await store.replace({ key, version, breaker, nowMs, deferred, ...extras });
     if (result.kind === "replaced") wrote(key, deferred, nowMs);
-    adopt(result.stored, result.kind === "replaced" ? 0 : undefined);
+    // A state change starts counting afresh: what was held belongs to the state it ended.
+    adopt(result.stored, result.kind === "replaced");
     return result;
   };
 
-  const countFailure = async (key: string, nowMs: number, lastError?: string): Promise<void> => {
+  /** Whether the failures held for a target are written now or kept for a later write. */
+  const failuresDue = (entry: CachedBreaker, nowMs: number, settings: BreakerSettings): boolean => {
+    if (entry.failuresWrittenAtMs === undefined) return true;
+    if (nowMs - entry.failuresWrittenAtMs >= FAILURE_FLUSH_MS) return true;
+    const { breaker } = entry.stored;
+    const current = nowMs - breaker.windowStartMs < settings.windowMs;
+    const calls = (current ? breaker.calls : 0) + entry.successes + entry.failures;
+    const failures = (current ? breaker.failures : 0) + entry.failures;
+    return trips(calls, failures, settings);
+  };
+
+  /** Writes the held failures (with the successes seen since); opens the breaker if they trip it. */
+  const countFailures = async (key: string, nowMs: number): Promise<void> => {
     const settings = settingsOf(key);
-    const { successes } = cached(key);
+    const entry = cached(key);
+    const { successes, failures, lastError } = entry;
+    // Taken out before the write: a failure ending while it is in flight is held for the next.
+    cache.set(key, {
+      ...entry,
+      successes: 0,
+      failures: 0,
+      lastError: undefined,
+      failuresWrittenAtMs: nowMs,
+    });
     const windowStartMs = Math.floor(nowMs / settings.windowMs) * settings.windowMs;
     const deferred = pendingOf(key);
     const counted = await store.countFailure({
       key,
       successes,
+      failures,
       windowStartMs,
       nowMs,
       deferred,
       lastError,
     });
     wrote(key, deferred, nowMs);
-    adopt(counted, 0);
+    adopt(counted, false);
     const { breaker } = counted;
-    if (breaker.state !== BreakerState.CLOSED || !trips(breaker.calls, breaker.failures, settings))
+    if (breaker.state !== BreakerState.CLOSED) return;
+    if (!trips(breaker.calls, breaker.failures, settings)) {
+      // Failures held while this write was in flight may trip what it returned.
+      const now = cached(key);
+      if (now.failures > 0 && failuresDue(now, nowMs, settings)) await countFailures(key, nowMs);
       return;
+    }
     const result = await replace(key, counted.version, opened(breaker, nowMs, settings), nowMs);
     if (result.kind === "replaced") {
       log.warn("target breaker opened", {
@@ -242,11 +289,11 @@ export const createTargetBreakers = (deps: TargetBreakersDeps): TargetBreakers =
       }
       // A call admitted while closed that ends after the breaker moved on changes nothing.
       if (breaker.state !== BreakerState.CLOSED) return;
-      if (!failed) {
-        cache.set(key, { ...entry, successes: entry.successes + 1 });
-        return;
-      }
-      await countFailure(key, nowMs, lastError);
+      const held: CachedBreaker = failed
+        ? { ...entry, failures: entry.failures + 1, lastError: lastError ?? entry.lastError }
+        : { ...entry, successes: entry.successes + 1 };
+      cache.set(key, held);
+      if (failed && failuresDue(held, nowMs, settings)) await countFailures(key, nowMs);
     } catch (error) {
       failOpen(key, "recordCall", error);
     }

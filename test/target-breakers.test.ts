@@ -9,6 +9,7 @@ import { silentLog } from "../lib/observability.js";
 import {
   createTargetBreakers,
   DEFERRAL_FLUSH_MS,
+  FAILURE_FLUSH_MS,
   type TargetBreakers,
 } from "../lib/target-breakers.js";
 import { anEventId, FIXED_NOW_MS } from "./factories.js";
@@ -182,7 +183,7 @@ describe("target breakers shared between instances", () => {
     const key = anEventId("http:https://skewed.example:443");
     const windowMs = settings.windowMs;
     const count = (windowStartMs: number) =>
-      store.countFailure({ key, successes: 0, windowStartMs, nowMs: windowStartMs });
+      store.countFailure({ key, successes: 0, failures: 1, windowStartMs, nowMs: windowStartMs });
     await count(FIXED_NOW_MS + windowMs);
 
     const late = await count(FIXED_NOW_MS);
@@ -195,15 +196,52 @@ describe("target breakers shared between instances", () => {
   });
 
   it("counts the successes an instance saw when it writes a failure, so a mostly healthy target stays closed", async () => {
-    const { a } = twoInstances();
+    const { a, clock } = twoInstances();
     const key = anEventId("http:https://mostly-fine.example:443");
     for (let i = 0; i < 10; i += 1) {
       await a.recordCall(key, false, "call");
       await a.recordCall(key, false, "call");
       await a.recordCall(key, true, "call");
+      clock.now += FAILURE_FLUSH_MS;
     }
     expect(await a.admit(key)).toEqual({ verdict: "call" });
     expect((await store.get(key))?.breaker).toMatchObject({ calls: 30, failures: 10 });
+  });
+
+  it("holds the failures of a busy target in memory and writes them together once per flush interval, with the latest error", async () => {
+    const { a, clock } = twoInstances();
+    const key = anEventId("http:https://flaky.example:443");
+    const before = writes.count;
+    // 30% failures: never trips, and ten failures within one interval cost one write.
+    for (let i = 0; i < 10; i += 1) {
+      await a.recordCall(key, false, "call");
+      await a.recordCall(key, false, "call");
+      await a.recordCall(key, true, "call", `HTTP 503: failure ${i}`);
+      clock.now += 1;
+    }
+    expect(writes.count - before).toBe(1);
+    expect((await store.get(key))?.breaker).toMatchObject({ calls: 3, failures: 1 });
+
+    clock.now += FAILURE_FLUSH_MS;
+    await a.recordCall(key, true, "call", "HTTP 503: the latest");
+    expect(writes.count - before).toBe(2);
+    const stored = await store.get(key);
+    expect(stored?.breaker).toMatchObject({ calls: 31, failures: 11, state: "closed" });
+    expect(stored?.notes?.lastError).toBe("HTTP 503: the latest");
+  });
+
+  it("writes held failures at once when they would trip the breaker, even within the interval", async () => {
+    const { a } = twoInstances();
+    const key = anEventId("http:https://suddenly-down.example:443");
+    const failing = Array.from({ length: settings.minimumCalls }, () =>
+      a.recordCall(key, true, "call"),
+    );
+    await Promise.all(failing);
+    expect((await a.admit(key)).verdict).toBe("defer");
+    expect((await store.get(key))?.breaker).toMatchObject({
+      state: "open",
+      failures: settings.minimumCalls,
+    });
   });
 
   it("keeps the last failure's redacted excerpt on the write that counts it, with no write of its own", async () => {

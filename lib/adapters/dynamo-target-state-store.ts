@@ -128,7 +128,8 @@ export const createDynamoTargetStateStore = ({
             ? { ExpressionAttributeNames: { "#state": "state" } }
             : {}),
           ExpressionAttributeValues: {
-            ":calls": request.successes + 1,
+            ":calls": request.successes + request.failures,
+            ":failures": request.failures,
             ":one": 1,
             ":window": request.windowStartMs,
             ...listed(request.nowMs),
@@ -153,7 +154,7 @@ export const createDynamoTargetStateStore = ({
   const addToWindow = (request: CountFailureRequest) =>
     countIf(request, {
       set: [],
-      add: ["calls :calls", "failures :one", "version :one"],
+      add: ["calls :calls", "failures :failures", "version :one"],
       condition: "windowStartMs >= :window",
     });
 
@@ -163,7 +164,7 @@ export const createDynamoTargetStateStore = ({
       set: [
         "windowStartMs = :window",
         "calls = :calls",
-        "failures = :one",
+        "failures = :failures",
         "#state = if_not_exists(#state, :closed)",
         "openings = if_not_exists(openings, :zero)",
         "probesInFlight = if_not_exists(probesInFlight, :zero)",

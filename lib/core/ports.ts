@@ -278,6 +278,8 @@ export interface CountFailureRequest extends TargetWriteExtras {
   readonly key: string;
   /** Successful calls this instance counted since it last wrote (successes are never written alone). */
   readonly successes: number;
+  /** Failed calls counted by this write: the one that prompted it and those held since (at least 1). */
+  readonly failures: number;
   /** Start of the window the failure falls in; an item holding an older window starts over. */
   readonly windowStartMs: number;
   readonly nowMs: number;
@@ -301,7 +303,7 @@ export type ReplaceBreakerResult =
  * written; a closed breaker's successful calls cost nothing here.
  */
 export interface TargetStateStore {
-  /** Counts one failed call (and `successes`) in the target's window; returns the breaker after. */
+  /** Counts failed calls (and `successes`) in the target's window; returns the breaker after. */
   countFailure(request: CountFailureRequest): Promise<StoredBreaker>;
   /**
    * Replaces the breaker's state if it is still at `request.version`; the notes are kept, with

@@ -46,19 +46,23 @@ export const createMemoryTargetStateStore = (): TargetStateStore => {
   const countFailure = async (request: CountFailureRequest): Promise<StoredBreaker> => {
     const old = read(request.key, request.nowMs);
     const exists = items.has(request.key);
-    const calls = request.successes + 1;
+    const calls = request.successes + request.failures;
     // windowStartMs >= :window adds (an older window, from a skewed clock, counts into the
     // item's); otherwise the failure starts the new window.
     const adds = exists && old.breaker.windowStartMs >= request.windowStartMs;
     const breaker: Breaker = adds
-      ? { ...old.breaker, calls: old.breaker.calls + calls, failures: old.breaker.failures + 1 }
+      ? {
+          ...old.breaker,
+          calls: old.breaker.calls + calls,
+          failures: old.breaker.failures + request.failures,
+        }
       : {
           ...(exists
             ? old.breaker
             : { ...closedBreaker(request.nowMs), state: BreakerState.CLOSED }),
           windowStartMs: request.windowStartMs,
           calls,
-          failures: 1,
+          failures: request.failures,
         };
     const notes = noted(old.notes, request, request.nowMs);
     return write({ key: request.key, breaker, version: old.version + 1, notes }, request.nowMs);
