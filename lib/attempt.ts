@@ -38,6 +38,8 @@ export interface ClaimedAttempt {
   readonly policy: RetryPolicy;
   readonly record: EventRecord;
   readonly target: DeliveryTarget;
+  /** The key its breaker and limits are kept under, told to the dead-letter copy. */
+  readonly targetKey: string;
   /** How long the call may take: the target's timeout, cut to what the function has left. */
   readonly callTimeoutMs: number;
 }
@@ -90,6 +92,7 @@ const sendDeadLetter = async (
     version: DEAD_LETTER_VERSION,
     reason: pending.reason,
     eventId: envelope.eventId,
+    targetKey: claimed.targetKey,
     body: claimed.body,
     attempts: pending.attempts,
     generation: pending.generation,

@@ -8,7 +8,7 @@ import {
 import { DeadLetterReason } from "./core/decide.js";
 import { parseEnvelope } from "./core/envelope.js";
 import type { DeadLetterQueue, ReceivedDeadLetter } from "./core/ports.js";
-import { targetKey } from "./core/target-key.js";
+import { naturalTargetKey } from "./core/target-key.js";
 
 /*
  * Reading the dead-letter queue without consuming it. SQS has no "peek": a scan receives with a
@@ -26,6 +26,7 @@ const SummarySchema = z.looseObject({
   version: z.literal(DEAD_LETTER_VERSION),
   reason: z.enum(Object.values(DeadLetterReason) as [DeadLetterReason, ...DeadLetterReason[]]),
   eventId: z.string().optional(),
+  targetKey: z.string().optional(),
   attempts: z.int().min(0),
   generation: z.int().min(0),
   deadLetteredAt: z.string(),
@@ -95,14 +96,18 @@ export interface DeadLetterFilter {
   readonly sinceMs?: number | undefined;
   /** Epoch ms; dead-lettered strictly before. */
   readonly untilMs?: number | undefined;
-  /** Only copies whose body is a valid envelope to this target key ({@link targetKey}). */
+  /**
+   * Only copies of events to this target key: the key the copy names, or for a copy that names
+   * none (written before keys were), its body's own key ({@link naturalTargetKey}).
+   */
   readonly targetKey?: string | undefined;
 }
 
-/** The target key of a copy's body, when the body is a valid envelope. */
-const targetKeyOfBody = (body: string): string | undefined => {
-  const parsed = parseEnvelope(body);
-  return parsed.ok ? targetKey(parsed.envelope.target) : undefined;
+/** The target key a copy names, or else its body's own key when the body is a valid envelope. */
+const targetKeyOfCopy = (copy: DeadLetterMessage): string | undefined => {
+  if (copy.targetKey !== undefined) return copy.targetKey;
+  const parsed = parseEnvelope(copy.body);
+  return parsed.ok ? naturalTargetKey(parsed.envelope.target) : undefined;
 };
 
 /**
@@ -118,7 +123,7 @@ export const matchesFilter = (message: ScannedMessage, filter: DeadLetterFilter)
       filter.reasons === undefined &&
       filter.targetKey === undefined
     );
-  const { eventId, reason, body } = message.parsed.message;
+  const { eventId, reason } = message.parsed.message;
   if (
     filter.eventIds !== undefined &&
     (eventId === undefined || !filter.eventIds.includes(eventId))
@@ -126,7 +131,11 @@ export const matchesFilter = (message: ScannedMessage, filter: DeadLetterFilter)
     return false;
   if (filter.reasons !== undefined && !filter.reasons.includes(reason)) return false;
   // Parsed last, and only when asked: it is the costliest test of a copy.
-  if (filter.targetKey !== undefined && targetKeyOfBody(body) !== filter.targetKey) return false;
+  if (
+    filter.targetKey !== undefined &&
+    targetKeyOfCopy(message.parsed.message) !== filter.targetKey
+  )
+    return false;
   return true;
 };
 

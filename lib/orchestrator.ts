@@ -27,7 +27,7 @@ import {
 } from "./core/ports.js";
 import type { EventRecord } from "./core/record.js";
 import { describeTarget } from "./core/redact.js";
-import { targetKey } from "./core/target-key.js";
+import { type TargetKeying, type TargetKeyResolution, targetKeying } from "./core/target-groups.js";
 import { type Log, MetricName, type Metrics, metricTargetOf } from "./observability.js";
 import type { TargetAdmission, TargetBreakers } from "./target-breakers.js";
 import { type CallPermit, NO_PERMIT, type TargetLimiter } from "./target-limits.js";
@@ -50,6 +50,8 @@ export interface OrchestratorDeps extends AttemptDeps {
   readonly limits?: TargetLimiter | undefined;
   /** Target keys whose outcomes are also counted under their own `target` dimension value. */
   readonly metricTargets?: ReadonlySet<string> | undefined;
+  /** The declared target groups' lookup; without it every target is its own key. */
+  readonly targetKeyOf?: TargetKeying | undefined;
 }
 
 /** What to do with one message once the orchestrator is done with it. */
@@ -105,6 +107,7 @@ export interface Orchestrator {
 export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
   const { log, metrics } = deps;
   const metricTargets = deps.metricTargets ?? new Set<string>();
+  const keyOf = deps.targetKeyOf ?? targetKeying(undefined);
 
   /**
    * Counts an event's outcome, and again under its target's dimension value when the deployment
@@ -113,7 +116,7 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
   const countOutcome = (name: MetricName, envelope: Envelope): void => {
     metrics.count(name);
     if (metricTargets.size === 0) return;
-    metrics.countForTarget(name, metricTargetOf(targetKey(envelope.target), metricTargets));
+    metrics.countForTarget(name, metricTargetOf(keyOf(envelope.target).key, metricTargets));
   };
 
   const deadLetterInvalid = async (
@@ -351,7 +354,15 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
       return hop(message, notBeforeMs);
     }
 
-    const key = targetKey(envelope.target);
+    const target = keyOf(envelope.target);
+    if (target.ignoredGroup !== undefined) {
+      log.warn("target group ignored: it is not the group the deployment declares its target in", {
+        eventId: envelope.eventId,
+        group: target.ignoredGroup,
+        targetKey: target.key,
+      });
+    }
+    const { key } = target;
     const admission = deps.breakers === undefined ? CALL : await deps.breakers.admit(key);
     if (admission.verdict === "defer") {
       const because = "its target's circuit breaker is open";
@@ -367,7 +378,7 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
     const { permit } = limit;
     let end: AttemptTaken;
     try {
-      end = await attempt(message, envelope, policy, limited.adjustments, callBudgetMs);
+      end = await attempt(message, envelope, target, policy, limited.adjustments, callBudgetMs);
     } catch (error) {
       // The message stays on the queue; its probe must not hold the breaker half-open meanwhile.
       if (admission.verdict === "probe") await deps.breakers?.abandonProbe(key);
@@ -391,6 +402,7 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
   const attempt = async (
     message: ReceivedMessage,
     envelope: Envelope,
+    target: TargetKeyResolution,
     policy: RetryPolicy,
     policyAdjustments: readonly string[],
     callBudgetMs: number,
@@ -407,7 +419,7 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
       leaseMs: Math.min(timeoutOf(envelope), callBudgetMs) + deps.leaseMarginMs,
       attemptBudget: policy.maxAttempts,
       targetSummary: describeTarget(envelope.target),
-      targetGroup: envelope.target.group,
+      targetGroup: target.group,
       policyAdjustments,
     });
     switch (claim.kind) {
@@ -443,6 +455,7 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
       policy,
       record: claim.record,
       target: deps.targets.forTarget(envelope.target.type),
+      targetKey: target.key,
       // The lease was timed before the claim's write; if that write was slow (SDK retries), the
       // call must still end a margin before the lease does, or another worker could take over.
       callTimeoutMs: Math.max(

@@ -21,6 +21,7 @@ import type {
 } from "./core/ports.js";
 import { type Clock, type RandomSource, systemClock, systemRandom } from "./core/random.js";
 import type { DeliverySigner } from "./core/signing.js";
+import { targetKeying } from "./core/target-groups.js";
 import { targetSettingsResolver } from "./core/target-settings.js";
 import type { Log, Metrics } from "./observability.js";
 import { createOrchestrator, type Orchestrator, type OrchestratorDeps } from "./orchestrator.js";
@@ -158,6 +159,7 @@ export const createOrchestratorRuntime = (options: OrchestratorRuntimeOptions): 
         })
       : undefined,
     metricTargets: new Set(config.targetMetrics),
+    targetKeyOf: targetKeying(config.targets?.groups),
   };
   return createOrchestrator(deps);
 };

@@ -2,9 +2,10 @@ import { describe, expect, it } from "vitest";
 import { ENV } from "../lib/config.js";
 import type { PolicyOverride } from "../lib/core/policy.js";
 import { EventStatus } from "../lib/core/status.js";
+import { naturalTargetKey } from "../lib/core/target-key.js";
 import { MetricName } from "../lib/observability.js";
 import { useOrchestratorHarness } from "./support/orchestrator-harness.js";
-import type { ReceivedCall } from "./support/scripted-receiver.js";
+import { type ReceivedCall, ScriptedReceiver } from "./support/scripted-receiver.js";
 
 /*
  * Per-target limits end to end: two workers (each its own orchestrator and limiter, as two
@@ -19,6 +20,9 @@ const everySecond: PolicyOverride = {
   jitter: "none",
   maxAttempts: 3,
 };
+
+/** The key of the harness's receiver, whose origin every `h.envelope` targets. */
+const receiverKey = (): string => naturalTargetKey({ type: "http", url: h.baseUrl });
 
 /** The most calls the receiver had in progress at one instant. */
 const mostAtOnce = (calls: readonly ReceivedCall[]): number => {
@@ -40,12 +44,12 @@ const mostAtOnce = (calls: readonly ReceivedCall[]): number => {
 describe("per-target limits across instances", () => {
   it("never lets a target see more than maxConcurrentCalls at once across two pollers; the deferred spend no attempt and all get delivered", async () => {
     h.script(() => ({ status: 200, delayMs: 400 }));
-    const targets = { overrides: { "group:capped": { maxConcurrentCalls: 2 } } };
+    const targets = { overrides: { [receiverKey()]: { maxConcurrentCalls: 2 } } };
     await h.startWorkers({ count: 2, env: { [ENV.TARGETS]: JSON.stringify(targets) } });
     const ids = Array.from({ length: 12 }, (_, i) => `capped-${i}-${Date.now()}`);
     const deferredBefore = h.metrics.get(MetricName.DEFERRED);
 
-    await h.submit(ids.map((id) => h.envelope(id, everySecond, { group: "capped" })));
+    await h.submit(ids.map((id) => h.envelope(id, everySecond)));
     const records = [];
     for (const id of ids) records.push(await h.waitForStatus(id, EventStatus.DELIVERED, 60_000));
 
@@ -63,18 +67,27 @@ describe("per-target limits across instances", () => {
 
   it("starts no more than maxCallsPerSecond calls to a target in any aligned second across two pollers, while an unlimited target is not held back", async () => {
     h.script(() => ({ status: 200 }));
-    const targets = { overrides: { "group:rated": { maxCallsPerSecond: 3 } } };
+    const unlimited = new ScriptedReceiver(() => ({ status: 200 }));
+    const unlimitedUrl = await unlimited.start();
+    const targets = { overrides: { [receiverKey()]: { maxCallsPerSecond: 3 } } };
     await h.startWorkers({ count: 2, env: { [ENV.TARGETS]: JSON.stringify(targets) } });
     const stamp = Date.now();
     const rated = Array.from({ length: 15 }, (_, i) => `rated-${i}-${stamp}`);
     const free = Array.from({ length: 15 }, (_, i) => `free-${i}-${stamp}`);
 
     await h.submit([
-      ...rated.map((id) => h.envelope(id, everySecond, { group: "rated" })),
-      ...free.map((id) => h.envelope(id, everySecond, { group: "free" })),
+      ...rated.map((id) => h.envelope(id, everySecond)),
+      ...free.map((id) => ({
+        ...h.envelope(id, everySecond),
+        target: { type: "http" as const, url: `${unlimitedUrl}/${id}` },
+      })),
     ]);
     const freeRecords = [];
-    for (const id of free) freeRecords.push(await h.waitForStatus(id, EventStatus.DELIVERED));
+    try {
+      for (const id of free) freeRecords.push(await h.waitForStatus(id, EventStatus.DELIVERED));
+    } finally {
+      await unlimited.stop();
+    }
     for (const id of rated) await h.waitForStatus(id, EventStatus.DELIVERED, 60_000);
 
     const starts = rated.flatMap((id) => h.receiver.callsFor(id)).map((c) => c.startedAt);

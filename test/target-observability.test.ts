@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { createDynamoTargetStateStore } from "../lib/adapters/dynamo-target-state-store.js";
 import { ENV } from "../lib/config.js";
 import { EventStatus } from "../lib/core/status.js";
-import { targetKey } from "../lib/core/target-key.js";
+import { naturalTargetKey } from "../lib/core/target-key.js";
 import { MetricName, OTHER_TARGETS } from "../lib/observability.js";
 import { useOrchestratorHarness } from "./support/orchestrator-harness.js";
 
@@ -14,7 +14,7 @@ const h = useOrchestratorHarness("tobs");
 
 describe("a failing target, as operators see it", () => {
   it("counts outcomes under the named target's dimension, keeps the last error and reports the outage's age when turning events away", async () => {
-    const key = targetKey({ type: "http", url: h.baseUrl });
+    const key = naturalTargetKey({ type: "http", url: h.baseUrl });
     const once = { maxAttempts: 1 };
     h.script({ "down-1": [503], "down-2": [503], "down-3": [503] });
     await h.startWorkers({

@@ -7,7 +7,7 @@ import {
   InvalidRequestError,
   RicochetError,
 } from "../core/errors.js";
-import { targetKey } from "../core/target-key.js";
+import { naturalTargetKey } from "../core/target-key.js";
 
 /*
  * Helpers every `ricochet` command shares, so all of them fail, parse numbers and print JSON
@@ -185,7 +185,7 @@ export const targetOption = (): Option =>
 
 const targetKeyOfUrl = (url: string): string => {
   try {
-    return targetKey({ type: "http", url });
+    return naturalTargetKey({ type: "http", url });
   } catch {
     throw new InvalidArgumentError("must be a target key or a valid URL.");
   }

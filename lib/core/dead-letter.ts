@@ -18,6 +18,11 @@ export interface DeadLetterSummary {
   readonly reason: DeadLetterReason;
   /** Present whenever an id could be read, even from an invalid envelope. */
   readonly eventId?: string | undefined;
+  /**
+   * The key the event's breaker and limits were kept under, declared groups applied (a scan
+   * cannot tell them from the body alone). Absent on invalid envelopes and older copies.
+   */
+  readonly targetKey?: string | undefined;
   readonly problems?: readonly InputProblem[] | undefined;
   readonly attempts: number;
   readonly generation: number;

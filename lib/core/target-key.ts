@@ -3,6 +3,7 @@ import type { Target } from "./envelope.js";
 /*
  * The key a target's circuit breaker and limits are kept under. Events whose targets share a key
  * share a breaker: one partner's host being down is one fact, however many paths it serves.
+ * Groups of several such keys are declared by the operator (target-groups.ts).
  */
 
 const DEFAULT_PORTS: Readonly<Record<string, string>> = { "http:": "80", "https:": "443" };
@@ -23,16 +24,19 @@ const functionOf = (functionName: string): string => {
   return functionName.split(":")[0] ?? functionName;
 };
 
+/** The key a declared group's breaker and limits are kept under. */
+export const groupKey = (group: string): string => `group:${group}`;
+
 /**
- * The key of the target a record's summary (`describeTarget` in redact.ts) and group name: no key is
- * stored on records, since these give it (undefined for a summary that names no target, such as
- * an invalid envelope's). Tested against {@link targetKey} for every target.
+ * The key of the target a record's summary (`describeTarget` in redact.ts) and declared group
+ * give: no key is stored on records, since these give it (undefined for a summary that names no
+ * target, such as an invalid envelope's). Tested against {@link naturalTargetKey} for every target.
  */
 export const targetKeyOfRecord = (record: {
   readonly targetSummary?: string | undefined;
   readonly targetGroup?: string | undefined;
 }): string | undefined => {
-  if (record.targetGroup !== undefined) return `group:${record.targetGroup}`;
+  if (record.targetGroup !== undefined) return groupKey(record.targetGroup);
   const summary = record.targetSummary ?? "";
   const lambda = /^lambda (\S+)$/.exec(summary);
   if (lambda !== null) return `lambda:${functionOf(lambda[1] ?? "")}`;
@@ -46,12 +50,10 @@ export const targetKeyOfRecord = (record: {
 };
 
 /**
- * The target's key: its `group` when the producer set one, else the HTTP origin (scheme, host,
- * port) or the Lambda function (alias and version dropped).
+ * The target's own key, before any declared group: the HTTP origin (scheme, host, port) or the
+ * Lambda function (alias and version dropped). The envelope's `group` plays no part here.
  */
-export const targetKey = (target: Target): string => {
-  if (target.group !== undefined) return `group:${target.group}`;
-  return target.type === "http"
+export const naturalTargetKey = (target: Target): string =>
+  target.type === "http"
     ? `http:${originOf(target.url)}`
     : `lambda:${functionOf(target.functionName)}`;
-};

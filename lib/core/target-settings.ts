@@ -1,7 +1,7 @@
 import * as z from "zod";
 import { type BreakerSettings, BreakerSettingsSchema } from "./circuit-breaker.js";
 import { TargetGroupSchema } from "./envelope.js";
-import { targetKey } from "./target-key.js";
+import { isNaturalKey, TargetGroupsSchema } from "./target-groups.js";
 
 /*
  * What each target is held to: the breaker's thresholds and two limits, as deployment defaults
@@ -29,41 +29,52 @@ export const TargetSettingsOverrideSchema = BreakerSettingsSchema.extend({
 });
 export type TargetSettingsOverride = z.infer<typeof TargetSettingsOverrideSchema>;
 
-/** Whether `key` is written as {@link targetKey} writes it, so that an override can ever match. */
-const isCanonicalKey = (key: string): boolean => {
-  const colon = key.indexOf(":");
-  const kind = key.slice(0, colon);
-  const rest = key.slice(colon + 1);
-  try {
-    switch (kind) {
-      case "group":
-        return TargetGroupSchema.safeParse(rest).success;
-      case "http":
-        return targetKey({ type: "http", url: rest }) === key;
-      case "lambda":
-        return targetKey({ type: "lambda", functionName: rest }) === key;
-      default:
-        return false;
-    }
-  } catch {
-    return false; // not a URL at all
-  }
-};
+/** Whether `key` is a target's own key or a group's, so that an override can ever match. */
+const isTargetOrGroupKey = (key: string): boolean =>
+  key.startsWith("group:")
+    ? TargetGroupSchema.safeParse(key.slice("group:".length)).success
+    : isNaturalKey(key);
 
 const TargetKeySchema = z
   .string()
   .refine(
-    isCanonicalKey,
-    "must be a target key as `ricochet` shows it: group:<name>, lambda:<function name or unqualified ARN>, or http:<scheme>://<lower-case host>:<port> (the port always written)",
+    isTargetOrGroupKey,
+    "must be a target key as `ricochet` shows it: group:<declared group>, lambda:<function name or unqualified ARN>, or http:<scheme>://<lower-case host>:<port> (the port always written)",
   );
 
 /** The deployment's per-target settings, as configuration carries them. */
-export const TargetsSettingsSchema = z.strictObject({
-  /** Applied to every target, over the breakers' own settings. */
-  defaults: TargetSettingsOverrideSchema.optional(),
-  /** Per target key, over `defaults`. */
-  overrides: z.record(TargetKeySchema, TargetSettingsOverrideSchema).optional(),
-});
+export const TargetsSettingsSchema = z
+  .strictObject({
+    /** Applied to every target, over the breakers' own settings. */
+    defaults: TargetSettingsOverrideSchema.optional(),
+    /** Per target key, over `defaults`. */
+    overrides: z.record(TargetKeySchema, TargetSettingsOverrideSchema).optional(),
+    /** Targets that share one breaker and one set of limits, by group name (target-groups.ts). */
+    groups: TargetGroupsSchema.optional(),
+  })
+  .superRefine(({ overrides, groups }, ctx) => {
+    // An override that names an undeclared group, or a member whose events answer to its group,
+    // would never apply: said at deploy time rather than found out in an outage.
+    const groupOfMember = new Map(
+      Object.entries(groups ?? {}).flatMap(([group, members]) => members.map((m) => [m, group])),
+    );
+    for (const key of Object.keys(overrides ?? {})) {
+      const group = key.startsWith("group:") ? key.slice("group:".length) : undefined;
+      if (group !== undefined && groups?.[group] === undefined) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["overrides", key],
+          message: `names group ${group}, which \`groups\` does not declare`,
+        });
+      } else if (group === undefined && groupOfMember.has(key)) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["overrides", key],
+          message: `is a member of group ${groupOfMember.get(key)}: override group:${groupOfMember.get(key)} instead`,
+        });
+      }
+    }
+  });
 export type TargetsSettings = z.infer<typeof TargetsSettingsSchema>;
 
 /** Looks up what a target is held to. */

@@ -231,6 +231,16 @@ export interface TargetsProps {
   readonly defaults?: TargetSettingsProps;
   /** Per target key, over `defaults`. @default - none */
   readonly overrides?: Readonly<Record<string, TargetSettingsProps>>;
+  /**
+   * Targets that share one breaker and one set of limits (a tenant's several origins or
+   * functions), by group name, each listing target keys (`http:https://a.example:443`,
+   * `lambda:name`); a target belongs to at most one group. A member's events answer to
+   * `group:<name>` whatever their envelope says, and an envelope's `target.group` is honoured
+   * only where it names its target's declared group: a producer cannot put its events under
+   * another tenant's breaker or limits, nor escape its own with a fresh group name.
+   * @default - none: every origin and function is its own target
+   */
+  readonly groups?: Readonly<Record<string, readonly string[]>>;
 }
 
 /** Overrides of the circuit breakers' defaults; each field defaults on its own. */

@@ -55,7 +55,9 @@ beforeAll(async () => {
   dead = [
     await deadLetterEvent(store, dlq),
     await deadLetterEvent(store, dlq),
-    await deadLetterEvent(store, dlq, partnerEvent),
+    await deadLetterEvent(store, dlq, partnerEvent, {
+      "partner-7": ["http:https://partner.example:443"],
+    }),
   ];
   await breakPartnerTarget();
 });

@@ -1,10 +1,11 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { describeTarget } from "../../lib/core/redact.js";
-import { targetKey, targetKeyOfRecord } from "../../lib/core/target-key.js";
+import { targetKeying } from "../../lib/core/target-groups.js";
+import { naturalTargetKey, targetKeyOfRecord } from "../../lib/core/target-key.js";
 import { aLambdaTarget, anHttpTarget } from "../factories.js";
 
-describe("targetKey", () => {
+describe("naturalTargetKey", () => {
   it.each([
     [
       "an HTTPS URL, default port written",
@@ -24,16 +25,24 @@ describe("targetKey", () => {
       aLambdaTarget({ functionName: "arn:aws:lambda:eu-west-1:123456789012:function:orders:7" }),
       "lambda:arn:aws:lambda:eu-west-1:123456789012:function:orders",
     ],
-    ["a group, over the URL", anHttpTarget({ group: "tenant-42" }), "group:tenant-42"],
-    ["a group, over the function", aLambdaTarget({ group: "tenant-42" }), "group:tenant-42"],
+    [
+      "a URL whatever group its envelope names",
+      anHttpTarget({ url: "https://a.example/x", group: "tenant-42" }),
+      "http:https://a.example:443",
+    ],
+    [
+      "a function whatever group its envelope names",
+      aLambdaTarget({ functionName: "orders", group: "tenant-42" }),
+      "lambda:orders",
+    ],
   ])("keys %s", (_name, target, key) => {
-    expect(targetKey(target)).toBe(key);
+    expect(naturalTargetKey(target)).toBe(key);
   });
 
   it("gives two paths on one origin the same key, and two origins different keys", () => {
-    const a = targetKey(anHttpTarget({ url: "https://partner.example/orders" }));
-    const b = targetKey(anHttpTarget({ url: "https://partner.example:443/refunds" }));
-    const c = targetKey(anHttpTarget({ url: "https://partner.example:8443/orders" }));
+    const a = naturalTargetKey(anHttpTarget({ url: "https://partner.example/orders" }));
+    const b = naturalTargetKey(anHttpTarget({ url: "https://partner.example:443/refunds" }));
+    const c = naturalTargetKey(anHttpTarget({ url: "https://partner.example:8443/orders" }));
     expect(a).toBe(b);
     expect(a).not.toBe(c);
   });
@@ -80,11 +89,14 @@ describe("targetKeyOfRecord", () => {
       .map(([functionName, group]) => aLambdaTarget({ functionName, group })),
   );
 
-  it("gives the target's key from what a record keeps: its summary and its group", () => {
+  it("gives the target's key from what a record keeps: its summary and its declared group", () => {
     fc.assert(
-      fc.property(aTarget, (target) => {
-        const record = { targetSummary: describeTarget(target), targetGroup: target.group };
-        expect(targetKeyOfRecord(record)).toBe(targetKey(target));
+      fc.property(aTarget, aGroup, (target, declared) => {
+        const groups =
+          declared === undefined ? undefined : { [declared]: [naturalTargetKey(target)] };
+        const resolved = targetKeying(groups)(target);
+        const record = { targetSummary: describeTarget(target), targetGroup: resolved.group };
+        expect(targetKeyOfRecord(record)).toBe(resolved.key);
       }),
     );
   });

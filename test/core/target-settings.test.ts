@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_BREAKER_SETTINGS } from "../../lib/core/circuit-breaker.js";
-import { targetKey } from "../../lib/core/target-key.js";
+import { naturalTargetKey } from "../../lib/core/target-key.js";
 import {
   type TargetsSettings,
   TargetsSettingsSchema,
@@ -107,12 +107,17 @@ describe("TargetsSettingsSchema", () => {
     return checked.success ? [] : toProblems(checked.error).map((p) => p.path);
   };
 
-  it("accepts every key targetKey writes", () => {
+  it("accepts every key naturalTargetKey writes, and declared groups' keys", () => {
     for (const url of ["https://API.example.com/x", "http://10.0.0.7:8080/y", "http://[::1]:9/"]) {
-      const key = targetKey(anHttpTarget({ url }));
+      const key = naturalTargetKey(anHttpTarget({ url }));
       expect(problemsOf({ overrides: { [key]: { maxConcurrentCalls: 1 } } })).toEqual([]);
     }
-    expect(problemsOf({ overrides: { "lambda:orders": {}, "group:tenant-7": {} } })).toEqual([]);
+    expect(
+      problemsOf({
+        overrides: { "lambda:orders": {}, "group:tenant-7": {} },
+        groups: { "tenant-7": ["lambda:tenant-7-hooks"] },
+      }),
+    ).toEqual([]);
   });
 
   it("lists every problem at once: keys no target can have, bad limits, unknown fields", () => {
@@ -140,5 +145,34 @@ describe("TargetsSettingsSchema", () => {
         "overrides.group:ok.maxConcurrentCalls",
       ].sort(),
     );
+  });
+
+  it.each([
+    [
+      "an override for a group no one declared",
+      { overrides: { "group:tenant-7": {} } },
+      ["overrides.group:tenant-7"],
+    ],
+    [
+      "an override for a member, which answers to its group",
+      {
+        overrides: { "lambda:orders": {} },
+        groups: { shop: ["lambda:orders"] },
+      },
+      ["overrides.lambda:orders"],
+    ],
+    [
+      "a target declared in two groups",
+      { groups: { a: ["lambda:orders"], b: ["lambda:orders"] } },
+      ["groups.b"],
+    ],
+    [
+      "members that are not target keys (a group, an unwritten port)",
+      { groups: { a: ["group:b", "http:https://partner.example"] } },
+      ["groups.a.0", "groups.a.1"],
+    ],
+    ["a group with no member", { groups: { a: [] } }, ["groups.a"]],
+  ])("refuses %s", (_name, input, paths) => {
+    expect(problemsOf(input).sort()).toEqual(paths.sort());
   });
 });

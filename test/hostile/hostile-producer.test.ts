@@ -1,15 +1,19 @@
 import type { MessageAttributeValue } from "@aws-sdk/client-sqs";
 import { describe, expect, it } from "vitest";
+import { createDynamoTargetStateStore } from "../../lib/adapters/dynamo-target-state-store.js";
 import { SCHEDULE_ATTRIBUTE } from "../../lib/adapters/message-schedule.js";
+import { ENV } from "../../lib/config.js";
 import type { Envelope } from "../../lib/core/envelope.js";
 import { EventStatus } from "../../lib/core/status.js";
+import { naturalTargetKey } from "../../lib/core/target-key.js";
 import { MetricName } from "../../lib/observability.js";
 import { useOrchestratorHarness } from "../support/orchestrator-harness.js";
+import { ScriptedReceiver } from "../support/scripted-receiver.js";
 
 /*
  * A producer with nothing but send rights on the ingress queue, trying to speak for Ricochet:
  * forged scheduling attributes, another envelope under a live event's id, a corrected
- * resubmission after an invalid one. Real emulators, real poller, real receiver.
+ * resubmission after an invalid one, a group that is not its own. Real emulators, real poller, real receiver.
  */
 
 const h = useOrchestratorHarness("hostile-producer");
@@ -151,5 +155,43 @@ describe("an invalid envelope does not claim its event id", () => {
     expect(record.deadLetterReason).toBeUndefined();
     expect(record.history.map((e) => e.outcome)).toEqual(["permanent", "success"]);
     expect(record.history[0]?.message).toMatch(/invalid envelope: .*maxDelaySeconds/);
+  });
+});
+
+describe("a producer cannot choose another tenant's breaker", () => {
+  it("keeps its failures off a declared group it names, so that group's events are still called", async () => {
+    const stranger = new ScriptedReceiver(() => ({ status: 503 }));
+    const strangerUrl = await stranger.start();
+    try {
+      const acmeKey = naturalTargetKey({ type: "http", url: h.baseUrl });
+      await h.startWorkers({
+        env: {
+          [ENV.CIRCUIT_BREAKER]: JSON.stringify({ minimumCalls: 2, openMs: 60_000 }),
+          [ENV.TARGETS]: JSON.stringify({ groups: { acme: [acmeKey] } }),
+        },
+      });
+      const once = { maxAttempts: 1 };
+      const hostile = ["claims-acme-1", "claims-acme-2", "claims-acme-3"].map((id) => ({
+        ...h.envelope(id, once),
+        target: { type: "http" as const, url: `${strangerUrl}/${id}`, group: "acme" },
+      }));
+      await h.submit(hostile);
+      for (const { eventId } of hostile) await h.waitForStatus(eventId, EventStatus.DEAD_LETTERED);
+      await h.submit([h.envelope("acme-order", once)]);
+      const delivered = await h.waitForStatus("acme-order", EventStatus.DELIVERED);
+
+      expect(h.receiver.callsFor("acme-order")).toHaveLength(1);
+      expect(delivered.targetGroup).toBe("acme");
+      expect((await h.store.get("claims-acme-1"))?.targetGroup).toBeUndefined();
+      const states = await createDynamoTargetStateStore({
+        doc: h.clients.documents,
+        tableName: h.tableName,
+      }).list(10);
+      const strangerKey = naturalTargetKey({ type: "http", url: strangerUrl });
+      expect(states.find((s) => s.key === strangerKey)?.breaker.state).toBe("open");
+      expect(states.find((s) => s.key === "group:acme")?.breaker.state ?? "closed").toBe("closed");
+    } finally {
+      await stranger.stop();
+    }
   });
 });

@@ -321,7 +321,10 @@ describe("RetryOrchestrator resources", () => {
     expect(targetsOf(template)).toBe("");
     const app = new App();
     const limited = new Stack(app, "WithLimits");
-    const targets = { overrides: { "group:tenant-7": { maxConcurrentCalls: 2 } } };
+    const targets = {
+      overrides: { "group:tenant-7": { maxConcurrentCalls: 2 } },
+      groups: { "tenant-7": ["http:https://hooks.tenant7.example:443"] },
+    };
     new RetryOrchestrator(limited, "Ricochet", { targets });
     expect(JSON.parse(String(targetsOf(Template.fromStack(limited))))).toEqual(targets);
   });
@@ -579,6 +582,7 @@ describe("RetryOrchestrator props validation", () => {
       circuitBreaker: { failureRateThreshold: 0, minimumCalls: 2.5 },
       targets: {
         overrides: { "http:https://partner.example": {}, "group:t": { maxConcurrentCalls: 0 } },
+        groups: { t: ["http:https://t.example:443"] },
       },
     });
     for (const path of [

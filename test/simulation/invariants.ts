@@ -3,7 +3,7 @@ import type { Envelope } from "../../lib/core/envelope.js";
 import { DEFAULT_POLICY, resolvePolicy } from "../../lib/core/policy.js";
 import type { EventRecord } from "../../lib/core/record.js";
 import { isTerminal } from "../../lib/core/status.js";
-import { targetKey } from "../../lib/core/target-key.js";
+import { naturalTargetKey } from "../../lib/core/target-key.js";
 import { checkEndState, EndStateProblem } from "../support/end-state-checks.js";
 import {
   checkBoundedWork,
@@ -231,7 +231,7 @@ export const checkInvariants = (state: FinalState): Violation[] => {
   // 10: no target had more calls in flight than its limit. A stalled call (one that outlived its
   // own timeout) may outlive its slot's lease too: that is the stated tolerance, not counted.
   if (state.maxConcurrentCalls !== undefined) {
-    const keyOf = new Map(state.submitted.map((e) => [e.eventId, targetKey(e.target)]));
+    const keyOf = new Map(state.submitted.map((e) => [e.eventId, naturalTargetKey(e.target)]));
     const edges = new Map<string, { at: number; delta: number }[]>();
     for (const call of trace.calls) {
       if (!call.honouredTimeout) continue;

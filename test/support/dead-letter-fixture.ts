@@ -7,17 +7,21 @@ import type { Envelope } from "../../lib/core/envelope.js";
 import { envelopeDigest } from "../../lib/core/envelope-digest.js";
 import type { DeadLetterQueue, EventStore } from "../../lib/core/ports.js";
 import { describeTarget } from "../../lib/core/redact.js";
+import { type TargetGroups, targetKeying } from "../../lib/core/target-groups.js";
 import { anAttemptEntry, anEnvelope, FIXED_NOW_MS } from "../factories.js";
 
 /**
  * Takes an event through one failed attempt to `dead_lettered` and parks it in the dead-letter
- * queue the way the orchestrator does (send the copy, then record), using the real adapters.
+ * queue the way the orchestrator does (send the copy, then record), using the real adapters,
+ * under the deployment's declared target `groups`.
  */
 export const deadLetterEvent = async (
   store: EventStore,
   dlq: DeadLetterQueue,
   envelope: Envelope = anEnvelope(),
+  groups?: TargetGroups,
 ): Promise<Envelope> => {
+  const target = targetKeying(groups)(envelope.target);
   const claimed = await store.claim({
     eventId: envelope.eventId,
     generation: 0,
@@ -26,7 +30,7 @@ export const deadLetterEvent = async (
     leaseMs: 60_000,
     attemptBudget: 1,
     targetSummary: describeTarget(envelope.target),
-    targetGroup: envelope.target.group,
+    targetGroup: target.group,
     envelopeDigest: envelopeDigest(envelope),
   });
   if (claimed.kind !== "claimed") throw new Error(`claim: ${claimed.kind}`);
@@ -35,6 +39,7 @@ export const deadLetterEvent = async (
     version: DEAD_LETTER_VERSION,
     reason: "exhausted",
     eventId: envelope.eventId,
+    targetKey: target.key,
     body: JSON.stringify(envelope),
     attempts: 1,
     generation: 0,
