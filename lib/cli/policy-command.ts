@@ -6,6 +6,11 @@ import { DEFAULT_POLICY, Jitter, resolvePolicy } from "../core/policy.js";
 import { DEFAULT_POLICY_LIMITS, type PolicyLimits } from "../core/policy-limits.js";
 import { seededRandom } from "../core/random.js";
 import {
+  DEFAULT_SHORT_WINDOW_THRESHOLD_SECONDS,
+  describeShortWindow,
+  judgeRetryWindow,
+} from "../core/retry-window.js";
+import {
   formatSeconds,
   parseNonNegativeNumber,
   parsePositiveWholeNumber,
@@ -14,6 +19,7 @@ import {
   withJsonOption,
 } from "./cli-support.js";
 import { policyLimitsFromEnv } from "./policy-limits-from-env.js";
+import { parseDuration } from "./time-flags.js";
 
 /** Samples drawn by `policy explain` unless `--samples` says otherwise. */
 export const DEFAULT_EXPLAIN_SAMPLES = 10_000;
@@ -30,6 +36,8 @@ interface ExplainFlags {
   readonly limitMinBase?: number;
   readonly samples: number;
   readonly seed: number;
+  /** Seconds under which the whole retry window is warned about (0: never). */
+  readonly warnBelow: number;
   readonly json: boolean;
 }
 
@@ -107,10 +115,17 @@ const explainAction = (flags: ExplainFlags): void => {
     random: seededRandom(flags.seed),
     limits: limitsFrom(flags),
   });
-  printResult(explanation, {
-    json: flags.json,
-    human: (result) => renderExplanation(result, flags.samples),
-  });
+  const retryWindow = judgeRetryWindow(policy, flags.warnBelow);
+  printResult(
+    { ...explanation, retryWindow },
+    { json: flags.json, human: (result) => renderExplanation(result, flags.samples) },
+  );
+  // On stderr, so the table can be piped on; JSON carries the same judgement as `retryWindow`.
+  if (retryWindow.short && !flags.json) {
+    process.stderr.write(
+      `ricochet: warning: ${describeShortWindow(retryWindow)} (--warn-below sets the threshold)\n`,
+    );
+  }
 };
 
 const parseSamples = (value: string): number => {
@@ -172,6 +187,14 @@ export const registerPolicyCommands = (program: Command): void => {
       parseSamples,
       DEFAULT_EXPLAIN_SAMPLES,
     )
-    .option("--seed <x>", "seed of the random draws, for replayable output", parseWholeNumber, 1);
+    .option("--seed <x>", "seed of the random draws, for replayable output", parseWholeNumber, 1)
+    .addOption(
+      new Option(
+        "--warn-below <duration>",
+        "warn when the whole retry window (the sum of the ceilings) is shorter (90s, 2m; 0s: never)",
+      )
+        .argParser(parseDuration)
+        .default(DEFAULT_SHORT_WINDOW_THRESHOLD_SECONDS, "1m"),
+    );
   withJsonOption(explain).action(explainAction);
 };

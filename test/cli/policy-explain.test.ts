@@ -55,6 +55,7 @@ describe("ricochet policy explain", () => {
       "limits",
       "withinLimits",
       "adjustments",
+      "retryWindow",
     ]);
     expect(output.retries.map((r: { ceilingSeconds: number }) => r.ceilingSeconds)).toEqual([
       5, 10, 20, 40, 80, 160, 300, 300,
@@ -69,6 +70,12 @@ describe("ricochet policy explain", () => {
       p99Seconds: 5,
     });
     expect(output.totalMaxSeconds).toBe(915);
+    expect(output.retryWindow).toEqual({
+      seconds: 915,
+      retries: 8,
+      thresholdSeconds: 60,
+      short: false,
+    });
     expect(output).toMatchObject({
       limits: { maxAttempts: 25, minBaseDelaySeconds: 1 },
       withinLimits: true,
@@ -101,6 +108,38 @@ describe("ricochet policy explain", () => {
     expect(result.stdout.trim().split("\n").at(-2)).toMatch(
       /^2 retries wait at most 15s in total; median \d+s over 10000 samples\.$/,
     );
+  });
+
+  it("warns on stderr that Celery's 7-second trap dead-letters through any outage longer than 7 s", async () => {
+    const result = await ricochet(
+      ...["policy", "explain", "--base", "1", "--max-attempts", "4", "--jitter", "none"],
+    );
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("3 retries wait at most 7s in total");
+    expect(result.stderr).toBe(
+      "ricochet: warning: the 3 retries wait at most 7 s in total, under 60 s: a target down for " +
+        "longer than that dead-letters every event sent to it meanwhile; raise maxAttempts, " +
+        "baseDelaySeconds or multiplier (--warn-below sets the threshold)\n",
+    );
+  });
+
+  it.each([
+    [["--warn-below", "5s"], false, 5],
+    [["--warn-below", "0s"], false, 0],
+    [["--warn-below", "2m", "--max-attempts", "8"], false, 120],
+    [["--warn-below", "10m", "--max-attempts", "8"], true, 600],
+  ])("judges the window against --warn-below: %j (short %s)", async (flags, short, threshold) => {
+    const args = ["policy", "explain", "--base", "1", "--max-attempts", "4", "--jitter", "none"];
+    const [human, json] = await Promise.all([
+      ricochet(...args, ...flags),
+      ricochet(...args, ...flags, "--json"),
+    ]);
+    expect(human.stderr.includes("ricochet: warning:")).toBe(short);
+    expect(json.stderr).toBe("");
+    expect(JSON.parse(json.stdout).retryWindow).toMatchObject({
+      short,
+      thresholdSeconds: threshold,
+    });
   });
 
   it("says in JSON that a policy outside the deployment's limits would be clamped, and how", async () => {
@@ -145,6 +184,7 @@ describe("ricochet policy explain", () => {
     [["--base", "five"], "must be a number of at least 0"],
     [["--multiplier", "NaN"], "--multiplier"],
     [["--samples", "0"], "--samples"],
+    [["--warn-below", "60"], "--warn-below"],
     [["--max-attempts", "2.5"], "invalid retry policy: maxAttempts: must be a whole number"],
     [
       ["--base", "60", "--max-delay", "30"],
