@@ -19,3 +19,4 @@ export {
   type RicochetStackProps,
   STACK_OUTPUTS,
 } from "./ricochet-stack.js";
+export { SHORT_RETRY_WINDOW_WARNING } from "./short-retry-window-warning.js";

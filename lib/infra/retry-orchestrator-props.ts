@@ -15,7 +15,12 @@ import {
   type InputProblem,
   InvalidPolicyError,
 } from "../core/errors.js";
-import { DEFAULT_POLICY, type PolicyOverride, resolvePolicy } from "../core/policy.js";
+import {
+  DEFAULT_POLICY,
+  MAX_DELAY_LIMIT_SECONDS,
+  type PolicyOverride,
+  resolvePolicy,
+} from "../core/policy.js";
 import {
   completePolicyLimits,
   DEFAULT_POLICY_LIMITS,
@@ -23,6 +28,7 @@ import {
   PolicyLimitsSchema,
   policyLimitConflicts,
 } from "../core/policy-limits.js";
+import { DEFAULT_SHORT_WINDOW_THRESHOLD_SECONDS } from "../core/retry-window.js";
 import { type TargetsSettings, TargetsSettingsSchema } from "../core/target-settings.js";
 import { toProblems } from "../core/zod-problems.js";
 import { MAX_METRIC_TARGETS } from "../observability.js";
@@ -68,6 +74,15 @@ export interface RetryOrchestratorProps {
     /** Least `baseDelaySeconds` an event may ask for. @default 1 */
     readonly minBaseDelaySeconds?: number;
   };
+  /**
+   * Synth warns (`ricochet:shortRetryWindow`) when `defaultPolicy`'s whole retry window, the sum
+   * of its retries' ceilings, is shorter than this: a target down for longer dead-letters every
+   * event sent to it meanwhile (Celery's `max_retries=3, retry_backoff=1` waits 7 s in all).
+   * Whole seconds, up to 14 days; `Duration.seconds(0)` never warns. The warning can also be
+   * acknowledged: `Annotations.of(orchestrator).acknowledgeWarning("ricochet:shortRetryWindow")`.
+   * @default Duration.minutes(1)
+   */
+  readonly shortRetryWindowThreshold?: Duration;
   /**
    * Messages handed to one orchestrator invocation. Above 10, SQS requires a batching window.
    * @default 10
@@ -303,6 +318,7 @@ export const RETRY_ORCHESTRATOR_DEFAULTS = {
   recordConcurrency: 10,
   lambdaTargets: [] as readonly string[],
   policyLimits: DEFAULT_POLICY_LIMITS,
+  shortRetryWindowThreshold: Duration.seconds(DEFAULT_SHORT_WINDOW_THRESHOLD_SECONDS),
   removalPolicy: RemovalPolicy.RETAIN,
   metricsNamespace: "Ricochet",
 } as const;
@@ -356,6 +372,7 @@ const NumericPropsSchema = z
     secretHeaders: z.array(headerName),
     lambdaTargets: z.array(lambdaArn),
     metricsNamespace: z.string().regex(/^[^:]{1,255}$/, "must be 1 to 255 characters, no colon"),
+    shortRetryWindowThreshold: int(0, MAX_DELAY_LIMIT_SECONDS),
   })
   .superRefine((p, ctx) => {
     if (p.batchSize > UNWINDOWED_MAX_BATCH_SIZE && p.maxBatchingWindow < 1) {
@@ -456,6 +473,7 @@ export const resolveRetryOrchestratorProps = (
     defaultPolicy: props.defaultPolicy,
     // Checked below with the rest; filling in the defaults needs no valid values.
     policyLimits: completePolicyLimits(props.policyLimits),
+    shortRetryWindowThreshold: props.shortRetryWindowThreshold ?? d.shortRetryWindowThreshold,
     batchSize: props.batchSize ?? d.batchSize,
     maxBatchingWindow: props.maxBatchingWindow ?? d.maxBatchingWindow,
     maxConcurrency: props.maxConcurrency ?? d.maxConcurrency,
@@ -489,6 +507,7 @@ export const resolveRetryOrchestratorProps = (
     deadLetterRetention: seconds(resolved.deadLetterRetention),
     oldestMessageAlarmAge: seconds(resolved.oldestMessageAlarmAge),
     breakerOpenAlarmAge: seconds(resolved.breakerOpenAlarmAge),
+    shortRetryWindowThreshold: seconds(resolved.shortRetryWindowThreshold),
   });
   const problems = [
     ...(checked.success ? [] : toProblems(checked.error)),

@@ -41,6 +41,7 @@ import {
   VISIBILITY_TIMEOUT_FACTOR,
 } from "./retry-orchestrator-props.js";
 import { createRicochetFunction } from "./ricochet-function.js";
+import { warnOnShortRetryWindow } from "./short-retry-window-warning.js";
 
 /** Attribute names of the attempt-record table: the DynamoDB adapter's, so they cannot drift. */
 export const TABLE_KEYS = {
@@ -226,6 +227,7 @@ export class RetryOrchestrator extends Construct {
       table: this.table,
       key,
     });
+    warnOnShortRetryWindow(this, settings);
   }
 
   /** Lets `grantee` submit envelopes: SendMessage on the ingress queue (and its KMS key, if any). */

@@ -1,4 +1,5 @@
 import { ENV } from "../config.js";
+import { describeShortWindow, judgeRetryWindow } from "../core/retry-window.js";
 import type { DevSession } from "./dev-session.js";
 
 const quote = (value: string): string => `'${value.replaceAll("'", "'\\''")}'`;
@@ -27,6 +28,7 @@ export const renderBanner = (session: DevSession, overrides: readonly string[]):
     `  attempt table      ${config.tableName}`,
     `  poller             batch ${settings.poller.batchSize}, window ${settings.poller.batchingWindowMs} ms, concurrency ${settings.poller.maxConcurrency}, timeout ${settings.poller.functionTimeoutMs} ms`,
     `  default policy     ${session.orchestratorEnv[ENV.DEFAULT_POLICY] ?? "{}"}`,
+    ...shortWindowWarning(session),
     `  allowed hosts      ${config.allowedTargetHosts.join(", ") || "none (loopback and private targets are refused; --allow-host adds one)"}`,
     ...overrides.map((o) => `  override           ${o}`),
     ...resources.notes.map((n) => `  note               ${n}`),
@@ -40,4 +42,14 @@ export const renderBanner = (session: DevSession, overrides: readonly string[]):
     "Press Ctrl-C to stop (emulators included).",
     "",
   ].join("\n");
+};
+
+/**
+ * The synth warning's sentence, when the policy running here retries for less than a minute in
+ * all: the demo's policy does on purpose (the story fits in a minute), and says so, so that
+ * nobody copies it into a deployment.
+ */
+const shortWindowWarning = (session: DevSession): string[] => {
+  const window = judgeRetryWindow(session.config.defaultPolicy);
+  return window.short ? [`  warning            ${describeShortWindow(window)}`] : [];
 };
