@@ -6,7 +6,7 @@ import {
   effectiveDeadlineMs,
 } from "./core/decide.js";
 import type { Envelope } from "./core/envelope.js";
-import { classify, type Outcome, OutcomeClass } from "./core/outcome.js";
+import { classify, type Outcome, OutcomeClass, retryAfterOf } from "./core/outcome.js";
 import type { RetryPolicy } from "./core/policy.js";
 import type {
   DeadLetterQueue,
@@ -173,7 +173,7 @@ export const runClaimedAttempt = async (
       },
     });
     outcome = classify(result, policy);
-    retryAfter = result.kind === "response" ? result.retryAfter : undefined;
+    retryAfter = retryAfterOf(result);
   }
   const finishedAtMs = deps.clock();
 

@@ -1,3 +1,4 @@
+import { type FunctionAnswer, retryAfterOfVerdict } from "./lambda-verdict.js";
 import { ErrorCategory as Category, type ErrorCategory, type RetryPolicy } from "./policy.js";
 import { redactCredentials, redactText } from "./redact.js";
 
@@ -23,6 +24,11 @@ export type AttemptResult =
       /** Passed through {@link storedExcerpt} with the request's secrets. */
       readonly message: string;
       readonly durationMs: number;
+      /**
+       * What a Lambda function that ran answered (category `function_error`): a verdict, a
+       * malformed one, or an unhandled error and its type.
+       */
+      readonly functionAnswer?: FunctionAnswer | undefined;
     };
 
 /** The four classes every attempt falls into. */
@@ -111,8 +117,46 @@ const classifyError = (category: ErrorCategory, requestSent: boolean): OutcomeCl
 };
 
 /**
- * Classifies an attempt. The policy's `noRetryOnStatus` wins over `retryOnStatus`, which wins
- * over the defaults; a success is never overridden.
+ * The class a function's own answer settles, or `undefined` when it settles none. A verdict is
+ * the function speaking like an HTTP receiver; an unhandled error is judged by the policy's
+ * error-type lists. A malformed verdict settles nothing: it stays a retryable `function_error`
+ * whatever the lists say, as it has no error type an operator could have listed.
+ */
+const classifyAnswer = (
+  answer: FunctionAnswer | undefined,
+  policy: RetryPolicy,
+): OutcomeClass | undefined => {
+  if (answer === undefined || answer.kind === "malformed_verdict") return undefined;
+  if (answer.kind === "verdict") {
+    return answer.verdict.verdict === "retry" ? OutcomeClass.RETRYABLE : OutcomeClass.PERMANENT;
+  }
+  const type = answer.errorType;
+  if (type !== undefined && policy.noRetryErrorTypes.includes(type)) return OutcomeClass.PERMANENT;
+  // An error without a type cannot be shown to be on the allow-list.
+  if (
+    policy.retryOnlyErrorTypes.length > 0 &&
+    (type === undefined || !policy.retryOnlyErrorTypes.includes(type))
+  ) {
+    return OutcomeClass.PERMANENT;
+  }
+  return undefined;
+};
+
+/**
+ * The `Retry-After` an attempt carries: the HTTP header, or a Lambda verdict's
+ * `retryAfterSeconds` in the header's delay-seconds form, so both meet the same parsing and caps.
+ */
+export const retryAfterOf = (result: AttemptResult): string | undefined => {
+  if (result.kind === "response") return result.retryAfter;
+  const answer = result.functionAnswer;
+  const seconds = answer?.kind === "verdict" ? retryAfterOfVerdict(answer.verdict) : undefined;
+  return seconds === undefined ? undefined : String(seconds);
+};
+
+/**
+ * Classifies an attempt. The policy's `noRetryOnStatus` wins over everything but a success; a
+ * Lambda function's own answer (its verdict, or its error type judged by the policy's
+ * error-type lists) comes next, then `retryOnStatus`, then the defaults.
  */
 export const classify = (result: AttemptResult, policy: RetryPolicy): Outcome => {
   const key = result.kind === "response" ? result.statusCode : result.category;
@@ -133,6 +177,9 @@ export const classify = (result: AttemptResult, policy: RetryPolicy): Outcome =>
   };
   if (natural === OutcomeClass.SUCCESS) return { class: natural, ...base };
   if (policy.noRetryOnStatus.includes(key)) return { class: OutcomeClass.PERMANENT, ...base };
+  const answered =
+    result.kind === "error" ? classifyAnswer(result.functionAnswer, policy) : undefined;
+  if (answered !== undefined) return { class: answered, ...base };
   if (policy.retryOnStatus.includes(key) && natural === OutcomeClass.PERMANENT) {
     return { class: OutcomeClass.RETRYABLE, ...base };
   }

@@ -1,5 +1,6 @@
 import * as z from "zod";
 import { InvalidPolicyError } from "./errors.js";
+import { VerdictErrorType } from "./lambda-verdict.js";
 import { toProblems } from "./zod-problems.js";
 
 /** How the delay before a retry is drawn below its ceiling. */
@@ -29,6 +30,24 @@ const statusOrCategory = z.union([
   z.int().min(100).max(599),
   z.enum(Object.values(ErrorCategory) as [ErrorCategory, ...ErrorCategory[]]),
 ]);
+
+/** Most names in one of the policy's Lambda error-type lists. */
+export const MAX_ERROR_TYPES = 50;
+
+const VERDICT_TYPES: readonly string[] = Object.values(VerdictErrorType);
+
+/**
+ * A Lambda function error's `errorType` as its runtime reports it (`TypeError`,
+ * `Sandbox.Timedout`, `java.lang.IllegalStateException`), matched exactly.
+ */
+const errorTypeName = z
+  .string()
+  .min(1, "must not be empty")
+  .max(256, "must be at most 256 characters")
+  .regex(/^\S+$/, "must be an error type name, without spaces")
+  .refine((name) => !VERDICT_TYPES.includes(name), {
+    message: "is a verdict the function gives, not an error to classify (see the Lambda verdicts)",
+  });
 
 /** Longest delay Ricochet will schedule: the dead-letter queue's retention (14 days). */
 export const MAX_DELAY_LIMIT_SECONDS = 14 * 24 * 3600;
@@ -88,6 +107,20 @@ export const PolicyFieldsSchema = z.strictObject({
     .max(100)
     .optional()
     .describe("Status codes or error categories never retried (like dont_autoretry_for)."),
+  noRetryErrorTypes: z
+    .array(errorTypeName)
+    .max(MAX_ERROR_TYPES)
+    .optional()
+    .describe(
+      "Lambda function error types (errorType) never retried: such an error rejects the event (like Celery's dont_autoretry_for).",
+    ),
+  retryOnlyErrorTypes: z
+    .array(errorTypeName)
+    .max(MAX_ERROR_TYPES)
+    .optional()
+    .describe(
+      "When not empty, the only Lambda function error types retried; any other unhandled error rejects the event (like Celery's autoretry_for).",
+    ),
 });
 export type PolicyOverride = z.infer<typeof PolicyFieldsSchema>;
 
@@ -106,6 +139,8 @@ export const DEFAULT_POLICY: RetryPolicy = Object.freeze({
   maxRetryAfterSeconds: 3600,
   retryOnStatus: [],
   noRetryOnStatus: [],
+  noRetryErrorTypes: [],
+  retryOnlyErrorTypes: [],
 });
 
 const crossChecks = (policy: RetryPolicy, ctx: z.RefinementCtx): void => {
@@ -124,6 +159,14 @@ const crossChecks = (policy: RetryPolicy, ctx: z.RefinementCtx): void => {
       message: `listed in both retryOnStatus and noRetryOnStatus: ${both.join(", ")}`,
     });
   }
+  // Either list alone says everything; both would leave an error type named by neither undecided.
+  if (policy.noRetryErrorTypes.length > 0 && policy.retryOnlyErrorTypes.length > 0) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["retryOnlyErrorTypes"],
+      message: `cannot be set together with noRetryErrorTypes (${policy.noRetryErrorTypes.join(", ")}): give either the error types never retried or the only ones retried`,
+    });
+  }
 };
 
 /** Every field set and cross-checked; built once, as building a zod schema costs far more than using it. */
@@ -136,6 +179,8 @@ const CompletePolicySchema = PolicyFieldsSchema.required({
   maxRetryAfterSeconds: true,
   retryOnStatus: true,
   noRetryOnStatus: true,
+  noRetryErrorTypes: true,
+  retryOnlyErrorTypes: true,
 }).superRefine((p, ctx) => crossChecks(p, ctx));
 
 /**

@@ -91,6 +91,36 @@ describe("resolvePolicy", () => {
       "retryOnStatus",
       "timeout",
     ],
+    [
+      "both Lambda error-type lists, naming the never-retried ones",
+      { noRetryErrorTypes: ["ValidationError"], retryOnlyErrorTypes: ["Sandbox.Timedout"] },
+      "retryOnlyErrorTypes",
+      "cannot be set together with noRetryErrorTypes (ValidationError)",
+    ],
+    [
+      "an empty error type",
+      { noRetryErrorTypes: [""] },
+      "noRetryErrorTypes.0",
+      "must not be empty",
+    ],
+    [
+      "an error type with a space",
+      { retryOnlyErrorTypes: ["Type Error"] },
+      "retryOnlyErrorTypes.0",
+      "without spaces",
+    ],
+    [
+      "a verdict type in an error-type list",
+      { noRetryErrorTypes: ["RicochetRetryError"] },
+      "noRetryErrorTypes.0",
+      "is a verdict the function gives",
+    ],
+    [
+      "more error types than the limit",
+      { noRetryErrorTypes: Array.from({ length: 51 }, (_, i) => `E${i}`) },
+      "noRetryErrorTypes",
+      "",
+    ],
   ])("rejects %s, naming the field", (_, override, path, fragment) => {
     const problems = problemsOf(DEFAULT_POLICY, override);
     expect(problems).toContainEqual({ path, message: expect.stringContaining(fragment) });
@@ -101,6 +131,14 @@ describe("resolvePolicy", () => {
     expect(problemsOf(base, { baseDelaySeconds: 20 })).toEqual([
       { path: "baseDelaySeconds", message: "must not exceed maxDelaySeconds (10)" },
     ]);
+  });
+
+  it("lets an override swap the base's never-retried error types for an allow-list only by clearing them", () => {
+    const base = resolvePolicy(DEFAULT_POLICY, { noRetryErrorTypes: ["ValidationError"] });
+    expect(problemsOf(base, { retryOnlyErrorTypes: ["Sandbox.Timedout"] })).toHaveLength(1);
+    expect(
+      resolvePolicy(base, { noRetryErrorTypes: [], retryOnlyErrorTypes: ["Sandbox.Timedout"] }),
+    ).toMatchObject({ noRetryErrorTypes: [], retryOnlyErrorTypes: ["Sandbox.Timedout"] });
   });
 
   it("reports every problem of an override at once", () => {
