@@ -13,6 +13,15 @@ export const decodeExcerpt = (payload: Uint8Array | undefined, maxBytes: number)
         Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength).subarray(0, maxBytes),
       );
 
+/** A payload's JSON value, or `undefined` when it is not JSON (a runtime crash can return anything). */
+export const parsePayload = (payloadText: string): unknown => {
+  try {
+    return JSON.parse(payloadText) as unknown;
+  } catch {
+    return undefined;
+  }
+};
+
 /**
  * `errorType: errorMessage` from a Lambda error payload (`payloadText`, the whole payload decoded),
  * or `fallback` (an excerpt of it) if it is not one.

@@ -1,10 +1,16 @@
 import { performance } from "node:perf_hooks";
 import type { InvokeCommandOutput, LambdaClient } from "@aws-sdk/client-lambda";
 import { checkLambdaTarget, type LambdaTargetRules } from "../../core/lambda-target-policy.js";
+import {
+  describeVerdict,
+  type FunctionAnswer,
+  readFunctionError,
+  readResultVerdict,
+} from "../../core/lambda-verdict.js";
 import { type AttemptResult, storedExcerpt } from "../../core/outcome.js";
 import { ErrorCategory } from "../../core/policy.js";
 import type { DeliveryRequest, DeliveryTarget } from "../../core/ports.js";
-import { decodeExcerpt, describeFunctionError } from "../lambda-payload.js";
+import { decodeExcerpt, describeFunctionError, parsePayload } from "../lambda-payload.js";
 import { notifySent } from "./notify-sent.js";
 
 /** Options of {@link createLambdaTarget}. */
@@ -119,12 +125,26 @@ const categoriseError = (
   return result(ErrorCategory.UNKNOWN, shape.$fault !== "client");
 };
 
+/** The record's message for a function's verdict, or `undefined` for an unhandled error. */
+const describeAnswer = (answer: FunctionAnswer): string | undefined => {
+  switch (answer.kind) {
+    case "verdict":
+      return describeVerdict(answer.verdict);
+    case "malformed_verdict":
+      return `malformed ricochet verdict: ${answer.problem}`;
+    case "unhandled_error":
+      return undefined;
+  }
+};
+
 /**
  * A Lambda delivery target: a synchronous (`RequestResponse`) invocation whose event is exactly
  * the envelope's payload. The event id and attempt travel in the invocation's client context
  * ({@link RicochetClientContext}) so the function can deduplicate without its event changing
  * shape. A function error (`X-Amz-Function-Error`) is a `function_error` result with the request
- * sent; Lambda's own errors are mapped here and nowhere else. Messages and excerpts go through
+ * sent, and so is a result giving a verdict (`{ "ricochet": … }`, see `lambda-verdict.ts`): both
+ * carry the function's answer for the policy to classify. Lambda's own errors are mapped here and
+ * nowhere else. Messages and excerpts go through
  * {@link storedExcerpt}, so credentials a function or Lambda quotes are blanked. Never throws.
  */
 export const createLambdaTarget = (options: LambdaTargetOptions): DeliveryTarget => {
@@ -213,16 +233,22 @@ export const createLambdaTarget = (options: LambdaTargetOptions): DeliveryTarget
     // The whole payload is redacted before the excerpt is cut from it: a cut first could keep the
     // start of a token too short to be recognised as one.
     const excerpt = decodeExcerpt(Buffer.from(storedExcerpt(payloadText), "utf8"), maxExcerpt);
-    if (output.FunctionError !== undefined) {
+    const parsed = parsePayload(payloadText);
+    const answer =
+      output.FunctionError === undefined ? readResultVerdict(parsed) : readFunctionError(parsed);
+    if (answer !== undefined) {
+      const said = describeAnswer(answer);
       return {
         kind: "error",
         category: ErrorCategory.FUNCTION_ERROR,
         requestSent: true,
         // Parsed from the raw payload, so a token JSON escapes is redacted once unescaped.
         message: storedExcerpt(
-          `function error (${output.FunctionError}): ${describeFunctionError(payloadText, excerpt)}`,
+          said ??
+            `function error (${output.FunctionError}): ${describeFunctionError(payloadText, excerpt)}`,
         ),
         durationMs: elapsed(),
+        functionAnswer: answer,
       };
     }
     return {

@@ -208,6 +208,87 @@ describe("createLambdaTarget", () => {
       category: ErrorCategory.FUNCTION_ERROR,
       requestSent: true,
       message: "function error (Unhandled): TypeError: order is undefined",
+      functionAnswer: { kind: "unhandled_error", errorType: "TypeError" },
+    });
+  });
+
+  describe("reading a function's verdict", () => {
+    const answering =
+      (body: unknown, functionError?: string): Handler =>
+      (_req, res) =>
+        res
+          .writeHead(
+            200,
+            functionError === undefined ? {} : { "X-Amz-Function-Error": functionError },
+          )
+          .end(JSON.stringify(body));
+
+    it.each<[string, Handler, string, unknown]>([
+      [
+        "a result asking for a retry after 2 s",
+        answering({ ricochet: { verdict: "retry", retryAfterSeconds: 2, reason: "busy" } }),
+        "function asked for a retry after 2 s: busy",
+        { kind: "verdict", verdict: { verdict: "retry", retryAfterSeconds: 2, reason: "busy" } },
+      ],
+      [
+        "a result answering permanent failure",
+        answering({ ricochet: { verdict: "permanent", reason: "customer deleted" } }),
+        "function answered permanent failure: customer deleted",
+        { kind: "verdict", verdict: { verdict: "permanent", reason: "customer deleted" } },
+      ],
+      [
+        "a thrown RicochetRetryError with JSON details",
+        answering(
+          { errorType: "RicochetRetryError", errorMessage: '{"retryAfterSeconds":30}' },
+          "Unhandled",
+        ),
+        "function asked for a retry after 30 s",
+        { kind: "verdict", verdict: { verdict: "retry", retryAfterSeconds: 30 } },
+      ],
+      [
+        "a thrown RicochetPermanentError",
+        answering({ errorType: "RicochetPermanentError", errorMessage: "gone" }, "Unhandled"),
+        "function answered permanent failure: gone",
+        { kind: "verdict", verdict: { verdict: "permanent", reason: "gone" } },
+      ],
+      [
+        "a malformed verdict",
+        answering({ ricochet: { verdict: "retry", retryAfterSeconds: "2" } }),
+        "malformed ricochet verdict: ricochet.retryAfterSeconds: must be a number of seconds",
+        { kind: "malformed_verdict", problem: expect.any(String) },
+      ],
+    ])("reports %s as a function_error carrying it", async (_, handler, message, answer) => {
+      const server = await fakeLambda(handler);
+      const result = await invoke(server.port);
+      expect(result).toEqual({
+        kind: "error",
+        category: ErrorCategory.FUNCTION_ERROR,
+        requestSent: true,
+        message,
+        durationMs: expect.any(Number),
+        functionAnswer: answer,
+      });
+    });
+
+    it("blanks a credential a verdict's reason quotes", async () => {
+      const server = await fakeLambda(
+        answering({ ricochet: { verdict: "permanent", reason: "401 for Basic dXNlcjpodW50ZXIy" } }),
+      );
+      const result = await invoke(server.port);
+      expect(result).toMatchObject({
+        message: "function answered permanent failure: 401 for Basic [redacted]",
+      });
+    });
+
+    it("reports an unhandled error whose payload is not JSON with no error type", async () => {
+      const server = await fakeLambda((_req, res) =>
+        res.writeHead(200, { "X-Amz-Function-Error": "Unhandled" }).end("Segmentation fault"),
+      );
+      const result = await invoke(server.port);
+      expect(result).toMatchObject({
+        message: "function error (Unhandled): Segmentation fault",
+        functionAnswer: { kind: "unhandled_error", errorType: undefined },
+      });
     });
   });
 
