@@ -77,6 +77,7 @@ describe("loadConfig: per-target settings", () => {
     const targets = {
       defaults: { maxCallsPerSecond: 20 },
       overrides: { "group:tenant-7": { maxConcurrentCalls: 2, openMs: 5_000 } },
+      groups: { "tenant-7": ["lambda:tenant-7-ingest"] },
     };
     expect(loadConfig({ ...RESOURCES, [ENV.TARGETS]: JSON.stringify(targets) }).targets).toEqual(
       targets,
