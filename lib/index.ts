@@ -1,6 +1,7 @@
 /**
  * Ricochet's public entry point for producers: the client that submits events, the envelope
- * schema it validates against, and the retry policy types an envelope may override.
+ * schema it validates against, and the retry policy types an envelope may override; for the
+ * authors of Lambda targets, the verdicts a function may answer with.
  */
 export {
   type AcceptedEvent,
@@ -32,6 +33,11 @@ export {
   ResourceNotFoundError,
   RicochetError,
 } from "./core/errors.js";
+export {
+  type RicochetVerdict,
+  type RicochetVerdictResult,
+  VerdictErrorType,
+} from "./core/lambda-verdict.js";
 export {
   DEFAULT_POLICY,
   ErrorCategory,
