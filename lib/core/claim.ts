@@ -29,7 +29,7 @@ export const sameEnvelope = (record: EventRecord, digest: string): boolean =>
 
 /**
  * Whether a claim for `generation` is admitted: no record yet; or the same envelope and either
- * - the message's generation with the event waiting, or with the previous holder's lease expired;
+ * - the message's generation with the event waiting (pending, scheduled or a retry), or with the previous holder's lease expired;
  * - the message's generation over an invalid envelope's placeholder (a corrected resubmission);
  * - the NEXT generation over an attempt whose holder's lease expired: that holder issued this
  *   message (only Ricochet's roles can issue generations above 0) and then died or failed to
@@ -47,6 +47,7 @@ export const mayClaim = (
     ((old.generation === generation &&
       (old.status === EventStatus.PENDING ||
         old.status === EventStatus.RETRY_SCHEDULED ||
+        old.status === EventStatus.SCHEDULED ||
         leaseExpired(old, nowMs) ||
         isInvalidPlaceholder(old))) ||
       (old.generation === generation - 1 && leaseExpired(old, nowMs))));

@@ -156,7 +156,21 @@ export const EnvelopeSchema = z
       .datetime({ offset: true, error: "must be an ISO 8601 date-time with a time zone" })
       .optional()
       .describe("No attempt starts after this instant."),
+    notBefore: z.iso
+      .datetime({ offset: true, error: "must be an ISO 8601 date-time with a time zone" })
+      .optional()
+      .describe(
+        "No attempt starts before this instant: the first attempt is scheduled for it (at most 14 days ahead, and not after deadline).",
+      ),
   })
+  // Checked here, not only by the orchestrator, so a producer's client refuses it before sending.
+  .refine(
+    (e) =>
+      e.notBefore === undefined ||
+      e.deadline === undefined ||
+      Date.parse(e.notBefore) <= Date.parse(e.deadline),
+    { path: ["notBefore"], error: "must not be after deadline: no attempt could ever start" },
+  )
   .describe("A Ricochet event: what to deliver, where, and how to retry it.");
 
 export type Envelope = z.infer<typeof EnvelopeSchema>;

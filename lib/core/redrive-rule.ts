@@ -23,6 +23,7 @@ export const mayRedrive = (
     case EventStatus.REJECTED:
     case EventStatus.PENDING:
     case EventStatus.RETRY_SCHEDULED:
+    case EventStatus.SCHEDULED:
       return true;
     case EventStatus.IN_FLIGHT:
       return (record.leaseExpiresAt ?? 0) < nowMs;

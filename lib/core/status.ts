@@ -3,6 +3,8 @@ import { IllegalTransitionError } from "./errors.js";
 /** The lifecycle of one event, as stored on its record. */
 export const EventStatus = {
   PENDING: "pending",
+  /** Accepted with a `notBefore` still ahead: waiting, by hops, for its first attempt. */
+  SCHEDULED: "scheduled",
   IN_FLIGHT: "in_flight",
   RETRY_SCHEDULED: "retry_scheduled",
   DELIVERED: "delivered",
@@ -22,9 +24,13 @@ export const TERMINAL_STATUSES: ReadonlySet<EventStatus> = new Set([
 
 export const isTerminal = (status: EventStatus): boolean => TERMINAL_STATUSES.has(status);
 
-/** The status a record may be created in: a valid event starts pending, an invalid one is rejected. */
+/**
+ * The status a record may be created in: a valid event starts pending (or scheduled, when its
+ * `notBefore` is ahead), an invalid one is rejected.
+ */
 export const INITIAL_STATUSES: ReadonlySet<EventStatus> = new Set([
   EventStatus.PENDING,
+  EventStatus.SCHEDULED,
   EventStatus.IN_FLIGHT,
   EventStatus.REJECTED,
 ]);
@@ -33,6 +39,8 @@ export const INITIAL_STATUSES: ReadonlySet<EventStatus> = new Set([
 // loop stranded it; see lib/core/redrive-rule.ts), and from in_flight only once the lease expired.
 const TRANSITIONS: Readonly<Record<EventStatus, readonly EventStatus[]>> = {
   pending: [EventStatus.IN_FLIGHT, EventStatus.PENDING],
+  // scheduled -> scheduled: a duplicate of the producer's message recorded the same schedule.
+  scheduled: [EventStatus.IN_FLIGHT, EventStatus.PENDING, EventStatus.SCHEDULED],
   retry_scheduled: [EventStatus.IN_FLIGHT, EventStatus.PENDING],
   // in_flight -> in_flight is a takeover after the previous holder's lease expired.
   in_flight: [

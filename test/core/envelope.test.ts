@@ -164,6 +164,21 @@ describe("validateEnvelope", () => {
       [["deadline", "ISO 8601 date-time with a time zone"]],
     ],
     [
+      "a notBefore without a time zone",
+      { notBefore: "2030-01-01T00:00:00" },
+      [["notBefore", "ISO 8601 date-time with a time zone"]],
+    ],
+    [
+      "a notBefore after the deadline, when no attempt could ever start",
+      { notBefore: "2030-01-01T00:00:01Z", deadline: "2030-01-01T00:00:00Z" },
+      [["notBefore", "must not be after deadline"]],
+    ],
+    [
+      "a notBefore after a deadline given in another zone",
+      { notBefore: "2030-01-01T01:30:00+02:00", deadline: "2029-12-31T23:00:00Z" },
+      [["notBefore", "must not be after deadline"]],
+    ],
+    [
       "a policy with bad fields",
       { policy: { jitter: "random", maxAttempts: 0, retries: 3 } },
       [
@@ -318,6 +333,7 @@ describe("parseEnvelope", () => {
         target: anHttpTarget({ method: "PUT", headers: { "X-Trace": "t-1" }, timeoutMs: 5000 }),
         policy: { maxAttempts: 3, jitter: "equal", retryOnStatus: [404, "timeout"] },
         deadline: "2030-01-01T00:00:00+02:00",
+        notBefore: "2029-12-31T22:00:00Z",
       }),
     ],
     [

@@ -16,6 +16,10 @@ const ALLOWED: readonly [From, EventStatus][] = [
   [undefined, S.PENDING],
   [undefined, S.IN_FLIGHT],
   [undefined, S.REJECTED],
+  // An event whose notBefore is ahead waits, by hops, for its first attempt.
+  [undefined, S.SCHEDULED],
+  [S.SCHEDULED, S.IN_FLIGHT],
+  [S.SCHEDULED, S.SCHEDULED],
   [S.PENDING, S.IN_FLIGHT],
   [S.RETRY_SCHEDULED, S.IN_FLIGHT],
   [S.IN_FLIGHT, S.IN_FLIGHT],
@@ -28,6 +32,7 @@ const ALLOWED: readonly [From, EventStatus][] = [
   // Redrive of an event a crash loop stranded.
   [S.PENDING, S.PENDING],
   [S.RETRY_SCHEDULED, S.PENDING],
+  [S.SCHEDULED, S.PENDING],
   [S.IN_FLIGHT, S.PENDING],
   // A corrected resubmission claims the placeholder an invalid envelope left under its id.
   [S.REJECTED, S.IN_FLIGHT],
@@ -51,6 +56,7 @@ describe("event status transitions", () => {
       [S.DELIVERED, S.IN_FLIGHT],
       [S.PENDING, S.DELIVERED],
       [S.RETRY_SCHEDULED, S.DEAD_LETTERED],
+      [S.SCHEDULED, S.DELIVERED],
       [S.DEAD_LETTERED, S.IN_FLIGHT],
       [undefined, S.DELIVERED],
     ] as [From, EventStatus][]) {
@@ -71,6 +77,7 @@ describe("event status transitions", () => {
     [S.PENDING, false],
     [S.IN_FLIGHT, false],
     [S.RETRY_SCHEDULED, false],
+    [S.SCHEDULED, false],
   ])("%s is terminal: %s", (status, terminal) => {
     expect(isTerminal(status)).toBe(terminal);
   });
