@@ -2,6 +2,7 @@ import { DEFAULT_LAMBDA_TIMEOUT_MS } from "./adapters/targets/lambda-target.js";
 import { type AttemptDeps, runClaimedAttempt } from "./attempt.js";
 import { mapWithConcurrency } from "./concurrency.js";
 import { aheadVerdict } from "./core/ahead-message.js";
+import { isInvalidPlaceholder, sameEnvelope } from "./core/claim.js";
 import { DEAD_LETTER_KIND, DEAD_LETTER_VERSION } from "./core/dead-letter.js";
 import { effectiveDeadlineMs } from "./core/decide.js";
 import {
@@ -27,6 +28,7 @@ import {
 } from "./core/ports.js";
 import type { EventRecord } from "./core/record.js";
 import { describeTarget } from "./core/redact.js";
+import { hopDelaySeconds, scheduleProblems, scheduleVerdict } from "./core/schedule.js";
 import { type TargetKeying, type TargetKeyResolution, targetKeying } from "./core/target-groups.js";
 import { type Log, MetricName, type Metrics, metricTargetOf } from "./observability.js";
 import type { TargetAdmission, TargetBreakers } from "./target-breakers.js";
@@ -64,8 +66,6 @@ export type MessageVerdict =
 const ACK: MessageVerdict = { kind: "ack" };
 const CALL: TargetAdmission = { verdict: "call" };
 
-/** How early a copy may run before its `notBefore`: scheduling noise, not a real delay. */
-const NOT_BEFORE_TOLERANCE_MS = 250;
 const MAX_REPORTED_PROBLEMS = 20;
 /** SQS's longest visibility timeout. */
 const MAX_VISIBILITY_SECONDS = 43_200;
@@ -162,19 +162,67 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
    * Re-sends the message on the internal queue at its own generation, due at `notBeforeMs`, with
    * a delay of at most `hopSeconds`: a later one is reached by hopping again on arrival.
    */
-  const resendFor = async (message: ReceivedMessage, notBeforeMs: number): Promise<void> => {
-    const seconds = Math.max(1, Math.ceil((notBeforeMs - deps.clock()) / 1000));
-    await deps.ingress.send(
-      message.body,
-      { ...scheduleOf(message), notBeforeMs },
-      Math.min(seconds, deps.hopSeconds),
-    );
+  const resendFor = async (
+    message: ReceivedMessage,
+    notBeforeMs: number,
+    delaySeconds = hopDelaySeconds(notBeforeMs, deps.clock(), deps.hopSeconds),
+  ): Promise<void> => {
+    await deps.ingress.send(message.body, { ...scheduleOf(message), notBeforeMs }, delaySeconds);
   };
 
   /** A long delay is reached by re-sending the same message in hops of at most `hopSeconds`. */
-  const hop = async (message: ReceivedMessage, notBeforeMs: number): Promise<MessageVerdict> => {
-    await resendFor(message, notBeforeMs);
+  const hop = async (
+    message: ReceivedMessage,
+    wait: { readonly dueMs: number; readonly delaySeconds: number },
+  ): Promise<MessageVerdict> => {
+    await resendFor(message, wait.dueMs, wait.delaySeconds);
     metrics.count(MetricName.HOP);
+    return ACK;
+  };
+
+  /**
+   * The producer's message of an event whose `notBefore` is ahead: no call, no attempt. The first
+   * hop is sent, then the event is recorded as `scheduled` (send before record: a crash between
+   * the two leaves the producer's message to come back, never a record without a message). A
+   * record that exists already means the event has its hops (or has moved on): this message is a
+   * duplicate, or a conflicting resubmission.
+   */
+  const scheduleFirst = async (
+    message: ReceivedMessage,
+    envelope: Envelope,
+    policy: RetryPolicy,
+    policyAdjustments: readonly string[],
+    wait: { readonly dueMs: number; readonly delaySeconds: number },
+  ): Promise<MessageVerdict> => {
+    const { dueMs } = wait;
+    const problems = scheduleProblems(envelope.notBefore, policy.deadlineSeconds, deps.clock());
+    if (problems.length > 0) return deadLetterInvalid(message, problems, envelope.eventId);
+    const digest = envelopeDigest(envelope);
+    const record = await deps.store.get(envelope.eventId);
+    if (record !== undefined && !isInvalidPlaceholder(record)) {
+      if (!sameEnvelope(record, digest)) return refuseConflict(envelope, digest, record, message);
+      metrics.count(MetricName.DUPLICATE_SUPPRESSED);
+      log.info("duplicate of a scheduled event acknowledged", {
+        eventId: envelope.eventId,
+        status: record.status,
+      });
+      return ACK;
+    }
+    await resendFor(message, dueMs, wait.delaySeconds);
+    // An invalid envelope's placeholder is left in place (the write is refused): the hops carry
+    // the corrected event, and its first claim replaces the placeholder as usual.
+    await deps.store.recordScheduled({
+      eventId: envelope.eventId,
+      envelopeDigest: digest,
+      dueMs,
+      nowMs: deps.clock(),
+      attemptBudget: policy.maxAttempts,
+      targetSummary: describeTarget(envelope.target),
+      targetGroup: keyOf(envelope.target).group,
+      policyAdjustments,
+    });
+    metrics.count(MetricName.HOP);
+    log.info("event scheduled", { eventId: envelope.eventId, due: new Date(dueMs).toISOString() });
     return ACK;
   };
 
@@ -347,11 +395,19 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
       });
     }
 
-    const { notBeforeMs } = schedule;
     // SQS delays are whole seconds, so an early copy waits up to a second longer rather than run
-    // early; the small tolerance keeps a copy that is due now from hopping on rounding alone.
-    if (notBeforeMs !== undefined && notBeforeMs - deps.clock() > NOT_BEFORE_TOLERANCE_MS) {
-      return hop(message, notBeforeMs);
+    // early (lib/core/schedule.ts).
+    const due = scheduleVerdict({
+      notBefore: envelope.notBefore,
+      messageDueMs: schedule.notBeforeMs,
+      fromProducer: message.origin === MessageOrigin.PRODUCER,
+      nowMs: deps.clock(),
+      hopSeconds: deps.hopSeconds,
+    });
+    if (due.kind === "wait") {
+      return due.firstSight
+        ? scheduleFirst(message, envelope, policy, limited.adjustments, due)
+        : hop(message, due);
     }
 
     const target = keyOf(envelope.target);

@@ -12,6 +12,7 @@ import type {
   RecordPendingDeadLetterRequest,
   RecordResultOutcome,
   RecordResultRequest,
+  RecordScheduledRequest,
   RedriveRecordOutcome,
   RedriveRequest,
 } from "../core/ports.js";
@@ -126,7 +127,7 @@ export const createDynamoEventStore = ({ doc, tableName }: DynamoEventStoreOptio
           ConditionExpression:
             "attribute_not_exists(eventId) OR " +
             "((attribute_not_exists(envelopeDigest) OR envelopeDigest = :digest) AND (" +
-            "(generation = :generation AND (#status IN (:pending, :retryScheduled) OR " +
+            "(generation = :generation AND (#status IN (:pending, :retryScheduled, :scheduled) OR " +
             "(#status = :inFlight AND leaseExpiresAt < :nowMs) OR " +
             "(#status = :rejected AND deadLetterReason = :invalidEnvelope AND attribute_not_exists(attemptBudget)))) OR " +
             "(generation = :previous AND #status = :inFlight AND leaseExpiresAt < :nowMs)))",
@@ -135,6 +136,7 @@ export const createDynamoEventStore = ({ doc, tableName }: DynamoEventStoreOptio
             ":inFlight": EventStatus.IN_FLIGHT,
             ":pending": EventStatus.PENDING,
             ":retryScheduled": EventStatus.RETRY_SCHEDULED,
+            ":scheduled": EventStatus.SCHEDULED,
             ":rejected": EventStatus.REJECTED,
             ":invalidEnvelope": DeadLetterReason.INVALID_ENVELOPE,
             ":generation": generation,
@@ -309,6 +311,51 @@ export const createDynamoEventStore = ({ doc, tableName }: DynamoEventStoreOptio
     }
   };
 
+  const recordScheduled = async (request: RecordScheduledRequest): Promise<void> => {
+    const adjustments = request.policyAdjustments ?? [];
+    const keepAdjustments = adjustments.length > 0;
+    const hasGroup = request.targetGroup !== undefined;
+    try {
+      await doc.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: { eventId: request.eventId },
+          // if_not_exists keeps the first write's creation time: the policy's deadlineSeconds
+          // counts from the event's first sight, as the orchestrator judged it when scheduling.
+          UpdateExpression:
+            "SET #status = :scheduled, generation = :zero, attempts = if_not_exists(attempts, :zero), " +
+            "attemptBudget = if_not_exists(attemptBudget, :budget), nextAttemptAt = :due, " +
+            "createdAt = if_not_exists(createdAt, :now), updatedAt = :now, " +
+            "history = if_not_exists(history, :empty), redrives = if_not_exists(redrives, :empty), " +
+            "targetSummary = if_not_exists(targetSummary, :summary), " +
+            "envelopeDigest = if_not_exists(envelopeDigest, :digest)" +
+            (keepAdjustments
+              ? ", policyAdjustments = if_not_exists(policyAdjustments, :adjustments)"
+              : "") +
+            (hasGroup ? ", targetGroup = if_not_exists(targetGroup, :group)" : ""),
+          ConditionExpression:
+            "attribute_not_exists(eventId) OR " +
+            "(#status = :scheduled AND generation = :zero AND envelopeDigest = :digest)",
+          ExpressionAttributeNames: { "#status": "status" },
+          ExpressionAttributeValues: {
+            ":scheduled": EventStatus.SCHEDULED,
+            ":zero": 0,
+            ":budget": request.attemptBudget,
+            ":due": iso(request.dueMs),
+            ":now": iso(request.nowMs),
+            ":empty": [],
+            ":summary": request.targetSummary,
+            ":digest": request.envelopeDigest,
+            ...(keepAdjustments ? { ":adjustments": adjustments } : {}),
+            ...(hasGroup ? { ":group": request.targetGroup } : {}),
+          },
+        }),
+      );
+    } catch (error) {
+      if (!isConditionFailure(error)) fail(error, "recordScheduled");
+    }
+  };
+
   /** An update of an existing record only: a record that is gone (TTL) is left alone. */
   const updateExisting = async (
     operation: string,
@@ -362,7 +409,7 @@ export const createDynamoEventStore = ({ doc, tableName }: DynamoEventStoreOptio
           // The rule of lib/core/redrive-rule.ts (mayRedrive), as a condition.
           ConditionExpression:
             "attribute_not_exists(eventId) OR (generation = :previous AND " +
-            "(#status IN (:deadLettered, :rejected, :pending, :retryScheduled) OR " +
+            "(#status IN (:deadLettered, :rejected, :pending, :retryScheduled, :scheduled) OR " +
             "(#status = :inFlight AND leaseExpiresAt < :nowMs)))",
           ExpressionAttributeNames: { "#status": "status" },
           ExpressionAttributeValues: {
@@ -370,6 +417,7 @@ export const createDynamoEventStore = ({ doc, tableName }: DynamoEventStoreOptio
             ":deadLettered": EventStatus.DEAD_LETTERED,
             ":rejected": EventStatus.REJECTED,
             ":retryScheduled": EventStatus.RETRY_SCHEDULED,
+            ":scheduled": EventStatus.SCHEDULED,
             ":inFlight": EventStatus.IN_FLIGHT,
             ":nowMs": request.nowMs,
             ":generation": request.generation,
@@ -470,6 +518,7 @@ export const createDynamoEventStore = ({ doc, tableName }: DynamoEventStoreOptio
     recordResult,
     recordPendingDeadLetter,
     recordInvalid,
+    recordScheduled,
     recordRedrive,
     recordConflict,
     appendAudit,

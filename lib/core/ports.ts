@@ -104,6 +104,24 @@ export interface RecordConflictRequest {
   readonly nowMs: number;
 }
 
+/**
+ * Records an event first seen before its `notBefore`: `scheduled`, due then, with no attempt
+ * made. Written after the hop that carries the event was sent, so a crash in between leaves the
+ * producer's message to come back, never a record with no message.
+ */
+export interface RecordScheduledRequest {
+  readonly eventId: string;
+  /** Digest of the envelope ({@link envelopeDigest}); the claim holds every later message to it. */
+  readonly envelopeDigest: string;
+  readonly dueMs: number;
+  readonly nowMs: number;
+  /** The budget the first claim will find (the policy's `maxAttempts`). */
+  readonly attemptBudget: number;
+  readonly targetSummary: string;
+  readonly targetGroup?: string | undefined;
+  readonly policyAdjustments?: readonly string[] | undefined;
+}
+
 export interface RedriveRequest {
   readonly eventId: string;
   /** The generation the redriven message carries; the write requires the record one below it. */
@@ -141,6 +159,11 @@ export interface EventStore {
   recordPendingDeadLetter(request: RecordPendingDeadLetterRequest): Promise<RecordResultOutcome>;
   /** Records an envelope that failed validation, unless a record with that id already exists. */
   recordInvalid(request: RecordInvalidRequest): Promise<void>;
+  /**
+   * Records an event as `scheduled` if it has no record yet, or the same schedule again (a
+   * duplicate of the producer's message); any other record is left alone.
+   */
+  recordScheduled(request: RecordScheduledRequest): Promise<void>;
   recordRedrive(request: RedriveRequest): Promise<RedriveRecordOutcome>;
   /** Counts a conflicting resubmission on the record (no-op when the record is gone). */
   recordConflict(request: RecordConflictRequest): Promise<void>;

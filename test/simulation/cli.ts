@@ -57,6 +57,7 @@ const totals = {
   resultWriteFaults: 0,
   bulky: 0,
   deferred: 0,
+  scheduled: 0,
 };
 const violations: Violation[] = [];
 for (let run = 0; run < flags.runs; run += 1) {
@@ -82,6 +83,7 @@ for (let run = 0; run < flags.runs; run += 1) {
   totals.resultWriteFaults += result.resultWriteFaults;
   totals.bulky += result.bulky;
   totals.deferred += result.deferred;
+  totals.scheduled += result.scheduled;
   for (const violation of result.violations) {
     violations.push(violation);
     if (!flags.json)
@@ -105,7 +107,7 @@ if (flags.json) {
       `${totals.rejected} rejected, ${totals.deadLettered} dead-lettered, ${totals.redriven} redriven, ` +
       `${totals.crashes} crashes, ${totals.forged} forged and ${totals.conflicting} conflicting ` +
       `messages, ${totals.resultWriteFaults} failed result writes, ${totals.bulky} bulky events, ` +
-      `${totals.deferred} deferrals, ` +
+      `${totals.deferred} deferrals, ${totals.scheduled} scheduled, ` +
       `${violations.length} violation(s), ${seconds} s`,
   );
 }

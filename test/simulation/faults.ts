@@ -7,6 +7,7 @@ export type Operation =
   | "store.recordResult"
   | "store.recordPendingDeadLetter"
   | "store.recordInvalid"
+  | "store.recordScheduled"
   | "store.recordRedrive"
   | "store.recordConflict"
   | "store.get"

@@ -23,6 +23,7 @@ export const Invariant = {
   STABLE_IDENTITY: "3-stable-identity",
   BOUNDED_WORK: "4-bounded-work",
   NO_CALL_AFTER_DEADLINE: "4-no-call-after-deadline",
+  NO_CALL_BEFORE_NOT_BEFORE: "4-no-call-before-not-before",
   NO_OVERLAP: "5-no-overlapping-attempts",
   LEASE_COVERS_CALL: "5-lease-covers-call",
   DRAIN_LOSES_NOTHING: "6-drain-loses-nothing",
@@ -165,6 +166,19 @@ export const checkInvariants = (state: FinalState): Violation[] => {
         fail(
           Invariant.NO_CALL_AFTER_DEADLINE,
           `${id}: attempt ${call.attempt} started ${call.workerStartMs - deadline} ms after the deadline`,
+        );
+    }
+  }
+
+  // 4: no call before the producer's notBefore, judged by the caller's clock like the deadline.
+  for (const envelope of state.submitted) {
+    if (envelope.notBefore === undefined) continue;
+    const notBeforeMs = Date.parse(envelope.notBefore);
+    for (const call of trace.calls) {
+      if (call.eventId === envelope.eventId && call.workerStartMs < notBeforeMs)
+        fail(
+          Invariant.NO_CALL_BEFORE_NOT_BEFORE,
+          `${envelope.eventId}: attempt ${call.attempt} started ${notBeforeMs - call.workerStartMs} ms before notBefore`,
         );
     }
   }

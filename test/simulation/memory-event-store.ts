@@ -10,6 +10,7 @@ import type {
   RecordPendingDeadLetterRequest,
   RecordResultOutcome,
   RecordResultRequest,
+  RecordScheduledRequest,
   RedriveRecordOutcome,
   RedriveRequest,
 } from "../../lib/core/ports.js";
@@ -179,6 +180,41 @@ export const createMemoryEventStore = (options: MemoryEventStoreOptions = {}): M
     });
   };
 
+  const recordScheduled = async (request: RecordScheduledRequest): Promise<void> => {
+    const old = read(request.eventId);
+    // attribute_not_exists(eventId) OR (scheduled AND generation 0 AND the same digest)
+    if (
+      old !== undefined &&
+      !(
+        old.status === EventStatus.SCHEDULED &&
+        old.generation === 0 &&
+        old.envelopeDigest === request.envelopeDigest
+      )
+    ) {
+      return;
+    }
+    const now = iso(request.nowMs);
+    const adjustments = request.policyAdjustments ?? [];
+    write({
+      ...(old ?? {
+        eventId: request.eventId,
+        attempts: 0,
+        attemptBudget: request.attemptBudget,
+        createdAt: now,
+        history: [],
+        redrives: [],
+        targetSummary: request.targetSummary,
+        envelopeDigest: request.envelopeDigest,
+        ...(adjustments.length > 0 ? { policyAdjustments: adjustments } : {}),
+        ...(request.targetGroup === undefined ? {} : { targetGroup: request.targetGroup }),
+      }),
+      status: EventStatus.SCHEDULED,
+      generation: 0,
+      nextAttemptAt: iso(request.dueMs),
+      updatedAt: now,
+    });
+  };
+
   const recordRedrive = async (request: RedriveRequest): Promise<RedriveRecordOutcome> => {
     const old = read(request.eventId);
     if (!mayRedrive(old, request.generation, request.nowMs)) {
@@ -239,6 +275,7 @@ export const createMemoryEventStore = (options: MemoryEventStoreOptions = {}): M
     recordResult,
     recordPendingDeadLetter,
     recordInvalid,
+    recordScheduled,
     recordRedrive,
     recordConflict,
     appendAudit,

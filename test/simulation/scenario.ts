@@ -108,8 +108,32 @@ export const drawScenario = (options: ScenarioOptions, random: RandomSource): Sc
         ? { deadline: new Date(submitAtMs + randomInt(random, 1_000, 600_000)).toISOString() }
         : {}),
     };
-    return { envelope, submitAtMs, weights: pick(random, all) };
+    const scheduled = withNotBefore(envelope, options.seed, submitAtMs);
+    return { envelope: scheduled, submitAtMs, weights: pick(random, all) };
   });
+};
+
+/** Share of events a producer schedules ahead (`notBefore`). */
+const SCHEDULED_SHARE = 0.2;
+/** How far ahead, at most: past the simulation's 20 s hop, so some take several hops. */
+const MAX_SCHEDULE_AHEAD_MS = 90_000;
+
+/**
+ * Gives some events a `notBefore`, drawn from a stream of their own (so the other draws of a seed
+ * stay what they were before scheduling existed). Kept within the event's deadlines, with a
+ * second to spare for a worker whose clock lags: a valid schedule, not an invalid envelope.
+ */
+const withNotBefore = (envelope: Envelope, seed: number, submitAtMs: number): Envelope => {
+  const random = streamFor(seed, "not-before", envelope.eventId);
+  if (random() >= SCHEDULED_SHARE) return envelope;
+  const limits = [submitAtMs + MAX_SCHEDULE_AHEAD_MS];
+  if (envelope.deadline !== undefined) limits.push(Date.parse(envelope.deadline));
+  const deadlineSeconds = envelope.policy?.deadlineSeconds;
+  if (deadlineSeconds !== undefined) limits.push(submitAtMs + deadlineSeconds * 1000 - 1_000);
+  const latestMs = Math.min(...limits);
+  if (latestMs <= submitAtMs) return envelope;
+  const notBeforeMs = randomInt(random, submitAtMs, latestMs);
+  return { ...envelope, notBefore: new Date(notBeforeMs).toISOString() };
 };
 
 /** The exact body the producer sends for `event`. */

@@ -117,6 +117,8 @@ export interface SimulationResult {
   readonly bulky: number;
   /** Events sent back for later because their target's breaker was open. */
   readonly deferred: number;
+  /** Events recorded as scheduled: first seen before their `notBefore`. */
+  readonly scheduled: number;
   readonly steps: number;
   readonly virtualSeconds: number;
   readonly violations: Violation[];
@@ -209,6 +211,7 @@ export const runSimulation = async (options: SimulationOptions): Promise<Simulat
   const trace = newTrace(target.calls);
   const faults = new FaultPlan({ random: faultRandom, rate: o.faultRate, sleep, latency });
   const metrics = new CountingMetrics();
+  const scheduledIds = new Set<string>();
 
   let processes = 0;
   let active = 0;
@@ -300,6 +303,10 @@ export const runSimulation = async (options: SimulationOptions): Promise<Simulat
         ),
       recordInvalid: (request) =>
         faults.call(process, "store.recordInvalid", () => store.recordInvalid(request)),
+      recordScheduled: async (request) => {
+        await faults.call(process, "store.recordScheduled", () => store.recordScheduled(request));
+        scheduledIds.add(request.eventId);
+      },
       recordRedrive: (request) =>
         faults.call(process, "store.recordRedrive", () => store.recordRedrive(request)),
       recordConflict: (request) =>
@@ -600,6 +607,7 @@ export const runSimulation = async (options: SimulationOptions): Promise<Simulat
     resultWriteFaults: resultWriteFault.trips,
     bulky: scenario.filter((e) => e.body !== undefined).length,
     deferred: metrics.get(MetricName.DEFERRED),
+    scheduled: scheduledIds.size,
     steps: sched.steps,
     virtualSeconds,
     violations,

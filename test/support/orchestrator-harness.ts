@@ -366,6 +366,7 @@ export const createOrchestratorHarness = async (prefix: string) => {
         recordResult: slow(s.recordResult),
         recordPendingDeadLetter: slow(s.recordPendingDeadLetter),
         recordInvalid: slow(s.recordInvalid),
+        recordScheduled: slow(s.recordScheduled),
         recordRedrive: slow(s.recordRedrive),
         recordConflict: slow(s.recordConflict),
         appendAudit: slow(s.appendAudit),
