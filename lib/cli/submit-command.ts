@@ -1,17 +1,29 @@
 import { readFile } from "node:fs/promises";
 import { text as readStream } from "node:stream/consumers";
-import type { Command } from "commander";
+import { type Command, Option } from "commander";
 import type { RejectedEvent, SubmitReport } from "../client.js";
 import { formatProblems, InvalidRequestError, QueueUnavailableError } from "../core/errors.js";
 import { withAwsSession } from "./aws-session.js";
 import { printResult, withJsonOption } from "./cli-support.js";
 import { addResourceOptions, type ResourceFlags } from "./resources.js";
-import { parseSubmitInput } from "./submit-input.js";
+import { parseSubmitInput, scheduleDocuments } from "./submit-input.js";
+import { parseDuration, parseIsoInstant } from "./time-flags.js";
 
 interface SubmitFlags extends ResourceFlags {
   readonly file?: string;
   readonly json: boolean;
+  /** `--at`: ISO instant. */
+  readonly at?: string;
+  /** `--in`: seconds from now. */
+  readonly in?: number;
 }
+
+/** The `notBefore` the flags ask for, if any: `--at` as given, `--in` counted from now. */
+const notBeforeOf = (flags: SubmitFlags): string | undefined => {
+  if (flags.at !== undefined) return flags.at;
+  if (flags.in !== undefined) return new Date(Date.now() + flags.in * 1000).toISOString();
+  return undefined;
+};
 
 const why = (r: RejectedEvent): string =>
   r.problems === undefined ? (r.error ?? "rejected") : formatProblems(r.problems);
@@ -35,7 +47,17 @@ export const registerSubmitCommand = (program: Command): void => {
   const command = program
     .command("submit")
     .description("Send an envelope (JSON) or many (NDJSON, one per line) to the ingress queue.")
-    .option("-f, --file <path>", "read from this file instead of stdin ('-' is stdin)");
+    .option("-f, --file <path>", "read from this file instead of stdin ('-' is stdin)")
+    .addOption(
+      new Option("--at <instant>", "deliver no earlier than this ISO 8601 instant (notBefore)")
+        .argParser(parseIsoInstant)
+        .conflicts("in"),
+    )
+    .addOption(
+      new Option("--in <duration>", "deliver no earlier than this long from now: 90s, 15m, 2h, 3d")
+        .argParser(parseDuration)
+        .conflicts("at"),
+    );
   addResourceOptions(withJsonOption(command)).action(async (flags: SubmitFlags) => {
     const text =
       flags.file === undefined || flags.file === "-"
@@ -44,7 +66,9 @@ export const registerSubmitCommand = (program: Command): void => {
     if (text.trim() === "") {
       throw new InvalidRequestError("submission", [{ path: "", message: "no envelope given" }]);
     }
-    const input = parseSubmitInput(text);
+    const notBefore = notBeforeOf(flags);
+    const parsed = parseSubmitInput(text);
+    const input = notBefore === undefined ? parsed : scheduleDocuments(parsed, notBefore);
     // The producer client loads the SQS SDK; imported here so start-up does not wait for it.
     const { createRicochetClient } = await import("../client.js");
     const report = await withAwsSession(["ingressQueueUrl"], flags, async (session) => {

@@ -12,6 +12,17 @@ export const parseDuration = (value: string): number => {
   return Number(match[1]) * (UNIT_SECONDS[match[2] as string] as number);
 };
 
+/** Commander parser for an ISO 8601 date-time with a zone; returns it normalised to UTC. */
+export const parseIsoInstant = (value: string): string => {
+  const ms = Date.parse(value);
+  if (!/[zZ]|[+-]\d\d:?\d\d$/.test(value.trim()) || Number.isNaN(ms)) {
+    throw new InvalidArgumentError(
+      "must be an ISO 8601 date-time with a zone (2025-01-31T12:00:00Z).",
+    );
+  }
+  return new Date(ms).toISOString();
+};
+
 /**
  * Commander parser for an instant: an ISO 8601 date-time with a zone, or a duration meaning
  * "that long ago" (`2h`). Returns the ISO string, so requests carry absolute times only.
@@ -21,11 +32,11 @@ export const parseInstant =
   (value: string): string => {
     if (DURATION.test(value.trim()))
       return new Date(now() - parseDuration(value) * 1000).toISOString();
-    const ms = Date.parse(value);
-    if (!/[zZ]|[+-]\d\d:?\d\d$/.test(value.trim()) || Number.isNaN(ms)) {
+    try {
+      return parseIsoInstant(value);
+    } catch {
       throw new InvalidArgumentError(
         "must be an ISO 8601 date-time with a zone (2025-01-31T12:00:00Z) or a duration ago (2h).",
       );
     }
-    return new Date(ms).toISOString();
   };

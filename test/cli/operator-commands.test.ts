@@ -89,6 +89,19 @@ describe("ricochet CLI", () => {
     expect(report.rejected).toEqual([]);
   });
 
+  it("refuses --at and --in together, naming both", async () => {
+    const result = await runCli([
+      "submit",
+      "--at",
+      "2030-01-01T00:00:00Z",
+      "--in",
+      "15m",
+      ...resources,
+    ]);
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toMatch(/--at.*--in|--in.*--at/);
+  });
+
   it("submits NDJSON from stdin, reports the bad line and exits 2 with one line", async () => {
     const good = anEnvelope();
     const stdin = `${JSON.stringify(good)}\n{"eventId":"half"\n`;
