@@ -82,12 +82,17 @@ export interface TargetKeyResolution {
 /** Resolves an event's target to its key under the declared groups. */
 export type TargetKeying = (target: Target) => TargetKeyResolution;
 
+/** Each member's group, by the member's own key (a later declaration wins; validation refuses two). */
+export const groupOfMember = (groups: TargetGroups | undefined): ReadonlyMap<string, string> =>
+  new Map(
+    Object.entries(groups ?? {}).flatMap(([group, members]) =>
+      members.map((member): [string, string] => [member, group]),
+    ),
+  );
+
 /** Builds the lookup once, at start-up; inputs are already validated. */
 export const targetKeying = (groups: TargetGroups | undefined): TargetKeying => {
-  const groupOf = new Map<string, string>();
-  for (const [group, members] of Object.entries(groups ?? {})) {
-    for (const member of members) groupOf.set(member, group);
-  }
+  const groupOf = groupOfMember(groups);
   return (target) => {
     const natural = naturalTargetKey(target);
     const group = groupOf.get(natural);

@@ -24,8 +24,14 @@ const functionOf = (functionName: string): string => {
   return functionName.split(":")[0] ?? functionName;
 };
 
+const GROUP_PREFIX = "group:";
+
 /** The key a declared group's breaker and limits are kept under. */
-export const groupKey = (group: string): string => `group:${group}`;
+export const groupKey = (group: string): string => `${GROUP_PREFIX}${group}`;
+
+/** The group a key names, or undefined for a target's own key: the inverse of {@link groupKey}. */
+export const groupOfKey = (key: string): string | undefined =>
+  key.startsWith(GROUP_PREFIX) ? key.slice(GROUP_PREFIX.length) : undefined;
 
 /**
  * The key of the target a record's summary (`describeTarget` in redact.ts) and declared group

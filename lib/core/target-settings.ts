@@ -1,7 +1,8 @@
 import * as z from "zod";
 import { type BreakerSettings, BreakerSettingsSchema } from "./circuit-breaker.js";
 import { TargetGroupSchema } from "./envelope.js";
-import { isNaturalKey, TargetGroupsSchema } from "./target-groups.js";
+import { groupOfMember, isNaturalKey, TargetGroupsSchema } from "./target-groups.js";
+import { groupKey, groupOfKey } from "./target-key.js";
 
 /*
  * What each target is held to: the breaker's thresholds and two limits, as deployment defaults
@@ -30,10 +31,10 @@ export const TargetSettingsOverrideSchema = BreakerSettingsSchema.extend({
 export type TargetSettingsOverride = z.infer<typeof TargetSettingsOverrideSchema>;
 
 /** Whether `key` is a target's own key or a group's, so that an override can ever match. */
-const isTargetOrGroupKey = (key: string): boolean =>
-  key.startsWith("group:")
-    ? TargetGroupSchema.safeParse(key.slice("group:".length)).success
-    : isNaturalKey(key);
+const isTargetOrGroupKey = (key: string): boolean => {
+  const group = groupOfKey(key);
+  return group === undefined ? isNaturalKey(key) : TargetGroupSchema.safeParse(group).success;
+};
 
 const TargetKeySchema = z
   .string()
@@ -55,22 +56,21 @@ export const TargetsSettingsSchema = z
   .superRefine(({ overrides, groups }, ctx) => {
     // An override that names an undeclared group, or a member whose events answer to its group,
     // would never apply: said at deploy time rather than found out in an outage.
-    const groupOfMember = new Map(
-      Object.entries(groups ?? {}).flatMap(([group, members]) => members.map((m) => [m, group])),
-    );
+    const memberGroups = groupOfMember(groups);
     for (const key of Object.keys(overrides ?? {})) {
-      const group = key.startsWith("group:") ? key.slice("group:".length) : undefined;
+      const group = groupOfKey(key);
       if (group !== undefined && groups?.[group] === undefined) {
         ctx.addIssue({
           code: "custom",
           path: ["overrides", key],
           message: `names group ${group}, which \`groups\` does not declare`,
         });
-      } else if (group === undefined && groupOfMember.has(key)) {
+      } else if (group === undefined && memberGroups.has(key)) {
+        const owner = memberGroups.get(key) ?? "";
         ctx.addIssue({
           code: "custom",
           path: ["overrides", key],
-          message: `is a member of group ${groupOfMember.get(key)}: override group:${groupOfMember.get(key)} instead`,
+          message: `is a member of group ${owner}: override ${groupKey(owner)} instead`,
         });
       }
     }
