@@ -51,7 +51,7 @@ describe("the packed package", () => {
 });
 
 describe("a new CDK app with the packed package installed", () => {
-  it("type-checks (its cdk.json runs tsc first) and synthesizes a RetryOrchestrator whose functions deploy the package's pre-built bundles", async () => {
+  it("type-checks (its cdk.json runs tsc first) and synthesizes a RetryOrchestrator whose functions deploy the package's pre-built bundles and carry its per-target settings", async () => {
     await inApp(appDir, "npx", ["cdk", "synth", "--quiet", "--output", "cdk.out"]);
 
     const out = join(appDir, "cdk.out");
@@ -76,6 +76,28 @@ describe("a new CDK app with the packed package installed", () => {
       ]);
       expect({ name, same: deployed.equals(shipped) }).toEqual({ name, same: true });
     }
+
+    const [, orchestrator] =
+      functions.find(([id]) => id.toLowerCase().startsWith("retriesorchestrator")) ?? [];
+    const { Variables: env } = (orchestrator?.Properties?.Environment ?? { Variables: {} }) as {
+      Variables: Record<string, unknown>;
+    };
+    expect(JSON.parse(String(env.RICOCHET_CIRCUIT_BREAKER))).toMatchObject({ openMs: 60_000 });
+    expect(JSON.parse(String(env.RICOCHET_TARGETS))).toEqual({
+      defaults: { maxConcurrentCalls: 50 },
+      overrides: { "group:tenant-42": { maxCallsPerSecond: 5, failureRateThreshold: 0.25 } },
+      groups: {
+        "tenant-42": [
+          "http:https://hooks.example.com:443",
+          "http:https://eu.hooks.example.com:443",
+        ],
+      },
+    });
+    expect(env.RICOCHET_TARGET_METRICS).toBe("group:tenant-42");
+    const alarms = ofType("AWS::CloudWatch::Alarm").map(([, alarm]) => alarm.Properties);
+    expect(alarms).toContainEqual(
+      expect.objectContaining({ MetricName: "breaker_open_age", Threshold: 1_200_000 }),
+    );
   }, 300_000);
 
   it("runs npx ricochet --help", async () => {

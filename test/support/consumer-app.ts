@@ -88,7 +88,10 @@ const installPackages = async (appDir: string, tarball: string): Promise<void> =
   for (const name of [...APP_PACKAGES, "ricochet"]) await linkBins(target, name);
 };
 
-/** The app's stack, using the construct from the package as the README shows. */
+/**
+ * The app's stack, using the construct from the package as the README shows, with the per-target
+ * props (breakers, limits, a declared group, target metrics) a team with many partners sets.
+ */
 const STACK_SOURCE = `import * as cdk from "aws-cdk-lib/core";
 import { Construct } from "constructs";
 import { RetryOrchestrator } from "ricochet/infra";
@@ -98,7 +101,17 @@ export class ConsumerAppStack extends cdk.Stack {
     super(scope, id, props);
     new RetryOrchestrator(this, "Retries", {
       defaultPolicy: { maxAttempts: 5 },
-      allowedTargetHosts: ["hooks.example.com"],
+      allowedTargetHosts: ["hooks.example.com", "eu.hooks.example.com"],
+      circuitBreaker: { openMs: 60_000 },
+      breakerOpenAlarmAge: cdk.Duration.minutes(20),
+      targets: {
+        defaults: { maxConcurrentCalls: 50 },
+        overrides: { "group:tenant-42": { maxCallsPerSecond: 5, failureRateThreshold: 0.25 } },
+        groups: {
+          "tenant-42": ["http:https://hooks.example.com:443", "http:https://eu.hooks.example.com:443"],
+        },
+      },
+      targetMetrics: ["group:tenant-42"],
     });
   }
 }
