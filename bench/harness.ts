@@ -82,6 +82,11 @@ export interface ContenderFigures {
   /** SQS requests per delivered event (the sum of the `SQS.*` entries of `requestsByApi`). */
   readonly sqsRequestsPerEvent: number;
   /**
+   * The same requests by the queue they named and command, e.g. `internal.ReceiveMessage`
+   * (queues: `in` the producers', `internal` Ricochet's own, `dlq`): where a retry's cost goes.
+   */
+  readonly sqsRequestsByQueue: Record<string, number>;
+  /**
    * SQS + DynamoDB list price of a million delivered events, in dollars
    * (bench/support/list-prices.ts); Lambda duration and invocations are not included.
    */
@@ -141,6 +146,8 @@ interface RoundFigures {
   readonly records: number;
   readonly cpuMs: number;
   readonly requests: Record<string, number>;
+  /** SQS requests by `queueRole.Command`. */
+  readonly sqsRequests: Record<string, number>;
   readonly capacity: CapacityTotals;
   readonly extra: Record<string, number | null>;
   readonly retryGaps: readonly number[];
@@ -252,6 +259,7 @@ const runContender = async (
     await prepared.stop();
     const cpu = process.cpuUsage(cpuBefore);
     const requests = counter.snapshot();
+    const sqsRequests = counter.sqsSnapshotByQueue();
     const consumed = capacity.snapshot();
     const extra = (await prepared.extraFigures?.(eventIds)) ?? {};
     const delivered = receiver.delivered();
@@ -267,6 +275,7 @@ const runContender = async (
       records: prepared.recordsHandled(),
       cpuMs: (cpu.user + cpu.system) / 1000,
       requests,
+      sqsRequests,
       capacity: consumed,
       extra,
       retryGaps: retryGapSamples(receiver.calls),
@@ -304,6 +313,7 @@ const summarise = (
   };
   const isSqs = (key: string) => key.startsWith("SQS.");
   const apis = [...new Set(rounds.flatMap((r) => Object.keys(r.requests)))].sort();
+  const queueCalls = [...new Set(rounds.flatMap((r) => Object.keys(r.sqsRequests)))].sort();
   const rates = ratePerRound(rounds);
   const eventsPerSecond = round3(median(rates));
   return {
@@ -323,6 +333,9 @@ const summarise = (
     dynamoIndexWriteUnitsPerEvent: perEvent((r) => r.capacity.indexWriteUnits),
     dynamoReadUnitsPerEvent: perEvent((r) => r.capacity.readUnits),
     sqsRequestsPerEvent: perEvent((r) => sumWhere(r, isSqs)),
+    sqsRequestsByQueue: Object.fromEntries(
+      queueCalls.map((call) => [call, perEvent((r) => r.sqsRequests[call] ?? 0)]),
+    ),
     usdPerMillionEvents: round3(
       median(
         rounds.map((r) =>

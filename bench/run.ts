@@ -104,6 +104,12 @@ const tableOf = (figures: Figures, withApis: boolean): string => {
     pick("first (empty) batch ms", (f) => f.firstBatchMs);
     const apis = [...new Set(names.flatMap((n) => Object.keys(figures[n]?.requestsByApi ?? {})))];
     for (const api of apis.sort()) pick(`  ${api}/event`, (f) => f.requestsByApi[api] ?? 0);
+    const queueCalls = [
+      ...new Set(names.flatMap((n) => Object.keys(figures[n]?.sqsRequestsByQueue ?? {}))),
+    ];
+    for (const call of queueCalls.sort()) {
+      pick(`  SQS ${call}/event`, (f) => f.sqsRequestsByQueue[call] ?? 0);
+    }
   }
   return table.toString();
 };

@@ -13,6 +13,15 @@ import { recordTableDefinition } from "../../lib/adapters/dynamo-record-item.js"
 /** A uniquely named resource, so rounds and contenders never share state. */
 export const benchName = (prefix: string): string => `${prefix}-${randomUUID().slice(0, 8)}`;
 
+/**
+ * The role a bench queue plays for its contender (`in`, `internal` or `dlq`): the last part of
+ * its name, which {@link createQueuePair} and {@link createRicochetQueues} put there.
+ */
+export const queueRoleOf = (queueUrl: string): string => {
+  const name = queueUrl.slice(queueUrl.lastIndexOf("/") + 1);
+  return name.slice(name.lastIndexOf("-") + 1);
+};
+
 export interface QueuePair {
   readonly queueUrl: string;
   readonly deadLetterQueueUrl: string;

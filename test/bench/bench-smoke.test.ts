@@ -12,6 +12,7 @@ const figureNames = [
   "dynamoWriteUnitsPerEvent",
   "cpuMsPerRecord",
   "sqsRequestsPerEvent",
+  "sqsRequestsByQueue",
   "usdPerMillionEvents",
   "scheduleErrorP50Ms",
   "scheduleErrorP99Ms",
@@ -85,6 +86,17 @@ describe("benchmark harness", () => {
     // The bill is the counts at list prices: the floor pays for SQS requests alone.
     const floor = json.healthy?.bareSqs;
     expect(floor?.usdPerMillionEvents).toBeCloseTo((floor?.sqsRequestsPerEvent ?? 0) * 0.4, 2);
+    // The split by queue accounts for every SQS request, and shows where a retry's cost goes:
+    // Ricochet's retries are sent to and read from its internal queue, the baselines' never.
+    for (const figures of Object.values(json.contenders)) {
+      const split = Object.values(figures.sqsRequestsByQueue).reduce((sum, n) => sum + n, 0);
+      expect(split).toBeCloseTo(figures.sqsRequestsPerEvent, 2);
+    }
+    expect(ricochet.sqsRequestsByQueue["in.SendMessageBatch"]).toBe(1 / 10);
+    expect(ricochet.sqsRequestsByQueue["internal.ReceiveMessage"]).toBeGreaterThan(0);
+    expect(Object.keys(json.contenders.powertools?.sqsRequestsByQueue ?? {})).not.toContain(
+      "internal.ReceiveMessage",
+    );
     // The floor has no records at all.
     expect(json.contenders.bareSqs?.dynamoWritesPerEvent).toBe(0);
   }, 180_000);
