@@ -201,7 +201,11 @@ export interface RetryOrchestratorProps {
    * and spend no attempt. `true` turns them on with the defaults; an object overrides some of
    * them (times in milliseconds; see `lib/core/circuit-breaker.ts` and docs/design-notes.md,
    * "Targets and circuit breakers").
-   * @default false - off, until the noisy-neighbour benchmark has chosen the defaults
+   * Opt-in: a breaker changes what a failing partner's events do (they wait instead of spending
+   * their attempts), and a flaky target's breaker opens at half its calls failing, which a team
+   * should choose knowing its partners. The noisy-neighbour benchmark (BENCHMARKS.md) is the case
+   * for turning them on.
+   * @default false
    */
   readonly circuitBreaker?: boolean | CircuitBreakerProps;
   /**
