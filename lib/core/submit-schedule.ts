@@ -1,5 +1,6 @@
 import { IsoInstantSchema } from "./envelope.js";
 import { type InputProblem, InvalidRequestError } from "./errors.js";
+import { MAX_SCHEDULE_AHEAD_SECONDS } from "./schedule.js";
 
 /*
  * A producer's "deliver these at or after …" for a whole submission (the client's option,
@@ -37,6 +38,14 @@ export const notBeforeOfSchedule = (
       return refuse(
         "delaySeconds",
         `must be a number of seconds of at least 0, got ${delaySeconds}`,
+      );
+    }
+    // Refused here, not per envelope: past the horizon every envelope would be, and far enough
+    // past it the instant is beyond what a Date can hold.
+    if (delaySeconds > MAX_SCHEDULE_AHEAD_SECONDS) {
+      return refuse(
+        "delaySeconds",
+        `must be at most ${MAX_SCHEDULE_AHEAD_SECONDS} (14 days), got ${delaySeconds}`,
       );
     }
     return new Date(nowMs + delaySeconds * 1000).toISOString();

@@ -39,6 +39,11 @@ describe("notBeforeOfSchedule", () => {
       "delaySeconds: must be a number of seconds of at least 0, got -1",
     ],
     ["a delay that is not a number", { delaySeconds: Number.NaN }, "got NaN"],
+    [
+      "a delay past the 14-day horizon (and past what a Date holds)",
+      { delaySeconds: 1e20 },
+      "delaySeconds: must be at most 1209600 (14 days), got 100000000000000000000",
+    ],
     ["an invalid Date", { notBefore: new Date("tomorrow") }, "notBefore: must be a valid Date"],
     [
       "an instant without a zone",
