@@ -8,9 +8,11 @@ import {
 import { isTransientSqsError, translateSqsError } from "./adapters/sqs-errors.js";
 import { sqsMessageBytes } from "./adapters/sqs-message-size.js";
 import {
+  type EnvelopeParseResult,
   envelopeTooLarge,
   MAX_ENVELOPE_BYTES,
   MAX_MESSAGE_BYTES,
+  readableEventId,
   validateEnvelope,
 } from "./core/envelope.js";
 import {
@@ -20,6 +22,12 @@ import {
   ResourceNotFoundError,
 } from "./core/errors.js";
 import { type RandomSource, randomInt, systemRandom } from "./core/random.js";
+import { scheduleProblems } from "./core/schedule.js";
+import {
+  notBeforeOfSchedule,
+  type SubmitSchedule,
+  scheduleEnvelope,
+} from "./core/submit-schedule.js";
 
 /** SQS's limit on entries in one `SendMessageBatch`. */
 export const MAX_BATCH_ENTRIES = 10;
@@ -42,7 +50,18 @@ export interface RicochetClientOptions {
   readonly random?: RandomSource;
   /** Injected for tests; defaults to a timer. */
   readonly sleep?: (ms: number) => Promise<void>;
+  /** Wall-clock milliseconds, for schedules; injected for tests, defaults to `Date.now`. */
+  readonly now?: () => number;
 }
+
+/**
+ * Options of one submission. `notBefore` or `delaySeconds` schedules every envelope in it: each
+ * gets that `notBefore` (an envelope already naming another instant is rejected with both), and
+ * is checked as the orchestrator would check it — at most 14 days ahead, not after its
+ * `deadline` nor its policy's `deadlineSeconds` — so a schedule no attempt could keep is
+ * refused here instead of being dead-lettered later.
+ */
+export type SubmitOptions = SubmitSchedule;
 
 /** An event SQS accepted: Ricochet now owns its delivery. */
 export interface AcceptedEvent {
@@ -67,19 +86,22 @@ export interface SubmitReport {
 
 export interface RicochetClient {
   /**
-   * Validates and sends one envelope.
+   * Validates and sends one envelope; `options` may schedule it ({@link SubmitOptions}).
+   * @example `await ricochet.submit(envelope, { delaySeconds: 3600 }); // not before an hour from now`
+   * @throws InvalidRequestError when `options` is not a schedule (nothing is sent).
    * @throws InvalidEnvelopeError when the envelope is invalid (nothing is sent).
    * @throws QueueUnavailableError when SQS refused it or stayed unavailable.
    * @throws ResourceNotFoundError when the queue does not exist.
    */
-  submit(envelope: unknown): Promise<AcceptedEvent>;
+  submit(envelope: unknown, options?: SubmitOptions): Promise<AcceptedEvent>;
   /**
    * Validates and sends many envelopes, ten to a `SendMessageBatch`, and reports each one.
    * Invalid envelopes are reported, never sent; a repeated event id is sent once and its
-   * repeats are reported as rejected.
+   * repeats are reported as rejected. `options` may schedule them all ({@link SubmitOptions}).
+   * @throws InvalidRequestError when `options` is not a schedule (nothing is sent).
    * @throws ResourceNotFoundError when the queue does not exist (nothing can be accepted).
    */
-  submitBatch(envelopes: readonly unknown[]): Promise<SubmitReport>;
+  submitBatch(envelopes: readonly unknown[], options?: SubmitOptions): Promise<SubmitReport>;
 }
 
 interface Pending {
@@ -111,6 +133,29 @@ const toBatches = (entries: readonly Pending[]): Pending[][] => {
   }
   if (current.length > 0) batches.push(current);
   return batches;
+};
+
+/**
+ * One input as it would be sent: given the submission's `notBefore`, validated, and its schedule
+ * judged against the clock as the orchestrator will judge it on the event's first sight.
+ */
+const prepareEnvelope = (
+  value: unknown,
+  notBefore: string | undefined,
+  nowMs: number,
+): EnvelopeParseResult => {
+  const scheduled =
+    notBefore === undefined
+      ? { ok: true as const, value }
+      : scheduleEnvelope(value, notBefore, "the submission's schedule");
+  if (!scheduled.ok) {
+    return { ok: false, problems: scheduled.problems, eventId: readableEventId(value) };
+  }
+  const checked = validateEnvelope(scheduled.value);
+  if (!checked.ok) return checked;
+  const { eventId, notBefore: due, policy } = checked.envelope;
+  const problems = scheduleProblems(due, policy?.deadlineSeconds, nowMs);
+  return problems.length === 0 ? checked : { ok: false, problems, eventId };
 };
 
 const failureText = (failure: BatchResultErrorEntry): string =>
@@ -148,6 +193,7 @@ export const createRicochetClient = (options: RicochetClientOptions): RicochetCl
   const maxAttempts = Math.max(1, options.maxSendAttempts ?? DEFAULT_MAX_SEND_ATTEMPTS);
   const random = options.random ?? systemRandom;
   const sleep = options.sleep ?? defaultSleep;
+  const now = options.now ?? Date.now;
   const call = { operation: "SendMessageBatch", queueUrl };
 
   /** Full-jitter backoff before try `n + 1` (n ≥ 1), in milliseconds. */
@@ -206,12 +252,17 @@ export const createRicochetClient = (options: RicochetClientOptions): RicochetCl
     }
   };
 
-  const submitBatch = async (envelopes: readonly unknown[]): Promise<SubmitReport> => {
+  const submitBatch = async (
+    envelopes: readonly unknown[],
+    submitOptions?: SubmitOptions,
+  ): Promise<SubmitReport> => {
+    const nowMs = now();
+    const notBefore = notBeforeOfSchedule(submitOptions, nowMs);
     const report: SubmitReport = { accepted: [], rejected: [] };
     const firstIndex = new Map<string, number>();
     const pending: Pending[] = [];
     envelopes.forEach((value, index) => {
-      const checked = validateEnvelope(value);
+      const checked = prepareEnvelope(value, notBefore, nowMs);
       if (!checked.ok) {
         report.rejected.push({ eventId: checked.eventId, index, problems: checked.problems });
         return;
@@ -242,8 +293,8 @@ export const createRicochetClient = (options: RicochetClientOptions): RicochetCl
 
   return {
     submitBatch,
-    async submit(envelope: unknown): Promise<AcceptedEvent> {
-      const report = await submitBatch([envelope]);
+    async submit(envelope: unknown, submitOptions?: SubmitOptions): Promise<AcceptedEvent> {
+      const report = await submitBatch([envelope], submitOptions);
       const accepted = report.accepted[0];
       if (accepted !== undefined) return accepted;
       const rejected = report.rejected[0];

@@ -10,6 +10,7 @@ export {
   type RejectedEvent,
   type RicochetClient,
   type RicochetClientOptions,
+  type SubmitOptions,
   type SubmitReport,
 } from "./client.js";
 export {
@@ -28,6 +29,7 @@ export {
 export {
   type InputProblem,
   InvalidEnvelopeError,
+  InvalidRequestError,
   MessageTooLargeError,
   QueueUnavailableError,
   ResourceNotFoundError,

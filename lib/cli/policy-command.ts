@@ -2,7 +2,7 @@ import Table from "cli-table3";
 import { type Command, InvalidArgumentError, Option } from "commander";
 import { ENV } from "../config.js";
 import { explainPolicy, type PolicyExplanation } from "../core/explain.js";
-import { DEFAULT_POLICY, Jitter, resolvePolicy } from "../core/policy.js";
+import { DEFAULT_POLICY, Jitter, type RetryPolicy, resolvePolicy } from "../core/policy.js";
 import { DEFAULT_POLICY_LIMITS, type PolicyLimits } from "../core/policy-limits.js";
 import { seededRandom } from "../core/random.js";
 import {
@@ -32,6 +32,12 @@ interface ExplainFlags {
   readonly multiplier?: number;
   readonly maxDelay?: number;
   readonly jitter?: Jitter;
+  /**
+   * `--no-retry-error-types`: commander names a `--no-…` option after its positive form. Having
+   * no `--retry-error-types` beside it, it takes its value like any other option.
+   */
+  readonly retryErrorTypes: string[];
+  readonly retryOnlyErrorTypes: string[];
   readonly limitMaxAttempts?: number;
   readonly limitMinBase?: number;
   readonly samples: number;
@@ -71,13 +77,35 @@ export const renderExplanation = (explanation: PolicyExplanation, samples: numbe
   const summary =
     `${explanation.retries.length} retries wait at most ${seconds(explanation.totalMaxSeconds)} ` +
     `in total; median ${seconds(explanation.totalP50Seconds)} over ${samples} samples.`;
+  const errorTypes = renderErrorTypeLists(policy);
+  const heading = errorTypes === undefined ? header : `${header}\n${errorTypes}`;
   const body =
     explanation.retries.length === 0
-      ? `${header}\nNo retries: maxAttempts is 1.`
-      : `${header}\n${table.toString()}\n${summary}`;
+      ? `${heading}\nNo retries: maxAttempts is 1.`
+      : `${heading}\n${table.toString()}\n${summary}`;
   return explanation.limits === undefined
     ? body
     : `${body}\n${renderLimits(explanation.limits, explanation.adjustments ?? [])}`;
+};
+
+/**
+ * What the policy's Lambda error-type lists do, or `undefined` when it has none (every unhandled
+ * function error is retried). The policy allows at most one of the two lists.
+ */
+const renderErrorTypeLists = (policy: RetryPolicy): string | undefined => {
+  if (policy.noRetryErrorTypes.length > 0) {
+    return (
+      `Lambda function errors of type ${policy.noRetryErrorTypes.join(", ")} are never retried: ` +
+      "the event is rejected at once; other unhandled errors are retried."
+    );
+  }
+  if (policy.retryOnlyErrorTypes.length > 0) {
+    return (
+      `Lambda function errors are retried only when of type ${policy.retryOnlyErrorTypes.join(", ")}: ` +
+      "any other unhandled error, or one without a type, rejects the event at once."
+    );
+  }
+  return undefined;
 };
 
 /** The deployment's limits and the policy's standing against them, one or more lines. */
@@ -109,6 +137,8 @@ const explainAction = (flags: ExplainFlags): void => {
     multiplier: flags.multiplier,
     maxDelaySeconds: flags.maxDelay,
     jitter: flags.jitter,
+    noRetryErrorTypes: flags.retryErrorTypes,
+    retryOnlyErrorTypes: flags.retryOnlyErrorTypes,
   });
   const explanation = explainPolicy(policy, {
     samples: flags.samples,
@@ -127,6 +157,15 @@ const explainAction = (flags: ExplainFlags): void => {
     );
   }
 };
+
+/** A comma-separated list of error types; a repeated flag adds to the list. */
+const appendErrorTypes = (value: string, previous: readonly string[]): string[] => [
+  ...previous,
+  ...value.split(",").map((name) => name.trim()),
+];
+
+const errorTypesOption = (flags: string, description: string): Option =>
+  new Option(flags, description).argParser(appendErrorTypes).default([], "none");
 
 const parseSamples = (value: string): number => {
   const samples = parsePositiveWholeNumber(value);
@@ -170,6 +209,18 @@ export const registerPolicyCommands = (program: Command): void => {
         "--jitter <kind>",
         `how delays are drawn (default ${DEFAULT_POLICY.jitter})`,
       ).choices(Object.values(Jitter)),
+    )
+    .addOption(
+      errorTypesOption(
+        "--no-retry-error-types <types>",
+        "Lambda function error types (errorType, comma-separated) never retried: the event is rejected",
+      ),
+    )
+    .addOption(
+      errorTypesOption(
+        "--retry-only-error-types <types>",
+        "the only Lambda function error types retried (comma-separated); any other rejects the event",
+      ),
     )
     .option(
       "--limit-max-attempts <n>",

@@ -3,8 +3,9 @@ import type { Command } from "commander";
 import { shortDigest } from "../core/envelope-digest.js";
 import { ResourceNotFoundError } from "../core/errors.js";
 import type { EventRecord } from "../core/record.js";
+import { EventStatus } from "../core/status.js";
 import { withAwsSession } from "./aws-session.js";
-import { printResult, withJsonOption } from "./cli-support.js";
+import { formatSeconds, printResult, withJsonOption } from "./cli-support.js";
 import { addResourceOptions, type ResourceFlags } from "./resources.js";
 
 interface StatusFlags extends ResourceFlags {
@@ -15,12 +16,30 @@ const plain = { style: { head: [] as string[], border: [] as string[] } };
 
 const show = (value: unknown): string => (value === undefined ? "" : String(value));
 
+/**
+ * The status as a person asks about it: a scheduled event says when it is due and how far off
+ * that is (`scheduled, due 2030-01-01T06:00:00.000Z (in 2h 30m)`); a due time already passed
+ * means a hop is on its way to the event's first attempt.
+ */
+export const describeStatus = (record: EventRecord, nowMs: number): string => {
+  const dueMs = record.nextAttemptAt === undefined ? Number.NaN : Date.parse(record.nextAttemptAt);
+  if (record.status !== EventStatus.SCHEDULED || Number.isNaN(dueMs)) return record.status;
+  const seconds = (dueMs - nowMs) / 1000;
+  const distance =
+    seconds >= 1
+      ? `in ${formatSeconds(seconds)}`
+      : seconds > -1
+        ? "now"
+        : `${formatSeconds(-seconds)} ago`;
+  return `${record.status}, due ${record.nextAttemptAt} (${distance})`;
+};
+
 /** The record, its attempt history and its redrives, as tables for a terminal. */
-export const renderRecord = (record: EventRecord): string => {
+export const renderRecord = (record: EventRecord, nowMs: number = Date.now()): string => {
   const summary = new Table(plain);
   summary.push(
     { event: record.eventId },
-    { status: record.status },
+    { status: describeStatus(record, nowMs) },
     { attempts: `${record.attempts} of ${record.attemptBudget}` },
     { generation: record.generation },
     { target: show(record.targetSummary) },
@@ -102,7 +121,7 @@ export const registerStatusCommand = (program: Command): void => {
         session.store().get(eventId),
       );
       if (record === undefined) throw new ResourceNotFoundError(`no record for event ${eventId}`);
-      printResult(record, { json: flags.json, human: renderRecord });
+      printResult(record, { json: flags.json, human: (r) => renderRecord(r) });
     },
   );
 };

@@ -3,6 +3,7 @@ import { text as readStream } from "node:stream/consumers";
 import { type Command, Option } from "commander";
 import type { RejectedEvent, SubmitReport } from "../client.js";
 import { formatProblems, InvalidRequestError, QueueUnavailableError } from "../core/errors.js";
+import { notBeforeOfSchedule } from "../core/submit-schedule.js";
 import { withAwsSession } from "./aws-session.js";
 import { printResult, withJsonOption } from "./cli-support.js";
 import { addResourceOptions, type ResourceFlags } from "./resources.js";
@@ -17,13 +18,6 @@ interface SubmitFlags extends ResourceFlags {
   /** `--in`: seconds from now. */
   readonly in?: number;
 }
-
-/** The `notBefore` the flags ask for, if any: `--at` as given, `--in` counted from now. */
-const notBeforeOf = (flags: SubmitFlags): string | undefined => {
-  if (flags.at !== undefined) return flags.at;
-  if (flags.in !== undefined) return new Date(Date.now() + flags.in * 1000).toISOString();
-  return undefined;
-};
 
 const why = (r: RejectedEvent): string =>
   r.problems === undefined ? (r.error ?? "rejected") : formatProblems(r.problems);
@@ -66,7 +60,11 @@ export const registerSubmitCommand = (program: Command): void => {
     if (text.trim() === "") {
       throw new InvalidRequestError("submission", [{ path: "", message: "no envelope given" }]);
     }
-    const notBefore = notBeforeOf(flags);
+    // `--at` as given, `--in` counted from now: the producer client's schedule, read the same way.
+    const notBefore = notBeforeOfSchedule(
+      { notBefore: flags.at, delaySeconds: flags.in },
+      Date.now(),
+    );
     const parsed = parseSubmitInput(text);
     const input = notBefore === undefined ? parsed : scheduleDocuments(parsed, notBefore);
     // The producer client loads the SQS SDK; imported here so start-up does not wait for it.

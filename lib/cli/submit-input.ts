@@ -1,4 +1,5 @@
 import type { InputProblem } from "../core/errors.js";
+import { scheduleEnvelope } from "../core/submit-schedule.js";
 
 /** Envelopes read from a file or stdin, and the lines that were not JSON at all. */
 export interface SubmitInput {
@@ -33,34 +34,17 @@ export const parseSubmitInput = (text: string): SubmitInput => {
   return input;
 };
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
-
 /**
- * Sets `notBefore` (`submit --at/--in`) on every document. A document that already names
- * another `notBefore` is refused rather than silently moved: the flag and the file disagree
- * about when the event is due, and only the operator knows which is meant. Anything that is
- * not an object is left for the envelope's validation to refuse.
+ * Sets `notBefore` (`submit --at/--in`) on every document, as the producer client's schedule
+ * option does ({@link scheduleEnvelope}): a document naming another `notBefore` is refused
+ * rather than silently moved, and the refusal names the flags.
  */
 export const scheduleDocuments = (input: SubmitInput, notBefore: string): SubmitInput => {
   const result: SubmitInput = { documents: [], unreadable: [...input.unreadable] };
-  for (const document of input.documents) {
-    const { value } = document;
-    if (!isObject(value)) {
-      result.documents.push(document);
-    } else if (value.notBefore !== undefined && value.notBefore !== notBefore) {
-      result.unreadable.push({
-        index: document.index,
-        problems: [
-          {
-            path: "notBefore",
-            message: `is ${JSON.stringify(value.notBefore)} in the envelope, but --at/--in asks for ${notBefore}`,
-          },
-        ],
-      });
-    } else {
-      result.documents.push({ index: document.index, value: { ...value, notBefore } });
-    }
+  for (const { index, value } of input.documents) {
+    const scheduled = scheduleEnvelope(value, notBefore, "--at/--in");
+    if (scheduled.ok) result.documents.push({ index, value: scheduled.value });
+    else result.unreadable.push({ index, problems: scheduled.problems });
   }
   return result;
 };

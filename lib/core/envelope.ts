@@ -23,6 +23,12 @@ export const DEFAULT_TIMEOUT_MS = 10_000;
 /** The envelope format this release reads and writes. */
 export const ENVELOPE_VERSION = 1;
 
+/** An envelope's instants (`deadline`, `notBefore`): ISO 8601 date-times naming their zone. */
+export const IsoInstantSchema = z.iso.datetime({
+  offset: true,
+  error: "must be an ISO 8601 date-time with a time zone",
+});
+
 /**
  * Event ids are printable ASCII so that they are safe in logs, headers and DynamoDB keys and
  * cannot hide look-alike characters (a Cyrillic "а" in an otherwise Latin id).
@@ -152,16 +158,10 @@ export const EnvelopeSchema = z
       )
       .describe("Any JSON value; sent as the request body or the Lambda event."),
     policy: PolicyFieldsSchema.optional().describe("Overrides of the deployment's retry policy."),
-    deadline: z.iso
-      .datetime({ offset: true, error: "must be an ISO 8601 date-time with a time zone" })
-      .optional()
-      .describe("No attempt starts after this instant."),
-    notBefore: z.iso
-      .datetime({ offset: true, error: "must be an ISO 8601 date-time with a time zone" })
-      .optional()
-      .describe(
-        "No attempt starts before this instant: the first attempt is scheduled for it (at most 14 days ahead, and not after deadline).",
-      ),
+    deadline: IsoInstantSchema.optional().describe("No attempt starts after this instant."),
+    notBefore: IsoInstantSchema.optional().describe(
+      "No attempt starts before this instant: the first attempt is scheduled for it (at most 14 days ahead, and not after deadline).",
+    ),
   })
   // Checked here, not only by the orchestrator, so a producer's client refuses it before sending.
   .refine(
@@ -188,7 +188,8 @@ export type EnvelopeParseResult =
       readonly eventId?: string | undefined;
     };
 
-const readableEventId = (value: unknown): string | undefined => {
+/** The value's `eventId` when it is a valid one, whatever else is wrong with the value. */
+export const readableEventId = (value: unknown): string | undefined => {
   if (value === null || typeof value !== "object") return undefined;
   const id = (value as { eventId?: unknown }).eventId;
   return EventIdSchema.safeParse(id).success ? (id as string) : undefined;

@@ -149,6 +149,32 @@ describe("ricochet CLI", () => {
     expect((JSON.parse(json.stdout) as EventRecord).policyAdjustments).toEqual(adjustments);
   });
 
+  it("shows a scheduled event as due at its instant and how far off, the JSON keeping the raw fields", async () => {
+    const store = createDynamoEventStore({ doc: documents, tableName: table });
+    const eventId = anEventId();
+    const dueMs = Date.now() + 2 * 3_600_000;
+    const due = new Date(dueMs).toISOString();
+    await store.recordScheduled({
+      eventId,
+      envelopeDigest: "digest",
+      dueMs,
+      nowMs: Date.now(),
+      attemptBudget: 8,
+      targetSummary: "http POST https://receiver.example.com/",
+    });
+
+    const human = await runCli(["status", eventId, ...resources]);
+    expect(human.code).toBe(0);
+    // 2 h ahead when written; a slow run may read it a minute later.
+    expect(human.stdout).toContain(`scheduled, due ${due} (in `);
+    expect(human.stdout).toMatch(/\(in (2h|1h 5\dm)\)/);
+    const json = await runCli(["status", eventId, "--json", ...resources]);
+    expect(JSON.parse(json.stdout) as EventRecord).toMatchObject({
+      status: "scheduled",
+      nextAttemptAt: due,
+    });
+  });
+
   it("exits 1 with one line for an event that has no record", async () => {
     const result = await runCli(["status", "no-such-event", ...resources]);
     expect(result.code).toBe(1);

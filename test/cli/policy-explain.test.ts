@@ -176,6 +176,44 @@ describe("ricochet policy explain", () => {
     ]);
   });
 
+  describe("the Lambda error-type lists", () => {
+    const explainArgs = ["policy", "explain", "--max-attempts", "3"];
+
+    it.each<[string[], string]>([
+      [
+        ["--no-retry-error-types", "TypeError,OrderGone"],
+        "Lambda function errors of type TypeError, OrderGone are never retried: the event is rejected at once; other unhandled errors are retried.",
+      ],
+      [
+        ["--retry-only-error-types", "Busy", "--retry-only-error-types", "Sandbox.Timedout"],
+        "Lambda function errors are retried only when of type Busy, Sandbox.Timedout: any other unhandled error, or one without a type, rejects the event at once.",
+      ],
+    ])("says under the policy line what %j means", async (flags, meaning) => {
+      const result = await ricochet(...explainArgs, ...flags);
+      expect(result.code).toBe(0);
+      expect(result.stdout.split("\n").slice(0, 2)).toEqual([
+        "maxAttempts 3, base 5s, multiplier 2, maxDelay 900s, jitter full",
+        meaning,
+      ]);
+    });
+
+    it("keeps the lists in the JSON policy, empty when no flag names them", async () => {
+      const [given, none] = await Promise.all([
+        ricochet(...explainArgs, "--no-retry-error-types", " OrderGone , TypeError", "--json"),
+        ricochet(...explainArgs, "--json"),
+      ]);
+      expect(JSON.parse(given.stdout).policy).toMatchObject({
+        noRetryErrorTypes: ["OrderGone", "TypeError"],
+        retryOnlyErrorTypes: [],
+      });
+      expect(JSON.parse(none.stdout).policy).toMatchObject({
+        noRetryErrorTypes: [],
+        retryOnlyErrorTypes: [],
+      });
+      expect(none.stdout).not.toContain("Lambda function errors");
+    });
+  });
+
   it.each([
     [["--jitter", "random"], "Allowed choices are full, equal, decorrelated, none"],
     [["--limit-max-attempts", "0"], "invalid policy limits: maxAttempts: must be at least 1"],
@@ -192,6 +230,15 @@ describe("ricochet policy explain", () => {
     ],
     [["--multiplier", "0.5"], "invalid retry policy: multiplier: must be at least 1"],
     [["--no-such-flag"], "unknown option '--no-such-flag'"],
+    [
+      ["--no-retry-error-types", "A", "--retry-only-error-types", "B"],
+      "invalid retry policy: retryOnlyErrorTypes: cannot be set together with noRetryErrorTypes (A)",
+    ],
+    [
+      ["--no-retry-error-types", "RicochetRetryError"],
+      "noRetryErrorTypes.0: is a verdict the function gives, not an error to classify",
+    ],
+    [["--retry-only-error-types", "Busy,"], "retryOnlyErrorTypes.1: must not be empty"],
   ])("rejects %j with one line on stderr and exit code 2", async (flags, fragment) => {
     const result = await ricochet("policy", "explain", ...flags);
     expect(result.code).toBe(2);

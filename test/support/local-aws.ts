@@ -31,20 +31,28 @@ export const localAws = (): LocalAwsTarget => {
 
 let shared: AwsClients | undefined;
 
+/** Options of {@link testClients}. */
+export interface TestClientOptions {
+  readonly middleware?: readonly AwsClientMiddleware[];
+  /** Where the Lambda client sends invocations (a loopback stand-in; no emulator runs Lambda). */
+  readonly lambdaEndpoint?: string;
+}
+
 /**
  * SDK clients for the local emulators. Without options, one set shared by the test file; with
- * middleware (a request counter, a fault injector), a fresh set the caller should `destroy()`.
+ * middleware (a request counter, a fault injector) or a Lambda endpoint, a fresh set the caller
+ * should `destroy()`.
  */
-export const testClients = (options: { middleware?: readonly AwsClientMiddleware[] } = {}) => {
+export const testClients = (options: TestClientOptions = {}) => {
   const build = () =>
     createAwsClients({
-      endpoints: localAws().endpoints,
+      endpoints: { ...localAws().endpoints, lambda: options.lambdaEndpoint },
       region: localAws().region,
       credentials: LOCAL_CREDENTIALS,
       middleware: options.middleware,
       env: {},
     });
-  if (options.middleware !== undefined) return build();
+  if (options.middleware !== undefined || options.lambdaEndpoint !== undefined) return build();
   shared ??= build();
   return shared;
 };

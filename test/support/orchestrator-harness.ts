@@ -35,7 +35,13 @@ import { type RedriveReport, redrive } from "../../lib/redrive.js";
 import type { RedriveRequestInput } from "../../lib/redrive-request.js";
 import { createOrchestratorRuntime, createPorts, type RicochetPorts } from "../../lib/runtime.js";
 import { createSqsBatchHandler } from "../../lib/sqs-batch-handler.js";
-import { createTestQueues, createTestTable, type TestQueues, testClients } from "./local-aws.js";
+import {
+  createTestQueues,
+  createTestTable,
+  type TestClientOptions,
+  type TestQueues,
+  testClients,
+} from "./local-aws.js";
 import { type Script, ScriptedReceiver, type ScriptedReply } from "./scripted-receiver.js";
 
 /** Lease margin in these tests: short, so takeovers after a "crash" happen within seconds. */
@@ -62,8 +68,11 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
  * Everything an orchestrator integration test needs: a queue pair and a table on the emulators,
  * a scripted receiver, workers driven by the real event-source poller, and ways to look inside.
  */
-export const createOrchestratorHarness = async (prefix: string) => {
-  const clients = testClients();
+export const createOrchestratorHarness = async (
+  prefix: string,
+  options: Pick<TestClientOptions, "lambdaEndpoint"> = {},
+) => {
+  const clients = testClients(options);
   const queues: TestQueues = await createTestQueues(prefix);
   const tableName = await createTestTable(prefix);
   const receiver = new ScriptedReceiver(() => ({ status: 200 }));
@@ -454,6 +463,8 @@ export const createOrchestratorHarness = async (prefix: string) => {
     async close(): Promise<void> {
       await harness.stopWorkers();
       await receiver.stop();
+      // Only a set of its own: the shared one serves the rest of the test file.
+      if (options.lambdaEndpoint !== undefined) clients.destroy();
     },
   };
   return harness;
@@ -464,12 +475,16 @@ export type OrchestratorHarness = Awaited<ReturnType<typeof createOrchestratorHa
 /**
  * One harness for a test file: created before the first test, workers stopped after each,
  * closed after the last. The returned object stands for the harness once it exists (a proxy,
- * so that helpers at the top of a test file can close over it).
+ * so that helpers at the top of a test file can close over it). `options` is read when the
+ * harness is created, so it may name what an earlier `beforeAll` started (a Lambda stand-in).
  */
-export const useOrchestratorHarness = (prefix: string): OrchestratorHarness => {
+export const useOrchestratorHarness = (
+  prefix: string,
+  options: () => Parameters<typeof createOrchestratorHarness>[1] = () => ({}),
+): OrchestratorHarness => {
   let harness: OrchestratorHarness | undefined;
   beforeAll(async () => {
-    harness = await createOrchestratorHarness(prefix);
+    harness = await createOrchestratorHarness(prefix, options());
   });
   afterEach(async () => {
     await harness?.stopWorkers();
