@@ -3,9 +3,10 @@ import { readUserDocuments } from "../support/user-documents.js";
 import { runCli } from "./run-cli.js";
 
 /*
- * The README and docs/ teach operators the CLI by example. Each example's command must exist and
- * take every option the example passes, or the guide has drifted from the code: this asks the
- * CLI for the command's help and looks for each option in it.
+ * The README and docs/ teach operators the CLI by example (a command line, or a transcript's line
+ * after `$ `). Each example's command must exist and take every option the example passes, or the
+ * guide has drifted from the code: this asks the CLI for the command's help and looks for each
+ * option in it.
  */
 
 interface DocumentedCommand {
@@ -35,7 +36,7 @@ const logicalLines = (text: string): { line: string; number: number }[] => {
 const documentedCommands = (): DocumentedCommand[] =>
   readUserDocuments().flatMap(({ path, text }) =>
     logicalLines(text).flatMap(({ line, number }) => {
-      const match = /^\s*npx ricochet ((?:(?! #).)*)/.exec(line);
+      const match = /^\s*(?:\$ )?npx ricochet ((?:(?! #).)*)/.exec(line);
       if (match === null) return [];
       const words = (match[1] ?? "").trim().split(/\s+/);
       const command: string[] = [];
