@@ -71,17 +71,28 @@ export const renderRecord = (record: EventRecord): string => {
   if (record.redrives.length > 0) {
     const redrives = new Table({
       ...plain,
-      head: ["at", "by", "reason", "previous status", "previous attempts", "budget"],
+      head: ["at", "by", "caller", "reason", "previous status", "previous attempts", "budget"],
     });
     for (const r of record.redrives) {
-      redrives.push([r.at, r.by, r.reason, r.previousStatus, r.previousAttempts, r.attemptBudget]);
+      redrives.push([
+        r.at,
+        r.by,
+        show(r.caller),
+        r.reason,
+        r.previousStatus,
+        r.previousAttempts,
+        r.attemptBudget,
+      ]);
     }
     parts.push("Redrives", redrives.toString());
   }
   if ((record.audit ?? []).length > 0) {
-    const audit = new Table({ ...plain, head: ["at", "by", "action", "reason", "message"] });
+    const audit = new Table({
+      ...plain,
+      head: ["at", "by", "caller", "action", "reason", "message"],
+    });
     for (const a of record.audit ?? []) {
-      audit.push([a.at, a.by, a.action, a.reason, show(a.messageId)]);
+      audit.push([a.at, a.by, show(a.caller), a.action, a.reason, show(a.messageId)]);
     }
     parts.push("Audit", audit.toString());
   }

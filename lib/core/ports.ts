@@ -173,6 +173,13 @@ export interface EventStore {
   listByStatus(request: ListByStatusRequest): Promise<EventRecord[]>;
 }
 
+/**
+ * Who AWS says is making this process's calls: the principal's ARN (`arn:aws:iam::…:user/ana`,
+ * `arn:aws:sts::…:assumed-role/…`), or undefined when no identity could be obtained. Never
+ * throws: an operator action must not fail for want of a name (the entry then records `UNVERIFIED_CALLER`).
+ */
+export type CallerIdentity = () => Promise<string | undefined>;
+
 /** Scheduling facts carried beside the envelope, as message attributes. */
 export interface MessageSchedule {
   readonly generation: number;

@@ -2,6 +2,13 @@ import type { DeadLetterReason } from "./decide.js";
 import type { Outcome, OutcomeClass } from "./outcome.js";
 import type { EventStatus } from "./status.js";
 
+/**
+ * The `caller` of an audit entry when AWS could not say who acted: no STS answer (an emulator
+ * without STS, no network, expired credentials). The action still happens; only its caller is
+ * unknown.
+ */
+export const UNVERIFIED_CALLER = "unverified";
+
 /** How many finished attempts a record keeps; older ones are dropped, the count stays exact. */
 export const MAX_HISTORY_ENTRIES = 20;
 /** How many redrive audit entries a record keeps. */
@@ -26,6 +33,12 @@ export interface AttemptEntry {
 export interface RedriveEntry {
   readonly at: string;
   readonly by: string;
+  /**
+   * The principal AWS reported for whoever made the change (an IAM ARN from STS), beside the
+   * self-declared `by`; {@link UNVERIFIED_CALLER} when no identity could be obtained; absent on
+   * entries written before callers were recorded. See docs/design-notes.md, "Who did it".
+   */
+  readonly caller?: string | undefined;
   readonly reason: string;
   readonly previousStatus: EventStatus;
   readonly previousAttempts: number;
@@ -46,6 +59,12 @@ export type AuditAction = (typeof AuditAction)[keyof typeof AuditAction];
 export interface AuditEntry {
   readonly at: string;
   readonly by: string;
+  /**
+   * The principal AWS reported for whoever made the change (an IAM ARN from STS), beside the
+   * self-declared `by`; {@link UNVERIFIED_CALLER} when no identity could be obtained; absent on
+   * entries written before callers were recorded. See docs/design-notes.md, "Who did it".
+   */
+  readonly caller?: string | undefined;
   readonly action: AuditAction;
   readonly reason: string;
   /** The SQS message the action concerned, when there was one. */
