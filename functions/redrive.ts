@@ -6,6 +6,7 @@ import { createSqsIngressQueue } from "../lib/adapters/sqs-ingress-queue.js";
 import { createStsCallerIdentity } from "../lib/adapters/sts-caller-identity.js";
 import { loadConfig } from "../lib/config.js";
 import { systemClock } from "../lib/core/random.js";
+import { CallerSource } from "../lib/core/record.js";
 import { type RedriveReport, redrive } from "../lib/redrive.js";
 import { parseRedriveRequest } from "../lib/redrive-request.js";
 
@@ -18,10 +19,13 @@ const clients = createAwsClients();
 /*
  * The function's own role, as STS reports it: an Invoke carries no trace of its invoker into the
  * event or the context (`context.identity` is Cognito's, `clientContext` the invoker's own
- * words). So `caller` names the role that made the move, AWS-verified, and `by` is the invoker's
- * claim; who invoked is in CloudTrail's Lambda data events, under the request id logged here.
+ * words). So `caller` names the role that made the move, labelled as such, and `by` is the
+ * invoker's claim; who invoked is in CloudTrail's Lambda data events, under the request id logged.
  */
-const callerIdentity = createStsCallerIdentity({ sts: clients.sts });
+const callerIdentity = createStsCallerIdentity({
+  sts: clients.sts,
+  source: CallerSource.FUNCTION_ROLE,
+});
 
 /**
  * The redrive Lambda: invoked directly (console, CLI, automation) with a redrive request, it

@@ -100,20 +100,21 @@ export const resolveEndpoint = (
   nonEmpty(explicit) ?? nonEmpty(env[serviceVariable]) ?? nonEmpty(env[ENDPOINT_ENV.ALL]);
 
 /**
- * Where STS is: its own or the shared endpoint (a LocalStack answers GetCallerIdentity), else
- * AWS's. `null` when SQS or DynamoDB is redirected (local emulators) and STS is not: fauxqs and
- * DynamoDB Local have no STS, and AWS's answer would name an identity that has no say over the
- * emulators' data, so nothing is asked.
+ * Where STS is: its own endpoint or the shared one, the same override the other clients follow
+ * (a LocalStack answers GetCallerIdentity), else AWS's (`undefined`). `null` when SQS or DynamoDB
+ * is redirected (the local emulators) and STS is not: fauxqs and DynamoDB Local have no STS, and
+ * AWS's answer would name an identity that has no say over the emulators' data, so nothing is
+ * asked, and nothing waits on a network call that cannot succeed.
  */
 export const stsEndpointOf = (
-  explicit: string | undefined,
+  endpoints: AwsEndpoints | undefined,
   env: NodeJS.ProcessEnv,
 ): string | undefined | null => {
-  const endpoint = resolveEndpoint(explicit, ENDPOINT_ENV.STS, env);
+  const endpoint = resolveEndpoint(endpoints?.sts, ENDPOINT_ENV.STS, env);
   if (endpoint !== undefined) return endpoint;
   const emulated =
-    nonEmpty(env[ENDPOINT_ENV.SQS]) !== undefined ||
-    nonEmpty(env[ENDPOINT_ENV.DYNAMODB]) !== undefined;
+    resolveEndpoint(endpoints?.sqs, ENDPOINT_ENV.SQS, env) !== undefined ||
+    resolveEndpoint(endpoints?.dynamodb, ENDPOINT_ENV.DYNAMODB, env) !== undefined;
   return emulated ? null : undefined;
 };
 
@@ -176,7 +177,7 @@ export const createAwsClients = (options: AwsClientsOptions = {}): AwsClients =>
       }),
     );
   });
-  const stsEndpoint = stsEndpointOf(options.endpoints?.sts, env);
+  const stsEndpoint = stsEndpointOf(options.endpoints, env);
   const sts = loadOnFirstUse(async () => {
     const { STSClient } = await import("@aws-sdk/client-sts");
     return withMiddleware(

@@ -7,6 +7,7 @@ import type {
   IngressQueue,
   TargetStateStore,
 } from "../core/ports.js";
+import { CallerSource } from "../core/record.js";
 import { type ResourceFlags, type ResourceName, resolveResources } from "./resources.js";
 
 /**
@@ -77,7 +78,8 @@ export const withAwsSession = async <T>(
       store: () => createDynamoEventStore({ doc: clients.documents, tableName: need("tableName") }),
       targetState: () =>
         createDynamoTargetStateStore({ doc: clients.documents, tableName: need("tableName") }),
-      callerIdentity: () => createStsCallerIdentity({ sts: clients.sts }),
+      callerIdentity: () =>
+        createStsCallerIdentity({ sts: clients.sts, source: CallerSource.OPERATOR }),
     });
   } finally {
     clients.destroy();

@@ -1,5 +1,6 @@
 import Table from "cli-table3";
 import type { Command } from "commander";
+import { describeCaller } from "../core/caller.js";
 import { shortDigest } from "../core/envelope-digest.js";
 import { ResourceNotFoundError } from "../core/errors.js";
 import type { EventRecord } from "../core/record.js";
@@ -77,7 +78,7 @@ export const renderRecord = (record: EventRecord): string => {
       redrives.push([
         r.at,
         r.by,
-        show(r.caller),
+        describeCaller(r.caller),
         r.reason,
         r.previousStatus,
         r.previousAttempts,
@@ -92,7 +93,7 @@ export const renderRecord = (record: EventRecord): string => {
       head: ["at", "by", "caller", "action", "reason", "message"],
     });
     for (const a of record.audit ?? []) {
-      audit.push([a.at, a.by, show(a.caller), a.action, a.reason, show(a.messageId)]);
+      audit.push([a.at, a.by, describeCaller(a.caller), a.action, a.reason, show(a.messageId)]);
     }
     parts.push("Audit", audit.toString());
   }

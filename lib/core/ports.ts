@@ -4,7 +4,9 @@ import type { Envelope } from "./envelope.js";
 import type { AttemptResult } from "./outcome.js";
 import type {
   AttemptEntry,
+  AuditCaller,
   AuditEntry,
+  CallerSource,
   EventRecord,
   PendingDeadLetter,
   RedriveEntry,
@@ -174,11 +176,14 @@ export interface EventStore {
 }
 
 /**
- * Who AWS says is making this process's calls: the principal's ARN (`arn:aws:iam::…:user/ana`,
- * `arn:aws:sts::…:assumed-role/…`), or undefined when no identity could be obtained. Never
- * throws: an operator action must not fail for want of a name (the entry then records `UNVERIFIED_CALLER`).
+ * Who AWS says signs this process's calls, for audit entries. Never throws: an operator action
+ * must not fail for want of a name, so a failed lookup is an {@link UnverifiedCaller} with why.
  */
-export type CallerIdentity = () => Promise<string | undefined>;
+export interface CallerIdentity {
+  /** Whose credentials these are, so that an entry says what its caller names. */
+  readonly source: CallerSource;
+  lookup(): Promise<AuditCaller>;
+}
 
 /** Scheduling facts carried beside the envelope, as message attributes. */
 export interface MessageSchedule {
