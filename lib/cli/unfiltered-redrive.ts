@@ -79,10 +79,15 @@ export const guardUnfilteredRedrive = async (
     );
   }
   const prompt = createInterface({ input: streams.input, output: streams.output });
+  // A pending question never settles when the input ends (Ctrl-D): that is a no, not a hang.
+  const ended = new Promise<string>((resolve) => prompt.once("close", () => resolve("")));
   try {
-    const answer = await prompt.question(
-      "No filter given: this redrives every event in the dead-letter queue. Continue? [y/N] ",
-    );
+    const answer = await Promise.race([
+      prompt.question(
+        "No filter given: this redrives every event in the dead-letter queue. Continue? [y/N] ",
+      ),
+      ended,
+    ]);
     if (!/^y(es)?$/i.test(answer.trim())) throw refusal("not confirmed; nothing was moved");
   } finally {
     prompt.close();
