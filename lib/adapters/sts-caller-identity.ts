@@ -6,6 +6,14 @@ import { redactCredentials } from "../core/redact.js";
 /** How long the lookup may take: an audit name is not worth holding an operator's action up. */
 export const CALLER_LOOKUP_TIMEOUT_MS = 5_000;
 
+/**
+ * Why nothing was asked when the clients have no STS (see `stsEndpointOf`): SQS or DynamoDB is
+ * redirected, as to the local emulators, which have none, and STS is not.
+ */
+export const NO_STS_ENDPOINT =
+  "not asked: SQS/DynamoDB endpoints are overridden (local emulators) and STS's is not " +
+  "(AWS_ENDPOINT_URL_STS)";
+
 /** Longest STS error text kept in a record: enough to tell expired from refused from unreachable. */
 const MAX_REASON_LENGTH = 200;
 
@@ -40,9 +48,7 @@ export const createStsCallerIdentity = ({
     const signal = AbortSignal.timeout(timeoutMs);
     try {
       const client = await sts();
-      if (client === undefined) {
-        return unverified("no STS beside the local emulators to say whose credentials these are");
-      }
+      if (client === undefined) return unverified(NO_STS_ENDPOINT);
       const { GetCallerIdentityCommand } = await import("@aws-sdk/client-sts");
       const { Arn, Account, UserId } = await client.send(new GetCallerIdentityCommand({}), {
         abortSignal: signal,

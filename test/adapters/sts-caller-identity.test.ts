@@ -1,7 +1,10 @@
 import type { AwsCredentialIdentity } from "@smithy/types";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type AwsClients, createAwsClients } from "../../lib/adapters/aws-clients.js";
-import { createStsCallerIdentity } from "../../lib/adapters/sts-caller-identity.js";
+import {
+  createStsCallerIdentity,
+  NO_STS_ENDPOINT,
+} from "../../lib/adapters/sts-caller-identity.js";
 import { CallerSource } from "../../lib/core/record.js";
 import { LOCAL_CREDENTIALS } from "../../lib/local/local-identity.js";
 import { type StsStandIn, startStsStandIn } from "../support/sts-stand-in.js";
@@ -143,7 +146,7 @@ describe("the STS caller identity", () => {
     const identity = createStsCallerIdentity({ sts: clients.sts, source: CallerSource.OPERATOR });
     expect(await identity.lookup()).toEqual({
       source: CallerSource.OPERATOR,
-      unverified: "no STS beside the local emulators to say whose credentials these are",
+      unverified: NO_STS_ENDPOINT,
     });
     expect(standIn.accessKeys).toHaveLength(before);
   });

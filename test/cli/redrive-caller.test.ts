@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ENDPOINT_ENV } from "../../lib/adapters/aws-clients.js";
+import { NO_STS_ENDPOINT } from "../../lib/adapters/sts-caller-identity.js";
 import { CallerSource, type EventRecord } from "../../lib/core/record.js";
 import { LOCAL_CREDENTIALS } from "../../lib/local/local-identity.js";
 import type { RedriveReport } from "../../lib/redrive.js";
@@ -106,7 +107,7 @@ describe("ricochet redrive records who acted", () => {
       by: "cli-test",
       caller: {
         source: CallerSource.OPERATOR,
-        unverified: "no STS beside the local emulators to say whose credentials these are",
+        unverified: NO_STS_ENDPOINT,
       },
     });
     expect(sts.accessKeys).toHaveLength(asked);
