@@ -7,12 +7,13 @@ import type { RedriveReport } from "../../lib/redrive.js";
 import { deadLetterEvent } from "../support/dead-letter-fixture.js";
 import { createRedriveWorld, type RedriveWorld } from "../support/redrive-world.js";
 import { type StsStandIn, startStsStandIn } from "../support/sts-stand-in.js";
-import { expectOneLineError, runCli } from "./run-cli.js";
+import { expectOneLineError, runCli, runCliAtTerminal } from "./run-cli.js";
 
 /*
  * `ricochet redrive` as an operator runs it, against the emulators, with an STS stand-in for
  * the caller: what the audit entry says about who acted, and the `--all` rule for a redrive with
- * no filter. The CLI's stdin is a pipe here, as in a script: there is no terminal to ask on.
+ * no filter. The CLI's stdin is a pipe, as in a script, except where a pseudo-terminal plays an
+ * operator at a terminal.
  */
 
 const ANA = {
@@ -155,11 +156,30 @@ describe("ricochet redrive with no filter", () => {
     expect(report.moved.map((m) => m.eventId).sort()).toEqual(deadIds);
   });
 
-  it("moves every dead-lettered event with --all", async () => {
+  it("asks at a terminal, and moves nothing on no", async () => {
+    const result = await runCliAtTerminal(["redrive", ...args], "n\n");
+    expect(result.code).toBe(2);
+    expect(result.stdout).toContain("Continue? [y/N]");
+    expect(result.stdout).toContain("not confirmed; nothing was moved");
+    for (const id of deadIds) expect((await recordOf(world, id)).status).toBe("dead_lettered");
+  });
+
+  it("asks at a terminal, and moves every dead-lettered event on yes", async () => {
+    const result = await runCliAtTerminal(["redrive", ...args], "y\n");
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("Continue? [y/N]");
+    for (const id of deadIds) expect((await recordOf(world, id)).status).toBe("pending");
+  });
+
+  it("moves every dead-lettered event with --all, asking nothing", async () => {
+    const fresh = [
+      (await deadLetterEvent(world.store, world.dlq)).eventId,
+      (await deadLetterEvent(world.store, world.dlq)).eventId,
+    ].sort();
     const result = await runCli(["redrive", "--all", "--json", ...args]);
     expect(result.code).toBe(0);
     const report = JSON.parse(result.stdout) as RedriveReport;
-    expect(report.moved.map((m) => m.eventId).sort()).toEqual(deadIds);
-    for (const id of deadIds) expect((await recordOf(world, id)).status).toBe("pending");
+    expect(report.moved.map((m) => m.eventId).sort()).toEqual(fresh);
+    for (const id of fresh) expect((await recordOf(world, id)).status).toBe("pending");
   });
 });
