@@ -1,4 +1,4 @@
-import { onceCaller } from "./core/caller.js";
+import { callerFieldOnce } from "./core/caller.js";
 import type { CallerIdentity, DeadLetterQueue, EventStore } from "./core/ports.js";
 import type { Clock } from "./core/random.js";
 import { AuditAction, type AuditEntry, type EventRecord } from "./core/record.js";
@@ -76,7 +76,7 @@ export const cleanDeadLetters = async (
   const report: CleanReport = { dryRun: request.dryRun, removed: [], kept: 0, failed: [] };
   const keep: ScannedMessage[] = [...unmatched];
   const records = new Map<string, EventRecord | undefined>();
-  const caller = deps.callerIdentity === undefined ? undefined : onceCaller(deps.callerIdentity);
+  const callerField = callerFieldOnce(deps.callerIdentity);
   for (const message of matched) {
     const eventId = eventIdOf(message);
     const messageId = message.received.messageId;
@@ -92,10 +92,12 @@ export const cleanDeadLetters = async (
         continue;
       }
       if (!request.dryRun) {
+        // Asked before the clock is read, so `at` is when the copy went, not when STS was asked.
+        const who = await callerField();
         const entry: AuditEntry = {
           at: new Date(deps.clock()).toISOString(),
           by: request.by,
-          ...(caller === undefined ? {} : { caller: await caller() }),
+          ...who,
           action: AuditAction.DEAD_LETTER_COPY_REMOVED,
           reason: request.reason ?? `dead-letter copy removed: ${why}`,
           messageId,

@@ -1,4 +1,4 @@
-import { onceCaller } from "./core/caller.js";
+import { callerFieldOnce } from "./core/caller.js";
 import { sameEnvelope } from "./core/claim.js";
 import type { DeadLetterMessage } from "./core/dead-letter.js";
 import { DeadLetterReason } from "./core/decide.js";
@@ -286,7 +286,7 @@ export const redrive = async (
 
   // Event ids moved (or found already moved) in this run: later copies are duplicates.
   const handled = new Set<string>();
-  const caller = deps.callerIdentity === undefined ? undefined : onceCaller(deps.callerIdentity);
+  const callerField = callerFieldOnce(deps.callerIdentity);
   const intervalMs = 1000 / request.ratePerSecond;
   const startedMs = clock();
   let moves = 0;
@@ -355,11 +355,13 @@ export const redrive = async (
       if (waitMs > 0) await deps.sleep(waitMs);
       moves += 1;
 
+      // Asked before the clock is read, so `at` is when the move happened, not when STS was asked.
+      const who = await callerField();
       const nowMs = clock();
       const audit: RedriveEntry = {
         at: new Date(nowMs).toISOString(),
         by: request.by,
-        ...(caller === undefined ? {} : { caller: await caller() }),
+        ...who,
         reason: request.why ?? `redrive of ${dl.reason}`,
         previousStatus: record.status,
         previousAttempts: record.attempts,

@@ -45,6 +45,19 @@ const sortBy = <T extends { eventId: string }>(list: T[]): T[] =>
   [...list].sort((a, b) => a.eventId.localeCompare(b.eventId));
 
 describe("redrive", () => {
+  it("dates the entry when the move happens, after a slow caller lookup, not before it", async () => {
+    const { eventId } = await deadLetter();
+    const slowLookup = countingCallerIdentity(async () => {
+      world.advance(5_000);
+      return ANA_CALLER;
+    });
+
+    await redrive({ ...world.deps, callerIdentity: slowLookup.identity }, { by: "ops" });
+
+    const [entry] = (await world.store.get(eventId))?.redrives ?? [];
+    expect(entry?.at).toBe(new Date(world.now()).toISOString());
+  });
+
   it("names the caller AWS reports beside by, asking once per run and not at all in a dry run", async () => {
     const events = [await deadLetter(), await deadLetter()];
     const { identity, lookups } = countingCallerIdentity();

@@ -26,6 +26,18 @@ export const onceCaller = (identity: CallerIdentity): (() => Promise<AuditCaller
   };
 };
 
+/**
+ * The `caller` field of every entry one run writes, spread into each: asked once (see
+ * {@link onceCaller}); without an identity, no field, as in entries written before callers were.
+ */
+export const callerFieldOnce = (
+  identity: CallerIdentity | undefined,
+): (() => Promise<{ readonly caller?: AuditCaller }>) => {
+  if (identity === undefined) return async () => ({});
+  const caller = onceCaller(identity);
+  return async () => ({ caller: await caller() });
+};
+
 const SOURCE_LABEL: Record<CallerSource, string> = {
   [CallerSource.OPERATOR]: "operator's credentials",
   [CallerSource.FUNCTION_ROLE]: "redrive function's role",

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { auditCaller, describeCaller, onceCaller } from "../../lib/core/caller.js";
+import { auditCaller, callerFieldOnce, describeCaller, onceCaller } from "../../lib/core/caller.js";
 import { CallerSource } from "../../lib/core/record.js";
 import { ANA_CALLER, countingCallerIdentity } from "../support/counting-caller-identity.js";
 
@@ -28,6 +28,22 @@ describe("onceCaller", () => {
     expect(lookups()).toBe(0);
     const answers = await Promise.all([caller(), caller(), caller()]);
     expect(answers).toEqual([ANA_CALLER, ANA_CALLER, ANA_CALLER]);
+    expect(lookups()).toBe(1);
+  });
+});
+
+describe("callerFieldOnce", () => {
+  it("gives no field without an identity, as entries from before callers were recorded", async () => {
+    expect(await callerFieldOnce(undefined)()).toEqual({});
+  });
+
+  it("gives every entry the same caller field, asked once", async () => {
+    const { identity, lookups } = countingCallerIdentity();
+    const field = callerFieldOnce(identity);
+    expect([await field(), await field()]).toEqual([
+      { caller: ANA_CALLER },
+      { caller: ANA_CALLER },
+    ]);
     expect(lookups()).toBe(1);
   });
 });
