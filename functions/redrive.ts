@@ -3,8 +3,10 @@ import { createAwsClients } from "../lib/adapters/aws-clients.js";
 import { createDynamoEventStore } from "../lib/adapters/dynamo-event-store.js";
 import { createSqsDeadLetterQueue } from "../lib/adapters/sqs-dead-letter-queue.js";
 import { createSqsIngressQueue } from "../lib/adapters/sqs-ingress-queue.js";
+import { createStsCallerIdentity } from "../lib/adapters/sts-caller-identity.js";
 import { loadConfig } from "../lib/config.js";
 import { systemClock } from "../lib/core/random.js";
+import { CallerSource } from "../lib/core/record.js";
 import { type RedriveReport, redrive } from "../lib/redrive.js";
 import { parseRedriveRequest } from "../lib/redrive-request.js";
 
@@ -14,6 +16,16 @@ const SAFETY_MARGIN_MS = 15_000;
 // Built once per container; the configuration is read at cold start so a bad deployment fails fast.
 const config = loadConfig();
 const clients = createAwsClients();
+/*
+ * The function's own role, as STS reports it: an Invoke carries no trace of its invoker into the
+ * event or the context (`context.identity` is Cognito's, `clientContext` the invoker's own
+ * words). So `caller` names the role that made the move, labelled as such, and `by` is the
+ * invoker's claim; who invoked is in CloudTrail's Lambda data events, under the request id logged.
+ */
+const callerIdentity = createStsCallerIdentity({
+  sts: clients.sts,
+  source: CallerSource.FUNCTION_ROLE,
+});
 
 /**
  * The redrive Lambda: invoked directly (console, CLI, automation) with a redrive request, it
@@ -22,6 +34,12 @@ const clients = createAwsClients();
  */
 export const handler = async (request: unknown, context: Context): Promise<RedriveReport> => {
   const parsed = parseRedriveRequest(request);
+  if (!parsed.dryRun) {
+    // One line to join an audit entry (its `at`, `by`) to the CloudTrail record of the Invoke.
+    console.log(
+      JSON.stringify({ message: "redrive", requestId: context.awsRequestId, by: parsed.by }),
+    );
+  }
   return redrive(
     {
       deadLetterQueue: createSqsDeadLetterQueue({
@@ -40,6 +58,7 @@ export const handler = async (request: unknown, context: Context): Promise<Redri
       defaultPolicy: config.defaultPolicy,
       policyLimits: config.policyLimits,
       shouldStop: () => context.getRemainingTimeInMillis() < SAFETY_MARGIN_MS,
+      callerIdentity,
     },
     parsed,
   );

@@ -1,4 +1,5 @@
-import type { DeadLetterQueue, EventStore } from "./core/ports.js";
+import { callerFieldOnce } from "./core/caller.js";
+import type { CallerIdentity, DeadLetterQueue, EventStore } from "./core/ports.js";
 import type { Clock } from "./core/random.js";
 import { AuditAction, type AuditEntry, type EventRecord } from "./core/record.js";
 import { EventStatus } from "./core/status.js";
@@ -24,6 +25,8 @@ export interface CleanDeps {
   readonly clock: Clock;
   readonly scanVisibilitySeconds?: number;
   readonly onProgress?: (scanned: number) => void;
+  /** Who AWS says runs the clean, for the audit entries' `caller` (see redrive's). */
+  readonly callerIdentity?: CallerIdentity | undefined;
 }
 
 export interface CleanRequest {
@@ -73,6 +76,7 @@ export const cleanDeadLetters = async (
   const report: CleanReport = { dryRun: request.dryRun, removed: [], kept: 0, failed: [] };
   const keep: ScannedMessage[] = [...unmatched];
   const records = new Map<string, EventRecord | undefined>();
+  const callerField = callerFieldOnce(deps.callerIdentity);
   for (const message of matched) {
     const eventId = eventIdOf(message);
     const messageId = message.received.messageId;
@@ -88,9 +92,12 @@ export const cleanDeadLetters = async (
         continue;
       }
       if (!request.dryRun) {
+        // Asked before the clock is read, so `at` is when the copy went, not when STS was asked.
+        const who = await callerField();
         const entry: AuditEntry = {
           at: new Date(deps.clock()).toISOString(),
           by: request.by,
+          ...who,
           action: AuditAction.DEAD_LETTER_COPY_REMOVED,
           reason: request.reason ?? `dead-letter copy removed: ${why}`,
           messageId,

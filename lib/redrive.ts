@@ -1,3 +1,4 @@
+import { callerFieldOnce } from "./core/caller.js";
 import { sameEnvelope } from "./core/claim.js";
 import type { DeadLetterMessage } from "./core/dead-letter.js";
 import { DeadLetterReason } from "./core/decide.js";
@@ -10,7 +11,7 @@ import {
   DEFAULT_POLICY_LIMITS,
   type PolicyLimits,
 } from "./core/policy-limits.js";
-import type { DeadLetterQueue, EventStore, IngressQueue } from "./core/ports.js";
+import type { CallerIdentity, DeadLetterQueue, EventStore, IngressQueue } from "./core/ports.js";
 import type { Clock } from "./core/random.js";
 import type { EventRecord, RedriveEntry } from "./core/record.js";
 import { mayRedrive } from "./core/redrive-rule.js";
@@ -78,6 +79,12 @@ export interface RedriveDeps {
   readonly shouldStop?: () => boolean;
   /** Progress for displays: `phase` scan counts messages seen, move counts messages handled. */
   readonly onProgress?: (progress: RedriveProgress) => void;
+  /**
+   * Who AWS says runs the redrive, for the audit entries' `caller`; asked once, on the first
+   * move. Never taken from the request: a request is the invoker's word, not AWS's. Without it,
+   * entries have no `caller`.
+   */
+  readonly callerIdentity?: CallerIdentity | undefined;
 }
 
 export interface RedriveProgress {
@@ -279,6 +286,7 @@ export const redrive = async (
 
   // Event ids moved (or found already moved) in this run: later copies are duplicates.
   const handled = new Set<string>();
+  const callerField = callerFieldOnce(deps.callerIdentity);
   const intervalMs = 1000 / request.ratePerSecond;
   const startedMs = clock();
   let moves = 0;
@@ -347,10 +355,13 @@ export const redrive = async (
       if (waitMs > 0) await deps.sleep(waitMs);
       moves += 1;
 
+      // Asked before the clock is read, so `at` is when the move happened, not when STS was asked.
+      const who = await callerField();
       const nowMs = clock();
       const audit: RedriveEntry = {
         at: new Date(nowMs).toISOString(),
         by: request.by,
+        ...who,
         reason: request.why ?? `redrive of ${dl.reason}`,
         previousStatus: record.status,
         previousAttempts: record.attempts,

@@ -5,6 +5,7 @@ import { EventStatus } from "../lib/core/status.js";
 import { cleanDeadLetters } from "../lib/dead-letter-clean.js";
 import { listDeadLetters } from "../lib/dead-letter-scan.js";
 import { anAttemptEntry, anEnvelope } from "./factories.js";
+import { ANA_CALLER, countingCallerIdentity } from "./support/counting-caller-identity.js";
 import { deadLetterEvent } from "./support/dead-letter-fixture.js";
 import { createRedriveWorld, type RedriveWorld } from "./support/redrive-world.js";
 
@@ -82,6 +83,23 @@ describe("cleanDeadLetters", () => {
         messageId: report.removed[0]?.messageId,
       }),
     ]);
+  });
+
+  it("names the caller AWS reports beside by on every removal, asking once per run", async () => {
+    const delivered = [await deliveredWithLeftoverCopy(), await deliveredWithLeftoverCopy()];
+    const { identity, lookups } = countingCallerIdentity();
+
+    await cleanDeadLetters(
+      { ...deps(), callerIdentity: identity },
+      { dryRun: false, by: "operator-test" },
+    );
+
+    for (const { eventId } of delivered) {
+      expect((await world.store.get(eventId))?.audit).toEqual([
+        expect.objectContaining({ by: "operator-test", caller: ANA_CALLER }),
+      ]);
+    }
+    expect(lookups()).toBe(1);
   });
 
   it("changes nothing in a dry run but reports the same removals", async () => {

@@ -9,6 +9,7 @@ import type { DeadLetterQueue, EventStore } from "../lib/core/ports.js";
 import { redrive } from "../lib/redrive.js";
 import { receiveRaw } from "./adapters/sqs-test-support.js";
 import { anEnvelope, FIXED_NOW_MS } from "./factories.js";
+import { ANA_CALLER, countingCallerIdentity } from "./support/counting-caller-identity.js";
 import { deadLetterEvent } from "./support/dead-letter-fixture.js";
 import { testClients } from "./support/local-aws.js";
 import { createRedriveWorld, type RedriveWorld } from "./support/redrive-world.js";
@@ -44,6 +45,36 @@ const sortBy = <T extends { eventId: string }>(list: T[]): T[] =>
   [...list].sort((a, b) => a.eventId.localeCompare(b.eventId));
 
 describe("redrive", () => {
+  it("dates the entry when the move happens, after a slow caller lookup, not before it", async () => {
+    const { eventId } = await deadLetter();
+    const slowLookup = countingCallerIdentity(async () => {
+      world.advance(5_000);
+      return ANA_CALLER;
+    });
+
+    await redrive({ ...world.deps, callerIdentity: slowLookup.identity }, { by: "ops" });
+
+    const [entry] = (await world.store.get(eventId))?.redrives ?? [];
+    expect(entry?.at).toBe(new Date(world.now()).toISOString());
+  });
+
+  it("names the caller AWS reports beside by, asking once per run and not at all in a dry run", async () => {
+    const events = [await deadLetter(), await deadLetter()];
+    const { identity, lookups } = countingCallerIdentity();
+    const deps = { ...world.deps, callerIdentity: identity };
+
+    await redrive(deps, { dryRun: true, by: "ops" });
+    expect(lookups()).toBe(0);
+    await redrive(deps, { by: "ops" });
+
+    for (const { eventId } of events) {
+      expect((await world.store.get(eventId))?.redrives).toEqual([
+        expect.objectContaining({ by: "ops", caller: ANA_CALLER }),
+      ]);
+    }
+    expect(lookups()).toBe(1);
+  });
+
   it("dry run moves nothing and lists exactly what a real run then moves", async () => {
     const events = [await deadLetter(), await deadLetter(), await deadLetter()];
     const dry = await redrive(world.deps, { dryRun: true, by: "ops" });

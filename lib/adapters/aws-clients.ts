@@ -2,6 +2,7 @@ import type { CloudFormationClient } from "@aws-sdk/client-cloudformation";
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import type { LambdaClient } from "@aws-sdk/client-lambda";
 import type { SQSClient } from "@aws-sdk/client-sqs";
+import type { STSClient } from "@aws-sdk/client-sts";
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type {
   AwsCredentialIdentity,
@@ -18,6 +19,7 @@ export interface AwsEndpoints {
   readonly dynamodb?: string | undefined;
   readonly lambda?: string | undefined;
   readonly cloudformation?: string | undefined;
+  readonly sts?: string | undefined;
 }
 
 /**
@@ -64,6 +66,11 @@ export interface AwsClients {
   lambda(): Promise<LambdaClient>;
   /** The CloudFormation client, loaded and built on the first call. */
   cloudformation(): Promise<CloudFormationClient>;
+  /**
+   * The STS client (who the caller is, for audit entries), loaded and built on the first call;
+   * undefined when there is no STS to ask: see {@link stsEndpointOf}.
+   */
+  sts(): Promise<STSClient | undefined>;
   /** Closes the clients' connection pools (lets a short-lived process exit promptly). */
   destroy(): void;
 }
@@ -75,6 +82,7 @@ export const ENDPOINT_ENV = {
   DYNAMODB: "AWS_ENDPOINT_URL_DYNAMODB",
   LAMBDA: "AWS_ENDPOINT_URL_LAMBDA",
   CLOUDFORMATION: "AWS_ENDPOINT_URL_CLOUDFORMATION",
+  STS: "AWS_ENDPOINT_URL_STS",
 } as const;
 
 const nonEmpty = (value: string | undefined): string | undefined =>
@@ -90,6 +98,25 @@ export const resolveEndpoint = (
   env: NodeJS.ProcessEnv,
 ): string | undefined =>
   nonEmpty(explicit) ?? nonEmpty(env[serviceVariable]) ?? nonEmpty(env[ENDPOINT_ENV.ALL]);
+
+/**
+ * Where STS is: its own endpoint or the shared one, the same override the other clients follow
+ * (a LocalStack answers GetCallerIdentity), else AWS's (`undefined`). `null` when SQS or DynamoDB
+ * is redirected (the local emulators) and STS is not: fauxqs and DynamoDB Local have no STS, and
+ * AWS's answer would name an identity that has no say over the emulators' data, so nothing is
+ * asked, and nothing waits on a network call that cannot succeed.
+ */
+export const stsEndpointOf = (
+  endpoints: AwsEndpoints | undefined,
+  env: NodeJS.ProcessEnv,
+): string | undefined | null => {
+  const endpoint = resolveEndpoint(endpoints?.sts, ENDPOINT_ENV.STS, env);
+  if (endpoint !== undefined) return endpoint;
+  const emulated =
+    resolveEndpoint(endpoints?.sqs, ENDPOINT_ENV.SQS, env) !== undefined ||
+    resolveEndpoint(endpoints?.dynamodb, ENDPOINT_ENV.DYNAMODB, env) !== undefined;
+  return emulated ? null : undefined;
+};
 
 /**
  * Builds the SDK clients from the standard AWS configuration, with optional explicit endpoints.
@@ -150,17 +177,26 @@ export const createAwsClients = (options: AwsClientsOptions = {}): AwsClients =>
       }),
     );
   });
+  const stsEndpoint = stsEndpointOf(options.endpoints, env);
+  const sts = loadOnFirstUse(async () => {
+    const { STSClient } = await import("@aws-sdk/client-sts");
+    return withMiddleware(
+      new STSClient({ ...common, ...(stsEndpoint ? { endpoint: stsEndpoint } : {}) }),
+    );
+  });
   return {
     sqs,
     dynamodb,
     documents,
     lambda: lambda.get,
     cloudformation: cloudformation.get,
+    sts: async () => (stsEndpoint === null ? undefined : sts.get()),
     destroy: () => {
       sqs.destroy();
       dynamodb.destroy();
       lambda.destroy();
       cloudformation.destroy();
+      sts.destroy();
     },
   };
 };

@@ -1,6 +1,13 @@
 import { userInfo } from "node:os";
 import type { AwsClients } from "../adapters/aws-clients.js";
-import type { DeadLetterQueue, EventStore, IngressQueue, TargetStateStore } from "../core/ports.js";
+import type {
+  CallerIdentity,
+  DeadLetterQueue,
+  EventStore,
+  IngressQueue,
+  TargetStateStore,
+} from "../core/ports.js";
+import { CallerSource } from "../core/record.js";
 import { type ResourceFlags, type ResourceName, resolveResources } from "./resources.js";
 
 /**
@@ -17,6 +24,8 @@ export interface AwsSession {
   store(): EventStore;
   /** The targets' breaker items, in the event table. */
   targetState(): TargetStateStore;
+  /** Who AWS says the CLI's credentials belong to, for audit entries (STS GetCallerIdentity). */
+  callerIdentity(): CallerIdentity;
 }
 
 /** Runs `work` with a session, closing the clients afterwards so the process exits promptly. */
@@ -33,12 +42,14 @@ export const withAwsSession = async <T>(
     { createSqsDeadLetterQueue },
     { createSqsIngressQueue },
     { createDynamoTargetStateStore },
+    { createStsCallerIdentity },
   ] = await Promise.all([
     import("../adapters/aws-clients.js"),
     import("../adapters/dynamo-event-store.js"),
     import("../adapters/sqs-dead-letter-queue.js"),
     import("../adapters/sqs-ingress-queue.js"),
     import("../adapters/dynamo-target-state-store.js"),
+    import("../adapters/sts-caller-identity.js"),
   ]);
   const clients = createAwsClients();
   try {
@@ -67,6 +78,8 @@ export const withAwsSession = async <T>(
       store: () => createDynamoEventStore({ doc: clients.documents, tableName: need("tableName") }),
       targetState: () =>
         createDynamoTargetStateStore({ doc: clients.documents, tableName: need("tableName") }),
+      callerIdentity: () =>
+        createStsCallerIdentity({ sts: clients.sts, source: CallerSource.OPERATOR }),
     });
   } finally {
     clients.destroy();

@@ -113,6 +113,7 @@ export const registerDlqCommands = (program: Command): void => {
             store: session.store(),
             clock: systemClock,
             onProgress: (scanned) => progress.update(scanned),
+            callerIdentity: session.callerIdentity(),
           },
           { dryRun: flags.dryRun, by: flags.by ?? callerName(), reason: flags.why },
         ),

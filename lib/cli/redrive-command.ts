@@ -19,6 +19,7 @@ import { policyLimitsFromEnv } from "./policy-limits-from-env.js";
 import { createProgress } from "./progress.js";
 import { addResourceOptions, type ResourceFlags } from "./resources.js";
 import { parseInstant } from "./time-flags.js";
+import { guardUnfilteredRedrive } from "./unfiltered-redrive.js";
 
 interface RedriveFlags extends ResourceFlags {
   readonly eventId?: string[];
@@ -33,6 +34,8 @@ interface RedriveFlags extends ResourceFlags {
   readonly by?: string;
   readonly why?: string;
   readonly dryRun: boolean;
+  /** An unfiltered redrive, meant: every dead-lettered event. */
+  readonly all: boolean;
   readonly json: boolean;
   /** `--function` alone: the stack's redrive function; with a value: that function. */
   readonly function?: string | true;
@@ -121,6 +124,14 @@ export const registerRedriveCommand = (program: Command): void => {
     .option("--by <name>", "who asks, for the audit entry (default $USER)")
     .option("--why <text>", "why, for the audit entry")
     .option("--dry-run", "list what would move; change nothing", false)
+    .addOption(
+      new Option(
+        "--all",
+        "move every dead-lettered event: needed without a filter in scripts (--json, no terminal)",
+      )
+        .default(false)
+        .conflicts(["eventId", "reason", "target", "since", "until"]),
+    )
     .option(
       "--function [name]",
       "run it in the deployed redrive function (its role, the deployment's policy); " +
@@ -128,6 +139,12 @@ export const registerRedriveCommand = (program: Command): void => {
     );
   addResourceOptions(withJsonOption(command)).action(async (flags: RedriveFlags) => {
     const request = requestFromFlags(flags);
+    await guardUnfilteredRedrive({
+      request,
+      all: flags.all,
+      json: flags.json,
+      interactive: process.stdin.isTTY === true && process.stderr.isTTY === true,
+    });
     const report =
       flags.function === undefined
         ? await redriveHere(flags, request)
@@ -162,6 +179,7 @@ const redriveHere = async (
             defaultPolicy: defaultPolicyFromEnv(),
             policyLimits: policyLimitsFromEnv(),
             onProgress: (p) => progress.update(p.done, p.total),
+            callerIdentity: session.callerIdentity(),
           },
           request,
         ),

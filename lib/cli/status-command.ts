@@ -1,5 +1,6 @@
 import Table from "cli-table3";
 import type { Command } from "commander";
+import { describeCaller } from "../core/caller.js";
 import { shortDigest } from "../core/envelope-digest.js";
 import { ResourceNotFoundError } from "../core/errors.js";
 import type { EventRecord } from "../core/record.js";
@@ -90,17 +91,28 @@ export const renderRecord = (record: EventRecord, nowMs: number = Date.now()): s
   if (record.redrives.length > 0) {
     const redrives = new Table({
       ...plain,
-      head: ["at", "by", "reason", "previous status", "previous attempts", "budget"],
+      head: ["at", "by", "caller", "reason", "previous status", "previous attempts", "budget"],
     });
     for (const r of record.redrives) {
-      redrives.push([r.at, r.by, r.reason, r.previousStatus, r.previousAttempts, r.attemptBudget]);
+      redrives.push([
+        r.at,
+        r.by,
+        describeCaller(r.caller),
+        r.reason,
+        r.previousStatus,
+        r.previousAttempts,
+        r.attemptBudget,
+      ]);
     }
     parts.push("Redrives", redrives.toString());
   }
   if ((record.audit ?? []).length > 0) {
-    const audit = new Table({ ...plain, head: ["at", "by", "action", "reason", "message"] });
+    const audit = new Table({
+      ...plain,
+      head: ["at", "by", "caller", "action", "reason", "message"],
+    });
     for (const a of record.audit ?? []) {
-      audit.push([a.at, a.by, a.action, a.reason, show(a.messageId)]);
+      audit.push([a.at, a.by, describeCaller(a.caller), a.action, a.reason, show(a.messageId)]);
     }
     parts.push("Audit", audit.toString());
   }

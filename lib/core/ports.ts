@@ -4,7 +4,9 @@ import type { Envelope } from "./envelope.js";
 import type { AttemptResult } from "./outcome.js";
 import type {
   AttemptEntry,
+  AuditCaller,
   AuditEntry,
+  CallerSource,
   EventRecord,
   PendingDeadLetter,
   RedriveEntry,
@@ -171,6 +173,16 @@ export interface EventStore {
   appendAudit(eventId: string, entry: AuditEntry): Promise<void>;
   get(eventId: string): Promise<EventRecord | undefined>;
   listByStatus(request: ListByStatusRequest): Promise<EventRecord[]>;
+}
+
+/**
+ * Who AWS says signs this process's calls, for audit entries. Never throws: an operator action
+ * must not fail for want of a name, so a failed lookup is an {@link UnverifiedCaller} with why.
+ */
+export interface CallerIdentity {
+  /** Whose credentials these are, so that an entry says what its caller names. */
+  readonly source: CallerSource;
+  lookup(): Promise<AuditCaller>;
 }
 
 /** Scheduling facts carried beside the envelope, as message attributes. */

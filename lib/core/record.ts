@@ -2,6 +2,43 @@ import type { DeadLetterReason } from "./decide.js";
 import type { Outcome, OutcomeClass } from "./outcome.js";
 import type { EventStatus } from "./status.js";
 
+/** Whose credentials an audit entry's `caller` names: it says which of two different things it is. */
+export const CallerSource = {
+  /** The credentials the operator's CLI signed its calls with: the person or automation acting. */
+  OPERATOR: "operator_credentials",
+  /**
+   * The redrive function's own role. A direct Invoke passes nothing of its invoker into the
+   * function, so the invoker is not this: it is in CloudTrail, under the request id logged.
+   */
+  FUNCTION_ROLE: "redrive_function_role",
+} as const;
+export type CallerSource = (typeof CallerSource)[keyof typeof CallerSource];
+
+/** What STS's GetCallerIdentity answered: AWS's word, bound to the request's signature. */
+export interface VerifiedCaller {
+  readonly source: CallerSource;
+  /** `arn:aws:iam::…:user/ana`, `arn:aws:sts::…:assumed-role/role/session`. */
+  readonly arn: string;
+  readonly account: string;
+  /** The principal's unique id (`AIDA…`, or `AROA…:session` for an assumed role). */
+  readonly userId: string;
+}
+
+/**
+ * No answer from STS (the local emulators have none, no network, expired credentials, a
+ * timeout): the action still happened, and `unverified` says why nobody can vouch for who did it.
+ */
+export interface UnverifiedCaller {
+  readonly source: CallerSource;
+  readonly unverified: string;
+}
+
+/**
+ * The principal AWS reported for whoever made a change, beside the self-declared `by`. See
+ * docs/design-notes.md, "Who did it".
+ */
+export type AuditCaller = VerifiedCaller | UnverifiedCaller;
+
 /** How many finished attempts a record keeps; older ones are dropped, the count stays exact. */
 export const MAX_HISTORY_ENTRIES = 20;
 /** How many redrive audit entries a record keeps. */
@@ -25,7 +62,10 @@ export interface AttemptEntry {
 /** Who brought an event back from the dead-letter queue, when, why and with what budget. */
 export interface RedriveEntry {
   readonly at: string;
+  /** Who the operator said they are (`--by`, the request's `by`): self-declared, not checked. */
   readonly by: string;
+  /** Who AWS says acted; absent on entries written before callers were recorded. */
+  readonly caller?: AuditCaller | undefined;
   readonly reason: string;
   readonly previousStatus: EventStatus;
   readonly previousAttempts: number;
@@ -46,6 +86,8 @@ export type AuditAction = (typeof AuditAction)[keyof typeof AuditAction];
 export interface AuditEntry {
   readonly at: string;
   readonly by: string;
+  /** Who AWS says acted; absent on entries written before callers were recorded. */
+  readonly caller?: AuditCaller | undefined;
   readonly action: AuditAction;
   readonly reason: string;
   /** The SQS message the action concerned, when there was one. */

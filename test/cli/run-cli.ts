@@ -13,14 +13,41 @@ export interface CliResult {
  * Runs `node bin/ricochet.js …` as a child process against the test emulators, as an operator
  * would. Asynchronous on purpose: a synchronous child call would block this worker's event loop.
  */
-export const runCli = (
+export const runCli = (args: readonly string[], options: CliOptions = {}): Promise<CliResult> =>
+  runProgram(process.execPath, ["bin/ricochet.js", ...args], options);
+
+const shellQuote = (word: string): string => `'${word.replaceAll("'", "'\\''")}'`;
+
+/**
+ * Runs the CLI as {@link runCli} does, but on a pseudo-terminal (util-linux `script`), as an
+ * operator at a terminal: stdin and stderr are TTYs, and `typed` is what they type. stdout and
+ * stderr arrive together, as a terminal shows them, in `stdout`.
+ */
+export const runCliAtTerminal = (
   args: readonly string[],
-  options: { stdin?: string; env?: Readonly<Record<string, string>> } = {},
+  typed: string,
+  options: Omit<CliOptions, "stdin"> = {},
+): Promise<CliResult> =>
+  runProgram(
+    "script",
+    ["-qec", [process.execPath, "bin/ricochet.js", ...args].map(shellQuote).join(" "), "/dev/null"],
+    { ...options, stdin: typed },
+  );
+
+interface CliOptions {
+  readonly stdin?: string;
+  readonly env?: Readonly<Record<string, string>>;
+}
+
+const runProgram = (
+  program: string,
+  args: readonly string[],
+  options: CliOptions,
 ): Promise<CliResult> =>
   new Promise((resolve) => {
     const child = execFile(
-      process.execPath,
-      ["bin/ricochet.js", ...args],
+      program,
+      args,
       {
         env: {
           PATH: process.env.PATH ?? "",

@@ -45,10 +45,12 @@ describe("function bundles", () => {
     );
   });
 
-  it("start the redrive function without the Lambda, CloudFormation, Secrets Manager or SSM clients", async () => {
-    const { atStart } = await sdkImports("redrive");
+  it("start the redrive function without the Lambda, CloudFormation, Secrets Manager, SSM or STS clients", async () => {
+    const { atStart, onFirstUse } = await sdkImports("redrive");
 
-    for (const lazy of ["lambda", "cloudformation", "secrets-manager", "ssm"]) {
+    // STS names the caller of the first move: a dry run or an empty queue never loads it.
+    expect(onFirstUse).toContain("@aws-sdk/client-sts");
+    for (const lazy of ["lambda", "cloudformation", "secrets-manager", "ssm", "sts"]) {
       expect(atStart).not.toContain(`@aws-sdk/client-${lazy}`);
     }
   });

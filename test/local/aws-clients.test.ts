@@ -9,6 +9,7 @@ import {
   createAwsClients,
   localAwsEnv,
   resolveEndpoint,
+  stsEndpointOf,
 } from "../../lib/adapters/aws-clients.js";
 import { LOCAL_CREDENTIALS } from "../../lib/local/local-identity.js";
 import { closedPort } from "../adapters/targets/local-servers.js";
@@ -33,6 +34,36 @@ describe("resolveEndpoint", () => {
     ["none at all", undefined, {}, undefined],
   ])("takes %s", (_label, explicit, env, expected) => {
     expect(resolveEndpoint(explicit, "X", env)).toBe(expected);
+  });
+});
+
+describe("stsEndpointOf", () => {
+  const EMULATED = { AWS_ENDPOINT_URL_SQS: "http://sqs", AWS_ENDPOINT_URL_DYNAMODB: "http://ddb" };
+  it.each([
+    ["AWS's own STS with no override at all", undefined, {}, undefined],
+    [
+      "the shared override, as LocalStack's STS",
+      undefined,
+      { AWS_ENDPOINT_URL: "http://ls" },
+      "http://ls",
+    ],
+    [
+      "STS's own override over the emulators'",
+      undefined,
+      { ...EMULATED, AWS_ENDPOINT_URL_STS: "http://sts" },
+      "http://sts",
+    ],
+    [
+      "an explicit STS endpoint first",
+      { sts: "http://x" },
+      { AWS_ENDPOINT_URL_STS: "http://sts" },
+      "http://x",
+    ],
+    ["none beside emulators named in the environment", undefined, EMULATED, null],
+    ["none beside emulators named explicitly", { sqs: "http://sqs" }, {}, null],
+    ["none beside an emulated DynamoDB alone", { dynamodb: "http://ddb" }, {}, null],
+  ])("gives %s", (_label, endpoints, env, expected) => {
+    expect(stsEndpointOf(endpoints, env)).toBe(expected);
   });
 });
 

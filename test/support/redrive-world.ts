@@ -16,6 +16,7 @@ export interface RedriveWorld {
   /** Where redriven messages go: Ricochet's own queue. */
   readonly internalQueueUrl: string;
   readonly deadLetterQueueUrl: string;
+  readonly tableName: string;
   /** The injected clock's current time; `deps.sleep` advances it instead of waiting. */
   now(): number;
   advance(ms: number): void;
@@ -36,6 +37,7 @@ export const createRedriveWorld = async (prefix: string): Promise<RedriveWorld> 
     ingressQueueUrl: queues.ingressQueueUrl,
     internalQueueUrl: queues.internalQueueUrl,
     deadLetterQueueUrl: queues.deadLetterQueueUrl,
+    tableName,
     now: () => now,
     advance: (ms) => {
       now += ms;
