@@ -309,6 +309,10 @@ export const runSimulation = async (options: SimulationOptions): Promise<Simulat
       },
       recordRedrive: (request) =>
         faults.call(process, "store.recordRedrive", () => store.recordRedrive(request)),
+      recordCancel: (request) =>
+        faults.call(process, "store.recordCancel", () => store.recordCancel(request)),
+      recordReplay: (request) =>
+        faults.call(process, "store.recordReplay", () => store.recordReplay(request)),
       recordConflict: (request) =>
         faults.call(process, "store.recordConflict", () => store.recordConflict(request)),
       appendAudit: (eventId, entry) => store.appendAudit(eventId, entry),

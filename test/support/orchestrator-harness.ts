@@ -368,6 +368,8 @@ export const createOrchestratorHarness = async (prefix: string) => {
         recordInvalid: slow(s.recordInvalid),
         recordScheduled: slow(s.recordScheduled),
         recordRedrive: slow(s.recordRedrive),
+        recordCancel: slow(s.recordCancel),
+        recordReplay: slow(s.recordReplay),
         recordConflict: slow(s.recordConflict),
         appendAudit: slow(s.appendAudit),
         get: slow(s.get),
