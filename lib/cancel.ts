@@ -68,7 +68,7 @@ export const operatorAudit = (
 });
 
 /**
- * Cancels the named events that are still waiting (pending, or waiting for a retry), recording
+ * Cancels the named events that are still waiting (pending, scheduled, or waiting for a retry), recording
  * who (`by`, and `caller` as AWS reported it) and why on each record. Delivered, finished and
  * in-flight events are refused with the reason; see lib/core/cancel-rule.ts.
  *

@@ -60,6 +60,36 @@ describe("cancel on the emulators", () => {
     ]);
   });
 
+  it("cancels a scheduled event: its hopping copy is dropped at the next hop, never called", async () => {
+    const eventId = anEventId("cancel-scheduled");
+    const dueMs = Date.now() + 6_000;
+    await h.startWorkers({ hopSeconds: 1 });
+    const dropped = h.metrics.get(MetricName.CANCELLED_DROPPED);
+    await h.submit([{ ...h.envelope(eventId, {}), notBefore: new Date(dueMs).toISOString() }]);
+    await h.waitForStatus(eventId, EventStatus.SCHEDULED);
+
+    const report = await cancelEvents(cancelDeps(), {
+      eventIds: [eventId],
+      by: "ops",
+      reason: "campaign called off",
+    });
+    expect(report.cancelled).toEqual([{ eventId, previousStatus: EventStatus.SCHEDULED }]);
+
+    // Dropped by a hop well before it falls due, not by the claim when it does.
+    await h.waitFor(() => h.metrics.get(MetricName.CANCELLED_DROPPED) > dropped, 15_000);
+    expect(Date.now()).toBeLessThan(dueMs);
+    await h.waitForQueueEmpty();
+    expect(h.receiver.callsFor(eventId)).toHaveLength(0);
+    const record = await h.store.get(eventId);
+    expect(record).toMatchObject({ status: EventStatus.CANCELLED, attempts: 0 });
+    expect(record?.audit).toEqual([
+      expect.objectContaining({
+        action: AuditAction.CANCELLED,
+        previousStatus: EventStatus.SCHEDULED,
+      }),
+    ]);
+  });
+
   it("refuses to cancel a delivered event, says why, and leaves its record alone", async () => {
     const eventId = anEventId("cancel-delivered");
     await h.startWorkers();

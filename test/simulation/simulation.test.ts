@@ -129,9 +129,12 @@ describe("simulation of the orchestrator and redrive under seeded faults", () =>
 
   // Regression seed: at a 10 % fault rate a message that crashes its worker maxReceiveCount
   // times is parked raw by the queue's native redrive with its record stuck in_flight. Redrive
-  // now reads such a body as `unprocessed` and brings the stranded event back.
+  // now reads such a body as `unprocessed` and brings the stranded event back. The seed is one
+  // whose run parks copies raw (checked, so a change to the random stream cannot make it vacuous);
+  // at this fault rate some seeds end with the simulated operator out of runs, so not any will do.
   it("brings back an event whose message crashed its workers maxReceiveCount times", async () => {
-    const result = await runSimulation({ seed: 5090, faultRate: 0.1 });
+    const result = await runSimulation({ seed: 5086, faultRate: 0.1 });
+    expect(result.parkedRaw).toBeGreaterThan(0);
     expect(result.violations).toEqual([]);
   });
 });

@@ -119,6 +119,8 @@ export interface SimulationResult {
   readonly deferred: number;
   /** Events recorded as scheduled: first seen before their `notBefore`. */
   readonly scheduled: number;
+  /** Copies the queue's native redrive parked raw (no Ricochet summary) before the operator ran. */
+  readonly parkedRaw: number;
   readonly steps: number;
   readonly virtualSeconds: number;
   readonly violations: Violation[];
@@ -561,6 +563,7 @@ export const runSimulation = async (options: SimulationOptions): Promise<Simulat
   for (let slot = 0; slot < o.workers; slot += 1) void pollerLoop(slot);
   let end = await sched.run(quiet, START_MS + VIRTUAL_LIMIT_MS);
   const records = store.snapshot();
+  const parkedRaw = deadLetterQueue.contents().filter((m) => m.summary === undefined).length;
   // Dead-lettered and rejected events, and events stranded mid-flight by a crash loop whose raw
   // message the native redrive parked: an operator redrives all of them.
   const toRedrive = [...records.values()]
@@ -612,6 +615,7 @@ export const runSimulation = async (options: SimulationOptions): Promise<Simulat
     bulky: scenario.filter((e) => e.body !== undefined).length,
     deferred: metrics.get(MetricName.DEFERRED),
     scheduled: scheduledIds.size,
+    parkedRaw,
     steps: sched.steps,
     virtualSeconds,
     violations,
