@@ -1,12 +1,10 @@
-import { readFile } from "node:fs/promises";
-import { text as readStream } from "node:stream/consumers";
 import { type Command, Option } from "commander";
 import type { RejectedEvent, SubmitReport } from "../client.js";
 import { formatProblems, InvalidRequestError, QueueUnavailableError } from "../core/errors.js";
 import { withAwsSession } from "./aws-session.js";
 import { printResult, withJsonOption } from "./cli-support.js";
 import { addResourceOptions, type ResourceFlags } from "./resources.js";
-import { parseSubmitInput, scheduleDocuments } from "./submit-input.js";
+import { parseSubmitInput, readEnvelopeText, scheduleDocuments } from "./submit-input.js";
 import { parseDuration, parseIsoInstant } from "./time-flags.js";
 
 interface SubmitFlags extends ResourceFlags {
@@ -59,13 +57,7 @@ export const registerSubmitCommand = (program: Command): void => {
         .conflicts("at"),
     );
   addResourceOptions(withJsonOption(command)).action(async (flags: SubmitFlags) => {
-    const text =
-      flags.file === undefined || flags.file === "-"
-        ? await readStream(process.stdin)
-        : await readFile(flags.file, "utf8");
-    if (text.trim() === "") {
-      throw new InvalidRequestError("submission", [{ path: "", message: "no envelope given" }]);
-    }
+    const text = await readEnvelopeText(flags.file);
     const notBefore = notBeforeOf(flags);
     const parsed = parseSubmitInput(text);
     const input = notBefore === undefined ? parsed : scheduleDocuments(parsed, notBefore);
