@@ -5,8 +5,7 @@ import { createSqsDeadLetterQueue } from "../lib/adapters/sqs-dead-letter-queue.
 import { createSqsIngressQueue } from "../lib/adapters/sqs-ingress-queue.js";
 import { loadConfig } from "../lib/config.js";
 import { systemClock } from "../lib/core/random.js";
-import { type RedriveReport, redrive } from "../lib/redrive.js";
-import { parseRedriveRequest } from "../lib/redrive-request.js";
+import { type OperatorReport, runOperatorRequest } from "../lib/operator-function.js";
 
 /** Time kept back from the function's timeout so the last move and the report finish. */
 const SAFETY_MARGIN_MS = 15_000;
@@ -16,13 +15,13 @@ const config = loadConfig();
 const clients = createAwsClients();
 
 /**
- * The redrive Lambda: invoked directly (console, CLI, automation) with a redrive request, it
- * returns the {@link RedriveReport}. Messages it has no time left for stay in the dead-letter
- * queue and are reported as skipped.
+ * The redrive (operator) Lambda: invoked directly (console, CLI, operator client) with a request
+ * whose `action` is "redrive" (the default), "cancel" or "replay", it returns that action's
+ * report. A redrive's messages it has no time left for stay in the dead-letter queue and are
+ * reported as skipped. An invalid request fails the invocation with every problem listed.
  */
-export const handler = async (request: unknown, context: Context): Promise<RedriveReport> => {
-  const parsed = parseRedriveRequest(request);
-  return redrive(
+export const handler = async (request: unknown, context: Context): Promise<OperatorReport> =>
+  runOperatorRequest(
     {
       deadLetterQueue: createSqsDeadLetterQueue({
         sqs: clients.sqs,
@@ -40,7 +39,7 @@ export const handler = async (request: unknown, context: Context): Promise<Redri
       defaultPolicy: config.defaultPolicy,
       policyLimits: config.policyLimits,
       shouldStop: () => context.getRemainingTimeInMillis() < SAFETY_MARGIN_MS,
+      retentionSeconds: config.recordRetentionDays * 86_400,
     },
-    parsed,
+    request,
   );
-};

@@ -2,6 +2,7 @@ import * as z from "zod";
 import { EventIdSchema } from "./core/envelope.js";
 import { InvalidRequestError } from "./core/errors.js";
 import { toProblems } from "./core/zod-problems.js";
+import { parseRedriveRequest, type RedriveRequest } from "./redrive-request.js";
 
 /*
  * The requests of the per-event operator actions, cancel and replay, as the CLI, the client and
@@ -81,11 +82,41 @@ export const parseReplayRequest: (value: unknown) => ReplayRequest = parseWith(
   "replay request",
 );
 
-/** Whether a function event asks for a cancel or a replay rather than a redrive. */
-export const operatorActionOf = (value: unknown): "cancel" | "replay" | undefined => {
-  const action =
-    typeof value === "object" && value !== null
-      ? (value as { action?: unknown }).action
-      : undefined;
-  return action === "cancel" || action === "replay" ? action : undefined;
+/** The actions the operator (redrive) function runs; a request that names none is a redrive. */
+export const OPERATOR_ACTIONS = ["redrive", "cancel", "replay"] as const;
+export type OperatorAction = (typeof OPERATOR_ACTIONS)[number];
+
+/** A validated request to the operator function, by action. */
+export type OperatorRequest =
+  | { readonly action: "redrive"; readonly request: RedriveRequest }
+  | { readonly action: "cancel"; readonly request: CancelRequest }
+  | { readonly action: "replay"; readonly request: ReplayRequest };
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+/**
+ * Validates a request to the operator function: `action` says which use case runs ("redrive"
+ * when absent, so the redrive requests that predate the other actions keep working), and the
+ * rest is that action's request.
+ * @throws InvalidRequestError listing every problem (an unknown action is one).
+ */
+export const parseOperatorRequest = (value: unknown): OperatorRequest => {
+  if (!isObject(value))
+    throw new InvalidRequestError("operator request", [
+      { path: "", message: "must be a JSON object" },
+    ]);
+  const { action = "redrive", ...rest } = value;
+  switch (action) {
+    case "redrive":
+      return { action, request: parseRedriveRequest(rest) };
+    case "cancel":
+      return { action, request: parseCancelRequest(value) };
+    case "replay":
+      return { action, request: parseReplayRequest(value) };
+    default:
+      throw new InvalidRequestError("operator request", [
+        { path: "action", message: `must be one of ${OPERATOR_ACTIONS.join(", ")}` },
+      ]);
+  }
 };
