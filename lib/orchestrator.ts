@@ -193,11 +193,18 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
    */
   const hop = async (
     message: ReceivedMessage,
-    eventId: string,
+    envelope: Envelope,
     wait: { readonly dueMs: number; readonly delaySeconds: number },
   ): Promise<MessageVerdict> => {
-    const record = await deps.store.get(eventId);
-    if (record?.status === EventStatus.CANCELLED) return dropCancelled(message, record);
+    const record = await deps.store.get(envelope.eventId);
+    if (record?.status === EventStatus.CANCELLED) {
+      // A conflicting resubmission deferred on its way (a breaker, a limit) is counted, as its
+      // claim would have; only the event's own envelope is dropped as the cancel's.
+      const digest = envelopeDigest(envelope);
+      return sameEnvelope(record, digest)
+        ? dropCancelled(message, record)
+        : refuseConflict(envelope, digest, record, message);
+    }
     await resendFor(message, wait.dueMs, wait.delaySeconds);
     metrics.count(MetricName.HOP);
     return ACK;
@@ -430,7 +437,7 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
     if (due.kind === "wait") {
       return due.firstSight
         ? scheduleFirst(message, envelope, policy, limited.adjustments, due)
-        : hop(message, envelope.eventId, due);
+        : hop(message, envelope, due);
     }
 
     const target = keyOf(envelope.target);
