@@ -44,6 +44,8 @@ export const renderRecord = (record: EventRecord): string => {
     const { reason, decidedAt } = record.pendingDeadLetter;
     summary.push({ "dead-letter pending": `${reason}, decided ${decidedAt}` });
   }
+  // Said only when it happened: an operator sent the delivered event again (`ricochet replay`).
+  if (record.replays !== undefined) summary.push({ replays: record.replays });
   // Said only when it happened: the producer asked for more than the deployment allows.
   if (record.policyAdjustments !== undefined && record.policyAdjustments.length > 0) {
     summary.push({ "policy clamped": record.policyAdjustments.join("\n") });
@@ -79,9 +81,20 @@ export const renderRecord = (record: EventRecord): string => {
     parts.push("Redrives", redrives.toString());
   }
   if ((record.audit ?? []).length > 0) {
-    const audit = new Table({ ...plain, head: ["at", "by", "action", "reason", "message"] });
+    const audit = new Table({
+      ...plain,
+      head: ["at", "by", "caller", "action", "from", "reason", "message"],
+    });
     for (const a of record.audit ?? []) {
-      audit.push([a.at, a.by, a.action, a.reason, show(a.messageId)]);
+      audit.push([
+        a.at,
+        a.by,
+        show(a.caller),
+        a.action,
+        show(a.previousStatus),
+        a.reason,
+        show(a.messageId),
+      ]);
     }
     parts.push("Audit", audit.toString());
   }

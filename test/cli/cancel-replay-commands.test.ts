@@ -91,6 +91,10 @@ describe("ricochet cancel", () => {
       ]);
     }
     expect(await store.get(delivered.eventId)).toEqual(deliveredBefore);
+
+    // `status` shows the cancel's audit entry: who, the status it left, why.
+    const status = await runCli(["status", waiting.eventId, ...resources]);
+    expect(status.stdout).toMatch(/alice.*cancelled.*retry_scheduled.*order withdrawn/);
   });
 
   it("exits 0 when every event was cancelled, and a dry run changes nothing", async () => {
@@ -171,6 +175,8 @@ describe("ricochet replay", () => {
         previousStatus: EventStatus.DELIVERED,
       }),
     ]);
+    const status = await runCli(["status", delivered.eventId, ...resources]);
+    expect(status.stdout).toMatch(/replays\s*│\s*1/);
     // The envelope goes out as sent, on the internal queue, at the replay's generation.
     const sent = await receiveRaw(sqs, queues.internalQueueUrl);
     const copy = sent.find((m) => m.Body === JSON.stringify(delivered));
