@@ -93,6 +93,12 @@ export const operatorRedrive = async (
   let lastRunFailed = false;
   let run = 0;
   for (; run < MAX_REDRIVE_RUNS && remaining.size > 0; run += 1) {
+    // An event a crashed run moved (its report lost, its copy deleted) is delivered by now and
+    // has nothing left to move: a person checking `ricochet status` stops chasing it, and the
+    // clean-up below deletes any copy it left.
+    for (const id of (await deliveredAmong([...remaining], options.store)) ?? [])
+      remaining.delete(id);
+    if (remaining.size === 0) break;
     const report = await redriveRun(
       run,
       [...remaining].slice(0, lastRunFailed ? 1 : remaining.size),
