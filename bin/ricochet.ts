@@ -1,10 +1,12 @@
 #!/usr/bin/env node
+import { registerCancelCommand } from "../lib/cli/cancel-command.js";
 import { createProgram, ExitCode, runProgram } from "../lib/cli/cli-support.js";
 import { registerDevCommand } from "../lib/cli/dev-command.js";
 import { registerDlqCommands } from "../lib/cli/dlq-command.js";
 import { registerEventsCommand } from "../lib/cli/events-command.js";
 import { registerPolicyCommands } from "../lib/cli/policy-command.js";
 import { registerRedriveCommand } from "../lib/cli/redrive-command.js";
+import { registerReplayCommand } from "../lib/cli/replay-command.js";
 import { registerStatusCommand } from "../lib/cli/status-command.js";
 import { registerSubmitCommand } from "../lib/cli/submit-command.js";
 import { registerTargetsCommand } from "../lib/cli/targets-command.js";
@@ -27,6 +29,8 @@ registerStatusCommand(program);
 registerEventsCommand(program);
 registerDlqCommands(program);
 registerRedriveCommand(program);
+registerCancelCommand(program);
+registerReplayCommand(program);
 registerTargetsCommand(program);
 registerDevCommand(program);
 

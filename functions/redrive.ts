@@ -7,8 +7,7 @@ import { createStsCallerIdentity } from "../lib/adapters/sts-caller-identity.js"
 import { loadConfig } from "../lib/config.js";
 import { systemClock } from "../lib/core/random.js";
 import { CallerSource } from "../lib/core/record.js";
-import { type RedriveReport, redrive } from "../lib/redrive.js";
-import { parseRedriveRequest } from "../lib/redrive-request.js";
+import { type OperatorReport, runOperatorRequest } from "../lib/operator-function.js";
 
 /** Time kept back from the function's timeout so the last move and the report finish. */
 const SAFETY_MARGIN_MS = 15_000;
@@ -28,19 +27,13 @@ const callerIdentity = createStsCallerIdentity({
 });
 
 /**
- * The redrive Lambda: invoked directly (console, CLI, automation) with a redrive request, it
- * returns the {@link RedriveReport}. Messages it has no time left for stay in the dead-letter
- * queue and are reported as skipped.
+ * The redrive (operator) Lambda: invoked directly (console, CLI, operator client) with a request
+ * whose `action` is "redrive" (the default), "cancel" or "replay", it returns that action's
+ * report. A redrive's messages it has no time left for stay in the dead-letter queue and are
+ * reported as skipped. An invalid request fails the invocation with every problem listed.
  */
-export const handler = async (request: unknown, context: Context): Promise<RedriveReport> => {
-  const parsed = parseRedriveRequest(request);
-  if (!parsed.dryRun) {
-    // One line to join an audit entry (its `at`, `by`) to the CloudTrail record of the Invoke.
-    console.log(
-      JSON.stringify({ message: "redrive", requestId: context.awsRequestId, by: parsed.by }),
-    );
-  }
-  return redrive(
+export const handler = async (request: unknown, context: Context): Promise<OperatorReport> =>
+  runOperatorRequest(
     {
       deadLetterQueue: createSqsDeadLetterQueue({
         sqs: clients.sqs,
@@ -59,7 +52,12 @@ export const handler = async (request: unknown, context: Context): Promise<Redri
       policyLimits: config.policyLimits,
       shouldStop: () => context.getRemainingTimeInMillis() < SAFETY_MARGIN_MS,
       callerIdentity,
+      retentionSeconds: config.recordRetentionDays * 86_400,
     },
-    parsed,
+    request,
+    ({ action, request: { by, dryRun } }) => {
+      // One line to join an audit entry (its `at`, `by`) to the CloudTrail record of the Invoke.
+      if (!dryRun)
+        console.log(JSON.stringify({ message: action, requestId: context.awsRequestId, by }));
+    },
   );
-};

@@ -168,6 +168,7 @@ export const runClaimedAttempt = async (
       envelope,
       attempt: record.attempts,
       timeoutMs: claimed.callTimeoutMs,
+      replay: record.replays,
       onSent: () => {
         sentAtMs = deps.clock();
       },

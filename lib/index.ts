@@ -1,8 +1,11 @@
 /**
  * Ricochet's public entry point for producers: the client that submits events, the envelope
- * schema it validates against, and the retry policy types an envelope may override; for the
- * authors of Lambda targets, the verdicts a function may answer with.
+ * schema it validates against, and the retry policy types an envelope may override; for
+ * operators' automation, the client that redrives, cancels and replays through the deployed
+ * redrive function; for the authors of Lambda targets, the verdicts a function may answer with.
  */
+
+export type { CancelReport } from "./cancel.js";
 export {
   type AcceptedEvent,
   createRicochetClient,
@@ -32,6 +35,7 @@ export {
   InvalidRequestError,
   MessageTooLargeError,
   QueueUnavailableError,
+  RedriveFunctionError,
   ResourceNotFoundError,
   RicochetError,
 } from "./core/errors.js";
@@ -48,4 +52,11 @@ export {
   type PolicyOverride,
   type RetryPolicy,
 } from "./core/policy.js";
+export {
+  createRicochetOperatorClient,
+  type RicochetOperatorClient,
+  type RicochetOperatorClientOptions,
+} from "./operator-client.js";
 export { verifyDelivery } from "./receiver.js";
+export type { RedriveReport } from "./redrive.js";
+export type { ReplayReport } from "./replay.js";

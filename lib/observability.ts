@@ -29,6 +29,8 @@ export const MetricName = {
   CONFLICTING_RESUBMISSION: "conflicting_resubmission",
   /** A producer message carrying Ricochet's reserved attributes: dead-lettered as invalid. */
   FORGED_ATTRIBUTES: "forged_attributes",
+  /** A message for a cancelled event, dropped on arrival without a call. */
+  CANCELLED_DROPPED: "cancelled_dropped",
   /** A copy ahead of its record whose issuer never recorded it: dropped. */
   ORPHAN_DROPPED: "orphan_dropped",
   RECORD_FAILED: "record_failed",

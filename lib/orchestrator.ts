@@ -29,6 +29,7 @@ import {
 import type { EventRecord } from "./core/record.js";
 import { describeTarget } from "./core/redact.js";
 import { hopDelaySeconds, scheduleProblems, scheduleVerdict } from "./core/schedule.js";
+import { EventStatus } from "./core/status.js";
 import { type TargetKeying, type TargetKeyResolution, targetKeying } from "./core/target-groups.js";
 import { type Log, MetricName, type Metrics, metricTargetOf } from "./observability.js";
 import type { TargetAdmission, TargetBreakers } from "./target-breakers.js";
@@ -170,11 +171,40 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
     await deps.ingress.send(message.body, { ...scheduleOf(message), notBeforeMs }, delaySeconds);
   };
 
-  /** A long delay is reached by re-sending the same message in hops of at most `hopSeconds`. */
+  /**
+   * A message for a cancelled event is deleted on arrival, never attempted (the cancel's audit
+   * entry on the record says who and why).
+   */
+  const dropCancelled = (message: ReceivedMessage, record: EventRecord): MessageVerdict => {
+    metrics.count(MetricName.CANCELLED_DROPPED);
+    log.info("message for a cancelled event dropped", {
+      eventId: record.eventId,
+      messageId: message.messageId,
+      generation: scheduleOf(message).generation,
+    });
+    return ACK;
+  };
+
+  /**
+   * A long delay is reached by re-sending the same message in hops of at most `hopSeconds`. A
+   * hop reads the record first (one read per hop, never on a call's path), so that a cancelled
+   * event's chain of hops (a scheduled event's, or a long retry's) ends at the next one instead
+   * of when it falls due.
+   */
   const hop = async (
     message: ReceivedMessage,
+    envelope: Envelope,
     wait: { readonly dueMs: number; readonly delaySeconds: number },
   ): Promise<MessageVerdict> => {
+    const record = await deps.store.get(envelope.eventId);
+    if (record?.status === EventStatus.CANCELLED) {
+      // A conflicting resubmission deferred on its way (a breaker, a limit) is counted, as its
+      // claim would have; only the event's own envelope is dropped as the cancel's.
+      const digest = envelopeDigest(envelope);
+      return sameEnvelope(record, digest)
+        ? dropCancelled(message, record)
+        : refuseConflict(envelope, digest, record, message);
+    }
     await resendFor(message, wait.dueMs, wait.delaySeconds);
     metrics.count(MetricName.HOP);
     return ACK;
@@ -407,7 +437,7 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
     if (due.kind === "wait") {
       return due.firstSight
         ? scheduleFirst(message, envelope, policy, limited.adjustments, due)
-        : hop(message, due);
+        : hop(message, envelope, due);
     }
 
     const target = keyOf(envelope.target);
@@ -480,6 +510,8 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
     });
     switch (claim.kind) {
       case "finished":
+        if (claim.record.status === EventStatus.CANCELLED)
+          return verdictOnly(dropCancelled(message, claim.record));
         metrics.count(MetricName.DUPLICATE_SUPPRESSED);
         log.info("duplicate of a finished event acknowledged", {
           eventId: envelope.eventId,

@@ -1,12 +1,15 @@
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { CANCELLABLE_STATUSES } from "../core/cancel-rule.js";
 import { claimedRecord, explainRefusedClaim, mayClaim } from "../core/claim.js";
 import { DeadLetterReason } from "../core/decide.js";
 import { OutcomeClass } from "../core/outcome.js";
 import type {
+  CancelRecordRequest,
   ClaimRequest,
   ClaimResult,
   EventStore,
   ListByStatusRequest,
+  OperatorWriteOutcome,
   RecordConflictRequest,
   RecordInvalidRequest,
   RecordPendingDeadLetterRequest,
@@ -15,6 +18,7 @@ import type {
   RecordScheduledRequest,
   RedriveRecordOutcome,
   RedriveRequest,
+  ReplayRecordRequest,
 } from "../core/ports.js";
 import {
   type AttemptEntry,
@@ -439,6 +443,77 @@ export const createDynamoEventStore = ({ doc, tableName }: DynamoEventStoreOptio
     }
   };
 
+  /** A conditional update that answers `conflict` with the record that refused it. */
+  const updateOrConflict = async (
+    operation: string,
+    input: Omit<ConstructorParameters<typeof UpdateCommand>[0], "TableName">,
+  ): Promise<OperatorWriteOutcome> => {
+    try {
+      await doc.send(
+        new UpdateCommand({
+          ...input,
+          TableName: tableName,
+          ReturnValuesOnConditionCheckFailure: "ALL_OLD",
+        }),
+      );
+      return { kind: "recorded" };
+    } catch (error) {
+      if (!isConditionFailure(error)) return fail(error, operation);
+      const { item } = conditionFailure(error);
+      return { kind: "conflict", record: item === undefined ? undefined : itemToRecord(item) };
+    }
+  };
+
+  const recordCancel = (request: CancelRecordRequest): Promise<OperatorWriteOutcome> => {
+    // An expected status that is not cancellable is refused here too, as the condition would.
+    if (!CANCELLABLE_STATUSES.has(request.expectedStatus))
+      return get(request.eventId).then((record) => ({ kind: "conflict", record }));
+    return updateOrConflict("recordCancel", {
+      Key: { eventId: request.eventId },
+      UpdateExpression:
+        "SET #status = :cancelled, updatedAt = :now, expiresAt = :ttl, " +
+        "audit = list_append(if_not_exists(audit, :empty), :audit) REMOVE nextAttemptAt",
+      // The rule of lib/core/cancel-rule.ts (mayRecordCancel), as a condition.
+      ConditionExpression:
+        "#status = :expected AND generation = :generation AND attribute_not_exists(pendingDeadLetter)",
+      ExpressionAttributeNames: { "#status": "status" },
+      ExpressionAttributeValues: {
+        ":cancelled": EventStatus.CANCELLED,
+        ":expected": request.expectedStatus,
+        ":generation": request.generation,
+        ":now": iso(request.nowMs),
+        ":ttl": ttlSeconds(request.nowMs, request.retentionSeconds),
+        ":empty": [],
+        ":audit": [request.audit],
+      },
+    });
+  };
+
+  const recordReplay = (request: ReplayRecordRequest): Promise<OperatorWriteOutcome> =>
+    updateOrConflict("recordReplay", {
+      Key: { eventId: request.eventId },
+      UpdateExpression:
+        "SET #status = :pending, generation = :generation, attemptBudget = :budget, " +
+        "replays = if_not_exists(replays, :zero) + :one, updatedAt = :now, " +
+        "audit = list_append(if_not_exists(audit, :empty), :audit) " +
+        "REMOVE expiresAt, nextAttemptAt",
+      // The rule of lib/core/replay-rule.ts (mayRecordReplay), as a condition.
+      ConditionExpression: "#status = :delivered AND generation = :previous",
+      ExpressionAttributeNames: { "#status": "status" },
+      ExpressionAttributeValues: {
+        ":pending": EventStatus.PENDING,
+        ":delivered": EventStatus.DELIVERED,
+        ":generation": request.generation,
+        ":previous": request.generation - 1,
+        ":budget": request.attemptBudget,
+        ":zero": 0,
+        ":one": 1,
+        ":now": iso(request.nowMs),
+        ":empty": [],
+        ":audit": [request.audit],
+      },
+    });
+
   const get = async (eventId: string): Promise<EventRecord | undefined> => {
     try {
       const result = await doc.send(
@@ -520,6 +595,8 @@ export const createDynamoEventStore = ({ doc, tableName }: DynamoEventStoreOptio
     recordInvalid,
     recordScheduled,
     recordRedrive,
+    recordCancel,
+    recordReplay,
     recordConflict,
     appendAudit,
     get,

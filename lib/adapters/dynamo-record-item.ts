@@ -102,6 +102,7 @@ export const itemToRecord = (item: Record<string, unknown>): EventRecord => {
           }
         : undefined,
     audit: (item.audit as EventRecord["audit"] | undefined)?.slice(-MAX_AUDIT_ENTRIES),
+    replays: optionalNumber(item.replays),
     policyAdjustments: Array.isArray(item.policyAdjustments)
       ? item.policyAdjustments.filter((entry): entry is string => typeof entry === "string")
       : undefined,

@@ -1,6 +1,7 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import { DeadLetterReason } from "../core/decide.js";
 import {
+  ActionRefusedError,
   ConfigurationError,
   InvalidEnvelopeError,
   InvalidPolicyError,
@@ -22,6 +23,11 @@ export const ExitCode = {
   FAILURE: 1,
   /** The command was asked something invalid (flags, policy, envelope): nothing was done. */
   USAGE: 2,
+  /**
+   * An operator action (cancel, replay) ran and was refused for some events, each with its reason
+   * in the report (a delivered event cannot be cancelled); the rest was done.
+   */
+  REFUSED: 3,
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 
@@ -57,6 +63,7 @@ export const exitCodeFor = (error: unknown): ExitCode => {
   ) {
     return ExitCode.USAGE;
   }
+  if (error instanceof ActionRefusedError) return ExitCode.REFUSED;
   return ExitCode.FAILURE;
 };
 

@@ -1,9 +1,7 @@
 import Table from "cli-table3";
 import { type Command, Option } from "commander";
-import { ENV } from "../config.js";
 import type { DeadLetterReason } from "../core/decide.js";
-import { ConfigurationError, QueueUnavailableError } from "../core/errors.js";
-import { DEFAULT_POLICY, type RetryPolicy, resolvePolicy } from "../core/policy.js";
+import { QueueUnavailableError } from "../core/errors.js";
 import { type RedriveReport, redrive } from "../redrive.js";
 import { parseRedriveRequest, type RedriveRequestInput } from "../redrive-request.js";
 import { callerName, withAwsSession } from "./aws-session.js";
@@ -15,6 +13,7 @@ import {
   targetOption,
   withJsonOption,
 } from "./cli-support.js";
+import { defaultPolicyFromEnv } from "./deployment-from-env.js";
 import { policyLimitsFromEnv } from "./policy-limits-from-env.js";
 import { createProgress } from "./progress.js";
 import { addResourceOptions, type ResourceFlags } from "./resources.js";
@@ -56,23 +55,6 @@ const renderReport = (report: RedriveReport): string => {
     `${report.dryRun ? "Dry run: " : ""}${report.moved.length} ${verb}, ` +
     `${report.skipped.length} skipped, ${report.failed.length} failed.`;
   return table.length === 0 ? summary : `${table.toString()}\n${summary}`;
-};
-
-/**
- * The deployment's default policy as the CLI can know it: the built-in default with
- * RICOCHET_DEFAULT_POLICY over it (set it to the stack's value when the deployment overrides
- * the default, so `--reset-attempts` grants what the functions would).
- */
-const defaultPolicyFromEnv = (env: NodeJS.ProcessEnv = process.env): RetryPolicy => {
-  const raw = env[ENV.DEFAULT_POLICY];
-  if (raw === undefined || raw.trim() === "") return DEFAULT_POLICY;
-  try {
-    return resolvePolicy(DEFAULT_POLICY, JSON.parse(raw));
-  } catch (error) {
-    if (error instanceof SyntaxError)
-      throw new ConfigurationError(`${ENV.DEFAULT_POLICY} is not valid JSON`);
-    throw error;
-  }
 };
 
 /** The request the flags describe; validated by the redrive itself. */

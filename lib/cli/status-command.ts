@@ -64,6 +64,8 @@ export const renderRecord = (record: EventRecord, nowMs: number = Date.now()): s
     const { reason, decidedAt } = record.pendingDeadLetter;
     summary.push({ "dead-letter pending": `${reason}, decided ${decidedAt}` });
   }
+  // Said only when it happened: an operator sent the delivered event again (`ricochet replay`).
+  if (record.replays !== undefined) summary.push({ replays: record.replays });
   // Said only when it happened: the producer asked for more than the deployment allows.
   if (record.policyAdjustments !== undefined && record.policyAdjustments.length > 0) {
     summary.push({ "policy clamped": record.policyAdjustments.join("\n") });
@@ -109,10 +111,18 @@ export const renderRecord = (record: EventRecord, nowMs: number = Date.now()): s
   if ((record.audit ?? []).length > 0) {
     const audit = new Table({
       ...plain,
-      head: ["at", "by", "caller", "action", "reason", "message"],
+      head: ["at", "by", "caller", "action", "from", "reason", "message"],
     });
     for (const a of record.audit ?? []) {
-      audit.push([a.at, a.by, describeCaller(a.caller), a.action, a.reason, show(a.messageId)]);
+      audit.push([
+        a.at,
+        a.by,
+        describeCaller(a.caller),
+        a.action,
+        show(a.previousStatus),
+        a.reason,
+        show(a.messageId),
+      ]);
     }
     parts.push("Audit", audit.toString());
   }

@@ -1,5 +1,3 @@
-import { readFile } from "node:fs/promises";
-import { text as readStream } from "node:stream/consumers";
 import { type Command, Option } from "commander";
 import type { RejectedEvent, SubmitReport } from "../client.js";
 import { formatProblems, InvalidRequestError, QueueUnavailableError } from "../core/errors.js";
@@ -7,7 +5,7 @@ import { notBeforeOfSchedule } from "../core/submit-schedule.js";
 import { withAwsSession } from "./aws-session.js";
 import { printResult, withJsonOption } from "./cli-support.js";
 import { addResourceOptions, type ResourceFlags } from "./resources.js";
-import { parseSubmitInput, scheduleDocuments } from "./submit-input.js";
+import { parseSubmitInput, readEnvelopeText, scheduleDocuments } from "./submit-input.js";
 import { parseDuration, parseIsoInstant } from "./time-flags.js";
 
 interface SubmitFlags extends ResourceFlags {
@@ -53,13 +51,7 @@ export const registerSubmitCommand = (program: Command): void => {
         .conflicts("at"),
     );
   addResourceOptions(withJsonOption(command)).action(async (flags: SubmitFlags) => {
-    const text =
-      flags.file === undefined || flags.file === "-"
-        ? await readStream(process.stdin)
-        : await readFile(flags.file, "utf8");
-    if (text.trim() === "") {
-      throw new InvalidRequestError("submission", [{ path: "", message: "no envelope given" }]);
-    }
+    const text = await readEnvelopeText(flags.file);
     // `--at` as given, `--in` counted from now: the producer client's schedule, read the same way.
     const notBefore = notBeforeOfSchedule(
       { notBefore: flags.at, delaySeconds: flags.in },

@@ -1,4 +1,6 @@
-import type { InputProblem } from "../core/errors.js";
+import { readFile } from "node:fs/promises";
+import { text as readStream } from "node:stream/consumers";
+import { type InputProblem, InvalidRequestError } from "../core/errors.js";
 import { scheduleEnvelope } from "../core/submit-schedule.js";
 
 /** Envelopes read from a file or stdin, and the lines that were not JSON at all. */
@@ -7,6 +9,20 @@ export interface SubmitInput {
   readonly documents: { readonly index: number; readonly value: unknown }[];
   readonly unreadable: { readonly index: number; readonly problems: InputProblem[] }[];
 }
+
+/**
+ * The text of `--file <path>`, or stdin when the flag is absent or `-`.
+ * @throws InvalidRequestError when there is none: no envelope was given.
+ */
+export const readEnvelopeText = async (file: string | undefined): Promise<string> => {
+  const text =
+    file === undefined || file === "-"
+      ? await readStream(process.stdin)
+      : await readFile(file, "utf8");
+  if (text.trim() === "")
+    throw new InvalidRequestError("submission", [{ path: "", message: "no envelope given" }]);
+  return text;
+};
 
 /**
  * Reads `submit`'s input: a single JSON document is one envelope (it may span lines);

@@ -49,6 +49,7 @@ export const RESERVED_HEADERS: ReadonlySet<string> = new Set([
   "idempotency-key",
   "ricochet-attempt",
   "ricochet-event-id",
+  "ricochet-replay",
   "ricochet-signature",
   "ricochet-timestamp",
   "host",

@@ -101,3 +101,12 @@ export class RedriveFunctionError extends RicochetError {}
 
 /** A secret Ricochet needs (the signing key) could not be read from its store. */
 export class SecretUnavailableError extends RicochetError {}
+
+/**
+ * An operator action (cancel, replay) was refused for some of the events it named, each for a
+ * reason the report gives; the others were done. Nothing is wrong with the deployment.
+ */
+export class ActionRefusedError extends RicochetError {}
+
+/** An operator action could not be done for some events (an AWS call failed); trying again is safe. */
+export class ActionFailedError extends RicochetError {}

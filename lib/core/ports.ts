@@ -138,6 +138,32 @@ export type RedriveRecordOutcome =
   /** The record moved meanwhile (another redrive, or it is not terminal): not touched. */
   | { readonly kind: "conflict"; readonly record: EventRecord | undefined };
 
+/** A cancel, written only over the record as the cancel judged it (lib/core/cancel-rule.ts). */
+export interface CancelRecordRequest {
+  readonly eventId: string;
+  /** The status the cancel judged; the write lands only if the record is still in it. */
+  readonly expectedStatus: EventStatus;
+  /** The generation the cancel judged; the write lands only if the record is still at it. */
+  readonly generation: number;
+  readonly audit: AuditEntry;
+  readonly nowMs: number;
+  /** TTL in seconds from now: a cancelled record is finished. */
+  readonly retentionSeconds: number;
+}
+
+/** A replay of a delivered event (lib/core/replay-rule.ts). */
+export interface ReplayRecordRequest {
+  readonly eventId: string;
+  /** The generation the replayed message carries; the write requires the record one below it. */
+  readonly generation: number;
+  readonly attemptBudget: number;
+  readonly audit: AuditEntry;
+  readonly nowMs: number;
+}
+
+/** The answer to an operator's conditional write (cancel, replay). */
+export type OperatorWriteOutcome = RedriveRecordOutcome;
+
 export interface ListByStatusRequest {
   readonly status: EventStatus;
   /** Only records last updated before this instant. */
@@ -167,6 +193,10 @@ export interface EventStore {
    */
   recordScheduled(request: RecordScheduledRequest): Promise<void>;
   recordRedrive(request: RedriveRequest): Promise<RedriveRecordOutcome>;
+  /** Marks a waiting event cancelled, unless it moved since the cancel read it. */
+  recordCancel(request: CancelRecordRequest): Promise<OperatorWriteOutcome>;
+  /** Moves a delivered event back to pending at the next generation, for a replay. */
+  recordReplay(request: ReplayRecordRequest): Promise<OperatorWriteOutcome>;
   /** Counts a conflicting resubmission on the record (no-op when the record is gone). */
   recordConflict(request: RecordConflictRequest): Promise<void>;
   /** Appends an operator action to the record's audit trail (no-op when the record is gone). */
@@ -274,6 +304,8 @@ export interface DeliveryRequest {
   readonly timeoutMs?: number | undefined;
   /** Called the moment the request leaves, so the record can say when it was sent. */
   readonly onSent?: (() => void) | undefined;
+  /** The replay this call belongs to (1 for the first), when the event was replayed. */
+  readonly replay?: number | undefined;
 }
 
 /** Delivers one attempt. Never throws for a failed call: failures are results. */

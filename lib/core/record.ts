@@ -79,6 +79,10 @@ export const MAX_AUDIT_ENTRIES = 20;
 export const AuditAction = {
   /** A dead-letter copy of a finished event was removed (`ricochet dlq clean`). */
   DEAD_LETTER_COPY_REMOVED: "dead_letter_copy_removed",
+  /** The event was withdrawn before delivery (`ricochet cancel`); see lib/core/cancel-rule.ts. */
+  CANCELLED: "cancelled",
+  /** A delivered event was sent again as a new generation (`ricochet replay`). */
+  REPLAYED: "replayed",
 } as const;
 export type AuditAction = (typeof AuditAction)[keyof typeof AuditAction];
 
@@ -92,6 +96,8 @@ export interface AuditEntry {
   readonly reason: string;
   /** The SQS message the action concerned, when there was one. */
   readonly messageId?: string | undefined;
+  /** The status the action moved the event from (cancel, replay). */
+  readonly previousStatus?: EventStatus | undefined;
 }
 
 /**
@@ -162,6 +168,11 @@ export interface EventRecord {
   readonly envelopeDigest?: string | undefined;
   readonly conflicts?: ConflictSummary | undefined;
   readonly audit?: readonly AuditEntry[] | undefined;
+  /**
+   * How many times the event was replayed after delivery. Every call made since the last replay
+   * carries it as `Ricochet-Replay` (absent: never replayed).
+   */
+  readonly replays?: number | undefined;
   /** How the producer's policy override was clamped to the deployment's limits, if it was. */
   readonly policyAdjustments?: readonly string[] | undefined;
   readonly createdAt: string;

@@ -4,7 +4,7 @@ import { EventStatus } from "./status.js";
 /**
  * Whether a redrive to `generation` may move this record back to `pending`. It may when the
  * record is one generation below and either terminal without delivery (`dead_lettered`,
- * `rejected`) or stranded: waiting, or in flight with its lease expired, because the message
+ * `rejected`; never `cancelled`) or stranded: waiting, or in flight with its lease expired, because the message
  * that would have moved it on was parked by the queue's native redrive. A live lease or a
  * delivery always wins. No record at all (expired by TTL) may be recreated.
  *
@@ -28,6 +28,7 @@ export const mayRedrive = (
     case EventStatus.IN_FLIGHT:
       return (record.leaseExpiresAt ?? 0) < nowMs;
     case EventStatus.DELIVERED:
+    case EventStatus.CANCELLED:
       return false;
   }
 };

@@ -10,16 +10,22 @@ export const EventStatus = {
   DELIVERED: "delivered",
   REJECTED: "rejected",
   DEAD_LETTERED: "dead_lettered",
+  /** An operator withdrew the event before it was delivered (`ricochet cancel`). */
+  CANCELLED: "cancelled",
 } as const;
 export type EventStatus = (typeof EventStatus)[keyof typeof EventStatus];
 
 export const ALL_STATUSES: readonly EventStatus[] = Object.values(EventStatus);
 
-/** Statuses an event never leaves on its own; only a redrive moves it back to `pending`. */
+/**
+ * Statuses an event never leaves on its own; only an operator moves it back to `pending`: a
+ * redrive (rejected, dead-lettered) or a replay (delivered). A cancelled event never comes back.
+ */
 export const TERMINAL_STATUSES: ReadonlySet<EventStatus> = new Set([
   EventStatus.DELIVERED,
   EventStatus.REJECTED,
   EventStatus.DEAD_LETTERED,
+  EventStatus.CANCELLED,
 ]);
 
 export const isTerminal = (status: EventStatus): boolean => TERMINAL_STATUSES.has(status);
@@ -37,11 +43,18 @@ export const INITIAL_STATUSES: ReadonlySet<EventStatus> = new Set([
 
 // A live event goes back to pending only by a redrive of a copy the native redrive parked (a crash
 // loop stranded it; see lib/core/redrive-rule.ts), and from in_flight only once the lease expired.
+// A waiting event may be cancelled (lib/core/cancel-rule.ts); one in flight never is, so that a
+// running attempt's result is never overwritten and never overwrites a cancel.
 const TRANSITIONS: Readonly<Record<EventStatus, readonly EventStatus[]>> = {
-  pending: [EventStatus.IN_FLIGHT, EventStatus.PENDING],
+  pending: [EventStatus.IN_FLIGHT, EventStatus.PENDING, EventStatus.CANCELLED],
   // scheduled -> scheduled: a duplicate of the producer's message recorded the same schedule.
-  scheduled: [EventStatus.IN_FLIGHT, EventStatus.PENDING, EventStatus.SCHEDULED],
-  retry_scheduled: [EventStatus.IN_FLIGHT, EventStatus.PENDING],
+  scheduled: [
+    EventStatus.IN_FLIGHT,
+    EventStatus.PENDING,
+    EventStatus.SCHEDULED,
+    EventStatus.CANCELLED,
+  ],
+  retry_scheduled: [EventStatus.IN_FLIGHT, EventStatus.PENDING, EventStatus.CANCELLED],
   // in_flight -> in_flight is a takeover after the previous holder's lease expired.
   in_flight: [
     EventStatus.IN_FLIGHT,
@@ -52,10 +65,12 @@ const TRANSITIONS: Readonly<Record<EventStatus, readonly EventStatus[]>> = {
     EventStatus.PENDING,
   ],
   // Redrive is the only way out of a terminal status, except for the placeholder an invalid
-  // envelope leaves (rejected, reason invalid_envelope): a corrected resubmission claims it.
-  delivered: [],
+  // envelope leaves (rejected, reason invalid_envelope): a corrected resubmission claims it, and
+  // a delivered event, which a replay sends again (lib/core/replay-rule.ts).
+  delivered: [EventStatus.PENDING],
   rejected: [EventStatus.PENDING, EventStatus.IN_FLIGHT],
   dead_lettered: [EventStatus.PENDING],
+  cancelled: [],
 };
 
 export const canTransition = (from: EventStatus | undefined, to: EventStatus): boolean =>

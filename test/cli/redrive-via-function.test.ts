@@ -1,70 +1,33 @@
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ENDPOINT_ENV } from "../../lib/adapters/aws-clients.js";
-import { type RedriveReport, redrive } from "../../lib/redrive.js";
-import type { RedriveRequestInput } from "../../lib/redrive-request.js";
+import type { RedriveReport } from "../../lib/redrive.js";
 import { closedPort } from "../adapters/targets/local-servers.js";
 import { deadLetterEvent } from "../support/dead-letter-fixture.js";
+import {
+  type FakeOperatorFunction,
+  type Invocation,
+  startFakeOperatorFunction,
+} from "../support/fake-operator-function.js";
 import { createRedriveWorld, type RedriveWorld } from "../support/redrive-world.js";
 import { expectOneLineError, runCli } from "./run-cli.js";
 
-/*
- * `ricochet redrive --function` as an operator runs it. No Lambda emulator runs here, so a local
- * server plays the Invoke API and answers as the deployed function would: by running the real
- * redrive against the emulators (or, per function name, by failing in the ways a function can).
- */
+/* `ricochet redrive --function` as an operator runs it, against a stand-in for the function. */
 
 const FUNCTION = "ricochet-redrive";
 
-interface Invocation {
-  readonly path: string;
-  readonly request: Record<string, unknown>;
-}
-
 let world: RedriveWorld;
-let lambda: Server;
+let fn: FakeOperatorFunction;
 let lambdaEnv: Record<string, string>;
-const invocations: Invocation[] = [];
-
-const answer = async (name: string, request: Record<string, unknown>) => {
-  if (name === "throws") {
-    return {
-      headers: { "x-amz-function-error": "Unhandled" },
-      body: { errorType: "StoreUnavailableError", errorMessage: "table is throttled" },
-    };
-  }
-  if (name === "says-nothing") return { headers: {}, body: null };
-  const report = await redrive(world.deps, request as RedriveRequestInput);
-  return { headers: {}, body: report };
-};
+let invocations: Invocation[];
 
 beforeAll(async () => {
   world = await createRedriveWorld("fn");
-  lambda = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (chunk: Buffer) => chunks.push(chunk));
-    req.on("end", () => {
-      const path = req.url ?? "";
-      const name = decodeURIComponent(/\/functions\/([^/]+)\/invocations/.exec(path)?.[1] ?? "");
-      const request = JSON.parse(Buffer.concat(chunks).toString("utf8")) as Record<string, unknown>;
-      invocations.push({ path, request });
-      void answer(name, request).then(({ headers, body }) => {
-        res.writeHead(200, { "content-type": "application/json", ...headers });
-        res.end(JSON.stringify(body));
-      });
-    });
-  });
-  await new Promise<void>((resolve) => lambda.listen(0, "127.0.0.1", resolve));
-  lambdaEnv = {
-    [ENDPOINT_ENV.LAMBDA]: `http://127.0.0.1:${(lambda.address() as AddressInfo).port}`,
-  };
+  fn = await startFakeOperatorFunction({ ...world.deps, retentionSeconds: 3_600 });
+  lambdaEnv = fn.env;
+  invocations = fn.invocations;
 });
 
-afterAll(async () => {
-  lambda.closeAllConnections();
-  await new Promise<void>((resolve) => lambda.close(() => resolve()));
-});
+afterAll(() => fn.close());
 
 describe("ricochet redrive --function", () => {
   it("runs the redrive in the named function and prints its report", async () => {

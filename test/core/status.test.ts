@@ -36,6 +36,11 @@ const ALLOWED: readonly [From, EventStatus][] = [
   [S.IN_FLIGHT, S.PENDING],
   // A corrected resubmission claims the placeholder an invalid envelope left under its id.
   [S.REJECTED, S.IN_FLIGHT],
+  // An operator cancels a waiting event, or replays a delivered one.
+  [S.PENDING, S.CANCELLED],
+  [S.SCHEDULED, S.CANCELLED],
+  [S.RETRY_SCHEDULED, S.CANCELLED],
+  [S.DELIVERED, S.PENDING],
 ];
 
 const key = ([from, to]: readonly [From, EventStatus]) => `${from ?? "(new)"}->${to}`;
@@ -52,8 +57,11 @@ describe("event status transitions", () => {
 
   it("forbids the moves that matter most", () => {
     for (const pair of [
-      [S.DELIVERED, S.PENDING],
       [S.DELIVERED, S.IN_FLIGHT],
+      [S.DELIVERED, S.CANCELLED],
+      [S.IN_FLIGHT, S.CANCELLED],
+      [S.CANCELLED, S.PENDING],
+      [S.CANCELLED, S.IN_FLIGHT],
       [S.PENDING, S.DELIVERED],
       [S.RETRY_SCHEDULED, S.DEAD_LETTERED],
       [S.SCHEDULED, S.DELIVERED],
@@ -74,6 +82,7 @@ describe("event status transitions", () => {
     [S.DELIVERED, true],
     [S.REJECTED, true],
     [S.DEAD_LETTERED, true],
+    [S.CANCELLED, true],
     [S.PENDING, false],
     [S.IN_FLIGHT, false],
     [S.RETRY_SCHEDULED, false],

@@ -58,8 +58,12 @@ const totals = {
   bulky: 0,
   deferred: 0,
   scheduled: 0,
+  cancelled: 0,
+  cancelsRefusedInFlight: 0,
+  replayed: 0,
 };
 const violations: Violation[] = [];
+const cancelledFrom: Record<string, number> = {};
 for (let run = 0; run < flags.runs; run += 1) {
   const seed = flags.seed + run;
   const result = await runSimulation({
@@ -84,6 +88,11 @@ for (let run = 0; run < flags.runs; run += 1) {
   totals.bulky += result.bulky;
   totals.deferred += result.deferred;
   totals.scheduled += result.scheduled;
+  totals.cancelled += result.cancelled;
+  for (const [from, count] of Object.entries(result.cancelledFrom))
+    cancelledFrom[from] = (cancelledFrom[from] ?? 0) + count;
+  totals.replayed += result.replayed;
+  totals.cancelsRefusedInFlight += result.cancelsRefusedInFlight;
   for (const violation of result.violations) {
     violations.push(violation);
     if (!flags.json)
@@ -96,6 +105,7 @@ const summary = {
   seed: flags.seed,
   ratios: timingRatios(SIMULATION_TIMINGS),
   ...totals,
+  cancelledFrom,
   violations,
   seconds,
 };
@@ -108,6 +118,7 @@ if (flags.json) {
       `${totals.crashes} crashes, ${totals.forged} forged and ${totals.conflicting} conflicting ` +
       `messages, ${totals.resultWriteFaults} failed result writes, ${totals.bulky} bulky events, ` +
       `${totals.deferred} deferrals, ${totals.scheduled} scheduled, ` +
+      `${totals.cancelled} cancelled, ${totals.replayed} replays, ` +
       `${violations.length} violation(s), ${seconds} s`,
   );
 }

@@ -9,6 +9,8 @@ export type Operation =
   | "store.recordInvalid"
   | "store.recordScheduled"
   | "store.recordRedrive"
+  | "store.recordCancel"
+  | "store.recordReplay"
   | "store.recordConflict"
   | "store.get"
   | "breakers.countFailure"

@@ -13,6 +13,7 @@ import {
   GuaranteeProblem,
   payloadFingerprint,
 } from "../support/guarantee-checks.js";
+import { type ControlInvariant, checkControls } from "./control-invariants.js";
 import type { QueuedMessage } from "./memory-queue.js";
 import type { ClaimTrace, SimulationTrace } from "./trace.js";
 
@@ -58,7 +59,7 @@ export const INVARIANT_OF: Readonly<Record<EndStateProblem | GuaranteeProblem, I
 
 export interface Violation {
   readonly seed: number;
-  readonly invariant: Invariant;
+  readonly invariant: Invariant | ControlInvariant;
   readonly detail: string;
 }
 
@@ -101,7 +102,7 @@ const guaranteedLeaseEnd = (claim: ClaimTrace, skewBoundMs: number): number =>
 /** Checks every guarantee against a finished run; returns the violations (empty when sound). */
 export const checkInvariants = (state: FinalState): Violation[] => {
   const violations: Violation[] = [];
-  const fail = (invariant: Invariant, detail: string) =>
+  const fail = (invariant: Invariant | ControlInvariant, detail: string) =>
     violations.push({ seed: state.seed, invariant, detail });
   const { trace, records } = state;
   const submittedIds = new Set(state.submitted.map((e) => e.eventId));
@@ -324,5 +325,8 @@ export const checkInvariants = (state: FinalState): Violation[] => {
         fail(Invariant.REDRIVE_AUDITED, `${record.eventId}: redriven from ${audit.previousStatus}`);
     }
   }
+  // 11 and 12: the operator's cancels and replays.
+  for (const finding of checkControls(trace, records, state.deadLetters))
+    fail(finding.invariant, finding.detail);
   return violations;
 };

@@ -1,10 +1,13 @@
+import { cancelledRecord, mayRecordCancel } from "../../lib/core/cancel-rule.js";
 import { claimedRecord, explainRefusedClaim, mayClaim } from "../../lib/core/claim.js";
 import type { Outcome } from "../../lib/core/outcome.js";
 import type {
+  CancelRecordRequest,
   ClaimRequest,
   ClaimResult,
   EventStore,
   ListByStatusRequest,
+  OperatorWriteOutcome,
   RecordConflictRequest,
   RecordInvalidRequest,
   RecordPendingDeadLetterRequest,
@@ -13,6 +16,7 @@ import type {
   RecordScheduledRequest,
   RedriveRecordOutcome,
   RedriveRequest,
+  ReplayRecordRequest,
 } from "../../lib/core/ports.js";
 import {
   type AuditEntry,
@@ -21,6 +25,7 @@ import {
   MAX_HISTORY_ENTRIES,
 } from "../../lib/core/record.js";
 import { mayRedrive } from "../../lib/core/redrive-rule.js";
+import { mayRecordReplay, replayedRecord } from "../../lib/core/replay-rule.js";
 import { canTransition, EventStatus, isTerminal } from "../../lib/core/status.js";
 import { targetKeyOfRecord } from "../../lib/core/target-key.js";
 
@@ -239,6 +244,20 @@ export const createMemoryEventStore = (options: MemoryEventStoreOptions = {}): M
     return { kind: "recorded" };
   };
 
+  const recordCancel = async (request: CancelRecordRequest): Promise<OperatorWriteOutcome> => {
+    const old = read(request.eventId);
+    if (!mayRecordCancel(old, request)) return { kind: "conflict", record: old };
+    write(cancelledRecord(old, request));
+    return { kind: "recorded" };
+  };
+
+  const recordReplay = async (request: ReplayRecordRequest): Promise<OperatorWriteOutcome> => {
+    const old = read(request.eventId);
+    if (!mayRecordReplay(old, request.generation)) return { kind: "conflict", record: old };
+    write(replayedRecord(old, request));
+    return { kind: "recorded" };
+  };
+
   const listByStatus = async (request: ListByStatusRequest): Promise<EventRecord[]> =>
     [...items.values()]
       .filter(
@@ -277,6 +296,8 @@ export const createMemoryEventStore = (options: MemoryEventStoreOptions = {}): M
     recordInvalid,
     recordScheduled,
     recordRedrive,
+    recordCancel,
+    recordReplay,
     recordConflict,
     appendAudit,
     get: async (eventId) => read(eventId),

@@ -1,6 +1,6 @@
 import type { RetryPolicy } from "../../lib/core/policy.js";
 import type { DeadLetterQueue, EventStore, IngressQueue } from "../../lib/core/ports.js";
-import { EventStatus } from "../../lib/core/status.js";
+import { EventStatus, isTerminal } from "../../lib/core/status.js";
 import { type RedriveReport, redrive, SkipReason } from "../../lib/redrive.js";
 import type { Process } from "./faults.js";
 
@@ -64,14 +64,21 @@ const redriveRun = async (
   return report;
 };
 
-/** Which of `eventIds` ended delivered, as the operator reads it (undefined if a read failed). */
+/**
+ * Which of `eventIds` ended delivered, as the operator reads it, and whether all of them have
+ * ended (terminal); undefined if a read failed.
+ */
 const deliveredAmong = async (
   eventIds: readonly string[],
   store: EventStore,
-): Promise<string[] | undefined> => {
+): Promise<(string[] & { readonly settled: boolean }) | undefined> => {
   try {
     const records = await Promise.all(eventIds.map((id) => store.get(id)));
-    return records.flatMap((r) => (r?.status === EventStatus.DELIVERED ? [r.eventId] : []));
+    const delivered = records.flatMap((r) =>
+      r?.status === EventStatus.DELIVERED ? [r.eventId] : [],
+    );
+    const settled = records.every((r) => r === undefined || isTerminal(r.status));
+    return Object.assign(delivered, { settled });
   } catch {
     return undefined;
   }
@@ -93,6 +100,12 @@ export const operatorRedrive = async (
   let lastRunFailed = false;
   let run = 0;
   for (; run < MAX_REDRIVE_RUNS && remaining.size > 0; run += 1) {
+    // An event a crashed run moved (its report lost, its copy deleted) is delivered by now and
+    // has nothing left to move: a person checking `ricochet status` stops chasing it, and the
+    // clean-up below deletes any copy it left.
+    for (const id of (await deliveredAmong([...remaining], options.store)) ?? [])
+      remaining.delete(id);
+    if (remaining.size === 0) break;
     const report = await redriveRun(
       run,
       [...remaining].slice(0, lastRunFailed ? 1 : remaining.size),
@@ -119,8 +132,10 @@ export const operatorRedrive = async (
   // deletes those as already redriven; a copy of an event never redriven is skipped and stays.
   for (; run < MAX_REDRIVE_RUNS; run += 1) {
     const delivered = await deliveredAmong(eventIds, options.store);
-    if (delivered?.length === 0) return;
-    if (delivered !== undefined) {
+    if (delivered?.settled === true && delivered.length === 0) return;
+    // Redriven events still on their way (a batch back after its visibility timeout) may leave a
+    // second copy of their dead-letter decision; the alarm is looked at again once they ended.
+    if (delivered?.settled === true) {
       const report = await redriveRun(run, delivered, options);
       if (report !== undefined && report.failed.length === 0) return;
     }

@@ -36,6 +36,8 @@ export interface TargetCall {
   /** The hostile mark the payload carried, if it was a forged or conflicting one. */
   readonly mark: AdversaryMark | undefined;
   readonly attempt: number;
+  /** The `Ricochet-Replay` number the call carried (undefined: the event was never replayed). */
+  readonly replay: number | undefined;
   readonly worker: string;
   readonly invocation: number;
   readonly startMs: number;
@@ -117,6 +119,7 @@ export class SimulatedTarget {
       fingerprint: payloadFingerprint(envelope.payload),
       mark: markOf(envelope.payload),
       attempt: request.attempt,
+      replay: request.replay,
       worker: caller.worker,
       invocation: caller.invocation,
       startMs: now(),

@@ -20,7 +20,10 @@ describe("simulation of the orchestrator and redrive under seeded faults", () =>
       conflicting: 0,
       resultWriteFaults: 0,
       scheduled: 0,
+      cancelsRefusedInFlight: 0,
+      replayed: 0,
     };
+    const cancelledFrom: Record<string, number> = {};
     for (const seed of SEEDS) {
       const result = await runSimulation({ seed });
       violations.push(...result.violations);
@@ -30,6 +33,10 @@ describe("simulation of the orchestrator and redrive under seeded faults", () =>
       totals.conflicting += result.hostile.conflicting;
       totals.resultWriteFaults += result.resultWriteFaults;
       totals.scheduled += result.scheduled;
+      totals.cancelsRefusedInFlight += result.cancelsRefusedInFlight;
+      totals.replayed += result.replayed;
+      for (const [from, count] of Object.entries(result.cancelledFrom))
+        cancelledFrom[from] = (cancelledFrom[from] ?? 0) + count;
     }
     expect(violations).toEqual([]);
     // A run without faults, redrives or hostile messages would prove nothing.
@@ -40,6 +47,15 @@ describe("simulation of the orchestrator and redrive under seeded faults", () =>
     expect(totals.resultWriteFaults).toBeGreaterThan(10);
     // Events first seen before their notBefore (the invariant holds their calls until then).
     expect(totals.scheduled).toBeGreaterThan(50);
+    // An operator cancelled events in each waiting status, met attempts in flight (refused, then
+    // asked again), and replayed delivered events (the checks of control-invariants.ts).
+    expect(cancelledFrom).toMatchObject({
+      scheduled: expect.any(Number),
+      pending: expect.any(Number),
+      retry_scheduled: expect.any(Number),
+    });
+    expect(totals.cancelsRefusedInFlight).toBeGreaterThan(10);
+    expect(totals.replayed).toBeGreaterThan(20);
     // About 11 s alone; room for a machine shared with other test runs.
   }, 120_000);
 
@@ -129,9 +145,12 @@ describe("simulation of the orchestrator and redrive under seeded faults", () =>
 
   // Regression seed: at a 10 % fault rate a message that crashes its worker maxReceiveCount
   // times is parked raw by the queue's native redrive with its record stuck in_flight. Redrive
-  // now reads such a body as `unprocessed` and brings the stranded event back.
+  // now reads such a body as `unprocessed` and brings the stranded event back. The seed is one
+  // whose run parks copies raw (checked, so a change to the random stream cannot make it vacuous);
+  // at this fault rate some seeds end with the simulated operator out of runs, so not any will do.
   it("brings back an event whose message crashed its workers maxReceiveCount times", async () => {
-    const result = await runSimulation({ seed: 5090, faultRate: 0.1 });
+    const result = await runSimulation({ seed: 5086, faultRate: 0.1 });
+    expect(result.parkedRaw).toBeGreaterThan(0);
     expect(result.violations).toEqual([]);
   });
 });

@@ -37,6 +37,7 @@ import { createMemoryTargetStateStore } from "./memory-target-state-store.js";
 import { bodyOf, drawBulkyEvents, drawScenario } from "./scenario.js";
 import { RunEnd, VirtualScheduler } from "./scheduler.js";
 import { createSimulatedAdversary } from "./simulated-adversary.js";
+import { drawControls, runControls } from "./simulated-controls.js";
 import { OPERATOR, operatorRedrive } from "./simulated-operator.js";
 import { SimulatedTarget, timeoutOf } from "./simulated-target.js";
 import { type InvocationTrace, keyOf, newTrace } from "./trace.js";
@@ -72,6 +73,8 @@ export interface SimulationOptions {
   readonly recordConcurrency?: number;
   readonly maxReceiveCount?: number;
   readonly hopSeconds?: number;
+  /** Let an operator cancel and replay some events during the run (default on). */
+  readonly controls?: boolean;
   /** Run a redrive of the dead-lettered events once the first wave is over. */
   readonly redrive?: boolean;
   /** Send some events to Lambda targets, whose timeout is fixed at 60 s. */
@@ -119,6 +122,15 @@ export interface SimulationResult {
   readonly deferred: number;
   /** Events recorded as scheduled: first seen before their `notBefore`. */
   readonly scheduled: number;
+  /** Events an operator cancelled, and replays of delivered events, during the run. */
+  readonly cancelled: number;
+  /** Cancels by the status they found the event in (scheduled, pending, retry_scheduled). */
+  readonly cancelledFrom: Readonly<Record<string, number>>;
+  /** Cancels refused while an attempt was in flight (the operator asked again later). */
+  readonly cancelsRefusedInFlight: number;
+  readonly replayed: number;
+  /** Copies the queue's native redrive parked raw (no Ricochet summary) before the operator ran. */
+  readonly parkedRaw: number;
   readonly steps: number;
   readonly virtualSeconds: number;
   readonly violations: Violation[];
@@ -189,6 +201,7 @@ export const runSimulation = async (options: SimulationOptions): Promise<Simulat
     ...drawBulkyEvents(seed, START_MS),
   ];
   const weights = new Map(scenario.map((e) => [e.envelope.eventId, e.weights]));
+  const bodies = new Map(scenario.map((e) => [e.envelope.eventId, bodyOf(e)]));
   const adversary = createSimulatedAdversary({
     seed,
     ingress,
@@ -309,6 +322,28 @@ export const runSimulation = async (options: SimulationOptions): Promise<Simulat
       },
       recordRedrive: (request) =>
         faults.call(process, "store.recordRedrive", () => store.recordRedrive(request)),
+      recordCancel: (request) =>
+        faults.call(process, "store.recordCancel", async () => {
+          const outcome = await store.recordCancel(request);
+          if (outcome.kind === "recorded")
+            trace.cancels.push({
+              eventId: request.eventId,
+              from: request.expectedStatus,
+              trueAtMs: now(),
+            });
+          return outcome;
+        }),
+      recordReplay: (request) =>
+        faults.call(process, "store.recordReplay", async () => {
+          const outcome = await store.recordReplay(request);
+          if (outcome.kind === "recorded")
+            trace.replays.push({
+              eventId: request.eventId,
+              generation: request.generation,
+              trueAtMs: now(),
+            });
+          return outcome;
+        }),
       recordConflict: (request) =>
         faults.call(process, "store.recordConflict", () => store.recordConflict(request)),
       appendAudit: (eventId, entry) => store.appendAudit(eventId, entry),
@@ -545,8 +580,34 @@ export const runSimulation = async (options: SimulationOptions): Promise<Simulat
     redrivesRunning -= 1;
   };
 
+  let controlsRunning = 0;
+  const runOperatorControls = async () => {
+    controlsRunning += 1;
+    const controlRandom = seededRandom(seed ^ 0x1b873593);
+    await runControls(
+      drawControls(
+        seed,
+        scenario.map((e) => ({ eventId: e.envelope.eventId, submitAtMs: e.submitAtMs })),
+      ),
+      {
+        startRun: (name) => {
+          const process = newProcess(name, drawSkew(controlRandom));
+          return { process, ports: portsFor(process) };
+        },
+        now,
+        sleep,
+        defaultPolicy: DEFAULT_POLICY,
+        bodyOf: (eventId) => bodies.get(eventId) ?? "",
+        store,
+        onCancelRefused: (reason) => trace.cancelRefusals.push(reason),
+      },
+    );
+    controlsRunning -= 1;
+  };
+
   const quiet = () =>
     submitted === scenario.length &&
+    controlsRunning === 0 &&
     ingress.size() === 0 &&
     active === 0 &&
     redrivesRunning === 0 &&
@@ -554,13 +615,16 @@ export const runSimulation = async (options: SimulationOptions): Promise<Simulat
 
   const violations: Violation[] = [];
   void producer();
+  if (options.controls ?? true) void runOperatorControls();
   for (let slot = 0; slot < o.workers; slot += 1) void pollerLoop(slot);
   let end = await sched.run(quiet, START_MS + VIRTUAL_LIMIT_MS);
   const records = store.snapshot();
+  const parkedRaw = deadLetterQueue.contents().filter((m) => m.summary === undefined).length;
   // Dead-lettered and rejected events, and events stranded mid-flight by a crash loop whose raw
-  // message the native redrive parked: an operator redrives all of them.
+  // message the native redrive parked: an operator redrives all of them (a cancelled event is
+  // finished by the operator's own choice, and redrive refuses it).
   const toRedrive = [...records.values()]
-    .filter((r) => r.status !== EventStatus.DELIVERED)
+    .filter((r) => r.status !== EventStatus.DELIVERED && r.status !== EventStatus.CANCELLED)
     .map((r) => r.eventId);
   if (end === RunEnd.STOPPED && (options.redrive ?? true) && toRedrive.length > 0) {
     void runOperator(toRedrive);
@@ -581,7 +645,7 @@ export const runSimulation = async (options: SimulationOptions): Promise<Simulat
     ...checkInvariants({
       seed,
       submitted: scenario.map((e) => e.envelope),
-      bodies: new Map(scenario.map((e) => [e.envelope.eventId, bodyOf(e)])),
+      bodies,
       records: final,
       ingress: ingress.contents(),
       deadLetters: deadLetterQueue.contents(),
@@ -608,6 +672,16 @@ export const runSimulation = async (options: SimulationOptions): Promise<Simulat
     bulky: scenario.filter((e) => e.body !== undefined).length,
     deferred: metrics.get(MetricName.DEFERRED),
     scheduled: scheduledIds.size,
+    cancelled: trace.cancels.length,
+    cancelledFrom: Object.fromEntries(
+      [...new Set(trace.cancels.map((c) => c.from))].map((from) => [
+        from,
+        trace.cancels.filter((c) => c.from === from).length,
+      ]),
+    ),
+    cancelsRefusedInFlight: trace.cancelRefusals.filter((r) => r.includes("in flight")).length,
+    replayed: trace.replays.length,
+    parkedRaw,
     steps: sched.steps,
     virtualSeconds,
     violations,

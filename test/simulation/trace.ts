@@ -38,6 +38,21 @@ export interface DeferralTrace {
   readonly untilMs: number;
 }
 
+/** An operator's cancel the store recorded, in true virtual time. */
+export interface CancelTrace {
+  readonly eventId: string;
+  /** The status the event was cancelled in. */
+  readonly from: string;
+  readonly trueAtMs: number;
+}
+
+/** An operator's replay the store recorded: the event went back to pending at `generation`. */
+export interface ReplayTrace {
+  readonly eventId: string;
+  readonly generation: number;
+  readonly trueAtMs: number;
+}
+
 /** Everything the invariant checks read, besides the final store and queues. */
 export interface SimulationTrace {
   readonly claims: ClaimTrace[];
@@ -45,6 +60,10 @@ export interface SimulationTrace {
   readonly calls: TargetCall[];
   readonly invocations: InvocationTrace[];
   readonly redrives: RedriveReport[];
+  readonly cancels: CancelTrace[];
+  /** Why cancels were refused (an attempt in flight, already delivered, no record yet). */
+  readonly cancelRefusals: string[];
+  readonly replays: ReplayTrace[];
   crashes: number;
 }
 
@@ -56,5 +75,8 @@ export const newTrace = (calls: TargetCall[]): SimulationTrace => ({
   calls,
   invocations: [],
   redrives: [],
+  cancels: [],
+  cancelRefusals: [],
+  replays: [],
   crashes: 0,
 });

@@ -115,8 +115,10 @@ export const checkEndState = (state: EndState): EndStateFinding[] => {
         detail: `${id}: record is ${record.eventId}`,
         liveMessages: live,
       });
+    // A cancelled event is finished by an operator's choice, audited on its record, never parked.
     if (
       record.status !== "delivered" &&
+      record.status !== "cancelled" &&
       !copies.some((c) => c.eventId === id && c.reason === record.deadLetterReason)
     )
       findings.push({

@@ -377,6 +377,8 @@ export const createOrchestratorHarness = async (
         recordInvalid: slow(s.recordInvalid),
         recordScheduled: slow(s.recordScheduled),
         recordRedrive: slow(s.recordRedrive),
+        recordCancel: slow(s.recordCancel),
+        recordReplay: slow(s.recordReplay),
         recordConflict: slow(s.recordConflict),
         appendAudit: slow(s.appendAudit),
         get: slow(s.get),

@@ -138,7 +138,8 @@ const errorMessage = (error: unknown): string =>
 
 /**
  * An HTTP(S) delivery target. Each call sends the payload as JSON with `Idempotency-Key`,
- * `Ricochet-Event-Id` and `Ricochet-Attempt` (and signature headers when a signer is given),
+ * `Ricochet-Event-Id` and `Ricochet-Attempt` (`Ricochet-Replay` too, on a replayed event's calls;
+ * and signature headers when a signer is given),
  * refuses internal addresses after DNS, pins the connection to the address checked, never follows
  * redirects, and bounds the whole call (DNS, signing, connect, response) by the target's timeout.
  * Connections are kept alive and reused per host: a TCP and TLS handshake per attempt would often
@@ -168,6 +169,7 @@ export const createHttpTarget = (options: HttpTargetOptions = {}): DeliveryTarge
     envelope,
     attempt,
     onSent,
+    replay,
     timeoutMs: cutOffMs,
   }: DeliveryRequest): Promise<AttemptResult> => {
     const started = now();
@@ -265,6 +267,8 @@ export const createHttpTarget = (options: HttpTargetOptions = {}): DeliveryTarge
             "Idempotency-Key": envelope.eventId,
             "Ricochet-Event-Id": envelope.eventId,
             "Ricochet-Attempt": String(attempt),
+            // The same key on a replay: it is the same event (docs/design-notes.md).
+            ...(replay === undefined ? {} : { "Ricochet-Replay": String(replay) }),
           },
         );
         const secure = url.protocol === "https:";

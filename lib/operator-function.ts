@@ -1,0 +1,42 @@
+import { type CancelReport, cancelEvents } from "./cancel.js";
+import { type OperatorRequest, parseOperatorRequest } from "./operator-request.js";
+import { type RedriveDeps, type RedriveReport, redrive } from "./redrive.js";
+import { type ReplayReport, replayEvents } from "./replay.js";
+
+/*
+ * What the operator function (functions/redrive.ts) does with an invocation: validate it, then
+ * run the one use case its `action` names, with the deployment's own ports and policy. Kept here,
+ * free of the Lambda runtime, so it is tested against the emulators without one.
+ */
+
+/** Everything the three actions need between them. */
+export interface OperatorFunctionDeps extends RedriveDeps {
+  /** How long a cancelled record is kept (its TTL), in seconds. */
+  readonly retentionSeconds: number;
+}
+
+/** The report of the action the request named. */
+export type OperatorReport = RedriveReport | CancelReport | ReplayReport;
+
+/**
+ * Runs the request's action (`redrive` when it names none) and returns its report; `onAccepted`
+ * sees the validated request before anything is done (the function logs it, for CloudTrail). The
+ * audit entries' `caller` is what `deps.callerIdentity` reports.
+ * @throws InvalidRequestError listing every problem when the request is invalid (nothing done).
+ */
+export const runOperatorRequest = async (
+  deps: OperatorFunctionDeps,
+  value: unknown,
+  onAccepted?: (request: OperatorRequest) => void,
+): Promise<OperatorReport> => {
+  const parsed = parseOperatorRequest(value);
+  onAccepted?.(parsed);
+  switch (parsed.action) {
+    case "redrive":
+      return redrive(deps, parsed.request);
+    case "cancel":
+      return cancelEvents(deps, parsed.request);
+    case "replay":
+      return replayEvents(deps, parsed.request);
+  }
+};
