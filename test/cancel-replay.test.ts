@@ -93,6 +93,38 @@ describe("cancel on the emulators", () => {
     ]);
   });
 
+  it("counts a different envelope under a cancelled event's id as a conflicting resubmission, not as the cancel's copy, and never calls it", async () => {
+    const eventId = anEventId("cancel-conflict");
+    const dueMs = Date.now() + 6_000;
+    await h.startWorkers({ hopSeconds: 1 });
+    await h.submit([{ ...h.envelope(eventId, {}), notBefore: new Date(dueMs).toISOString() }]);
+    await h.waitForStatus(eventId, EventStatus.SCHEDULED);
+    await cancelEvents(cancelDeps(), { eventIds: [eventId], by: "ops" });
+    const dropped = h.metrics.get(MetricName.CANCELLED_DROPPED);
+    await h.waitFor(() => h.metrics.get(MetricName.CANCELLED_DROPPED) > dropped, 15_000);
+
+    // Another envelope under the same id, ahead of its own schedule. (One deferred by a breaker
+    // or a limit before the cancel meets the record at a hop instead: the simulation, seed 1007
+    // with --breakers --limits, covers that path.)
+    const conflicts = h.metrics.get(MetricName.CONFLICTING_RESUBMISSION);
+    const droppedBefore = h.metrics.get(MetricName.CANCELLED_DROPPED);
+    await h.submit([
+      {
+        ...h.envelope(eventId, {}),
+        payload: { other: "body" },
+        notBefore: new Date(Date.now() + 6_000).toISOString(),
+      },
+    ]);
+    await h.waitFor(() => h.metrics.get(MetricName.CONFLICTING_RESUBMISSION) > conflicts, 15_000);
+    await h.waitForQueueEmpty();
+    expect(h.metrics.get(MetricName.CANCELLED_DROPPED)).toBe(droppedBefore);
+    expect(h.receiver.callsFor(eventId)).toHaveLength(0);
+    expect(await h.store.get(eventId)).toMatchObject({
+      status: EventStatus.CANCELLED,
+      attempts: 0,
+    });
+  });
+
   it("refuses to cancel a delivered event, says why, and leaves its record alone", async () => {
     const eventId = anEventId("cancel-delivered");
     await h.startWorkers();
