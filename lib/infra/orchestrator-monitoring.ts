@@ -135,7 +135,7 @@ export class OrchestratorMonitoring extends Construct {
             ].map((name) => emf(name)),
           }),
           new GraphWidget({
-            title: "Contention, hops, deferrals and draining",
+            title: "Contention, hops, deferrals, draining and cancels",
             width: 12,
             left: [
               m.DEFERRED,
@@ -147,6 +147,7 @@ export class OrchestratorMonitoring extends Construct {
               m.HOP,
               m.DRAINED,
               m.ORPHAN_DROPPED,
+              m.CANCELLED_DROPPED,
             ].map((name) => emf(name)),
           }),
         ],
