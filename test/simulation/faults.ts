@@ -39,6 +39,24 @@ export interface Process {
   crash(where: string): void;
 }
 
+/**
+ * Runs `work` in the process `run` started (an operator's CLI run); undefined when the process
+ * crashed or the call threw, as a person sees a run that died or failed as a whole.
+ */
+export const untilCrash = async <
+  R extends { readonly process: Process & { readonly stopped: Promise<void> } },
+  T,
+>(
+  run: R,
+  work: (run: R) => Promise<T>,
+): Promise<T | undefined> => {
+  const result = await Promise.race([
+    work(run).catch(() => undefined),
+    run.process.stopped.then(() => undefined),
+  ]);
+  return run.process.crashed ? undefined : result;
+};
+
 /** A promise that never settles: how a crashed process stops mid-way. */
 export const hang = <T>(): Promise<T> => new Promise<T>(() => {});
 

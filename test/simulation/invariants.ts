@@ -7,6 +7,7 @@ import { naturalTargetKey } from "../../lib/core/target-key.js";
 import { checkEndState, EndStateProblem } from "../support/end-state-checks.js";
 import {
   checkBoundedWork,
+  checkCleanedCopies,
   checkConflictsCounted,
   checkNoDeadLetterForDelivered,
   checkOnlyAcceptedPayloads,
@@ -150,6 +151,7 @@ export const checkInvariants = (state: FinalState): Violation[] => {
       new Map(state.submitted.map((e) => [e.eventId, payloadFingerprint(e.payload)])),
     ),
     ...checkNoDeadLetterForDelivered(records, state.deadLetters),
+    ...checkCleanedCopies(records, trace.cleaned),
     ...checkConflictsCounted(records, state.conflictsSent, state.deadLetters),
   ];
   for (const finding of findings) fail(INVARIANT_OF[finding.problem], finding.detail);

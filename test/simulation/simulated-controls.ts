@@ -5,7 +5,7 @@ import { randomInt } from "../../lib/core/random.js";
 import { EventStatus } from "../../lib/core/status.js";
 import { replayEvents } from "../../lib/replay.js";
 import { streamFor } from "../support/random-streams.js";
-import type { Process } from "./faults.js";
+import { type Process, untilCrash } from "./faults.js";
 import { OPERATOR } from "./simulated-operator.js";
 
 /*
@@ -79,18 +79,11 @@ export interface SimulatedControlsOptions {
 }
 
 /** Runs one try in its own process; undefined when the process crashed or the call threw. */
-const tryIn = async <T>(
+const tryIn = <T>(
   name: string,
   options: SimulatedControlsOptions,
   work: (run: ControlRun) => Promise<T>,
-): Promise<T | undefined> => {
-  const run = options.startRun(name);
-  const result = await Promise.race([
-    work(run).catch(() => undefined),
-    run.process.stopped.then(() => undefined),
-  ]);
-  return run.process.crashed ? undefined : result;
-};
+): Promise<T | undefined> => untilCrash(options.startRun(name), work);
 
 /** Cancels the event, asking again after a refusal (an attempt in flight) or a failure. */
 const cancel = async (control: PlannedControl, options: SimulatedControlsOptions) => {

@@ -575,6 +575,7 @@ export const runSimulation = async (options: SimulationOptions): Promise<Simulat
       sleep,
       defaultPolicy: DEFAULT_POLICY,
       onReport: (report) => trace.redrives.push(report),
+      onCleaned: (copy) => trace.cleaned.push(copy),
       store,
     });
     redrivesRunning -= 1;

@@ -1,3 +1,4 @@
+import type { ReceivedDeadLetter } from "../../lib/core/ports.js";
 import type { RedriveReport } from "../../lib/redrive.js";
 import type { TargetCall } from "./simulated-target.js";
 
@@ -60,6 +61,8 @@ export interface SimulationTrace {
   readonly calls: TargetCall[];
   readonly invocations: InvocationTrace[];
   readonly redrives: RedriveReport[];
+  /** Dead-letter copies the operator's `ricochet dlq clean` runs deleted, as received. */
+  readonly cleaned: ReceivedDeadLetter[];
   readonly cancels: CancelTrace[];
   /** Why cancels were refused (an attempt in flight, already delivered, no record yet). */
   readonly cancelRefusals: string[];
@@ -75,6 +78,7 @@ export const newTrace = (calls: TargetCall[]): SimulationTrace => ({
   calls,
   invocations: [],
   redrives: [],
+  cleaned: [],
   cancels: [],
   cancelRefusals: [],
   replays: [],

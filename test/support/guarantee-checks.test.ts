@@ -13,6 +13,7 @@ import { AdversaryMark } from "./adversarial-producer.js";
 import type { LeftMessage } from "./end-state-checks.js";
 import {
   checkBoundedWork,
+  checkCleanedCopies,
   checkConflictsCounted,
   checkNoDeadLetterForDelivered,
   checkOnlyAcceptedPayloads,
@@ -76,6 +77,27 @@ describe("no dead-letter message for a delivered event", () => {
   it("says nothing of an event that ends dead-lettered", () => {
     const records = recordOf(EventStatus.DEAD_LETTERED);
     expect(checkNoDeadLetterForDelivered(records, [copyOf("exhausted")])).toEqual([]);
+  });
+});
+
+describe("copies dlq clean removed", () => {
+  // copyOf makes generation-0 copies: the record's generation says whether the event left it.
+  it.each([
+    ["a decision copy of the generation that was delivered", copyOf("exhausted"), 0, 1],
+    ["a rejected copy of the generation that was delivered", copyOf("rejected"), 0, 1],
+    ["a decision copy of a generation redriven since", copyOf("exhausted"), 1, 0],
+    ["a raw body parked during a crash loop", parked(envelope), 0, 0],
+    ["an invalid_envelope copy of a forged message", copyOf("invalid_envelope"), 0, 0],
+  ])("%s", (_name, message, generation, found) => {
+    const records = recordOf(EventStatus.DELIVERED, { generation });
+    expect(checkCleanedCopies(records, [message]).map((f) => f.problem)).toEqual(
+      Array(found).fill(GuaranteeProblem.DEAD_LETTER_FOR_DELIVERED),
+    );
+  });
+
+  it("says nothing of a copy of an event that ends dead-lettered", () => {
+    const records = recordOf(EventStatus.DEAD_LETTERED);
+    expect(checkCleanedCopies(records, [copyOf("exhausted")])).toEqual([]);
   });
 });
 

@@ -35,6 +35,31 @@ export interface GuaranteeFinding {
   readonly detail: string;
 }
 
+/**
+ * Guarantee 9 for copies `ricochet dlq clean` removed (it takes every copy of a delivered event):
+ * a copy of a decision made at the generation that was then delivered means the event was both
+ * dead-lettered and delivered, which cleaning must not hide. Copies from a generation the event
+ * left (redriven or replayed since) and raw bodies parked during a crash loop are what it is for.
+ */
+export const checkCleanedCopies = (
+  records: ReadonlyMap<string, EventRecord>,
+  removed: readonly { readonly body: string; readonly summary?: string | undefined }[],
+): GuaranteeFinding[] =>
+  removed.flatMap((message) => {
+    const copy = parseDeadLetterCopy(message.body, message.summary);
+    if (!copy.ok || copy.message.reason === DeadLetterReason.INVALID_ENVELOPE) return [];
+    const { eventId, reason, generation } = copy.message;
+    const record = records.get(String(eventId));
+    if (record?.status !== EventStatus.DELIVERED || generation < record.generation) return [];
+    return [
+      {
+        problem: GuaranteeProblem.DEAD_LETTER_FOR_DELIVERED,
+        eventId: String(eventId),
+        detail: `${eventId}: delivered at generation ${record.generation}, but dlq clean removed a copy that says ${reason} at generation ${generation}`,
+      },
+    ];
+  });
+
 /** SHA-256 of a request body as the target received it. */
 export const bodyFingerprint = (body: string): string =>
   createHash("sha256").update(body, "utf8").digest("hex");
