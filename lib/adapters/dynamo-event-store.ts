@@ -50,6 +50,44 @@ const HOLDING_THE_LEASE =
   "#status = :inFlight AND leaseOwner = :worker AND generation = :generation";
 
 /**
+ * The fields the first write of an event's record sets and every later write keeps
+ * (`if_not_exists`), as an update-expression part and its values: a claim and a scheduling write
+ * may each be that first write, and must create the same record.
+ */
+const firstSightFields = (
+  request: Pick<
+    ClaimRequest,
+    "attemptBudget" | "targetSummary" | "envelopeDigest" | "targetGroup" | "policyAdjustments"
+  >,
+  nowMs: number,
+): { readonly expression: string; readonly values: Record<string, unknown> } => {
+  const adjustments = request.policyAdjustments ?? [];
+  const keepAdjustments = adjustments.length > 0;
+  const hasGroup = request.targetGroup !== undefined;
+  return {
+    expression:
+      "attemptBudget = if_not_exists(attemptBudget, :budget), " +
+      "createdAt = if_not_exists(createdAt, :now), " +
+      "history = if_not_exists(history, :empty), redrives = if_not_exists(redrives, :empty), " +
+      "targetSummary = if_not_exists(targetSummary, :summary), " +
+      "envelopeDigest = if_not_exists(envelopeDigest, :digest)" +
+      (keepAdjustments
+        ? ", policyAdjustments = if_not_exists(policyAdjustments, :adjustments)"
+        : "") +
+      (hasGroup ? ", targetGroup = if_not_exists(targetGroup, :group)" : ""),
+    values: {
+      ":budget": request.attemptBudget,
+      ":now": iso(nowMs),
+      ":empty": [],
+      ":summary": request.targetSummary,
+      ":digest": request.envelopeDigest,
+      ...(keepAdjustments ? { ":adjustments": adjustments } : {}),
+      ...(hasGroup ? { ":group": request.targetGroup } : {}),
+    },
+  };
+};
+
+/**
  * The attempt store on DynamoDB: one item per event. A claim is one conditional write (a PutItem
  * creating the record for an event's first attempt, an UpdateItem after that) and a result is one
  * conditional UpdateItem; neither reads first (an update returns the old item, and a refused
@@ -92,8 +130,6 @@ export const createDynamoEventStore = ({ doc, tableName }: DynamoEventStoreOptio
   const claim = async (request: ClaimRequest): Promise<ClaimResult> => {
     const { eventId, generation, worker, nowMs } = request;
     // Kept only by the write that creates the record; an empty list is never stored.
-    const adjustments = request.policyAdjustments ?? [];
-    const keepAdjustments = adjustments.length > 0;
     if (generation === 0) {
       const created = await claimByCreating(request);
       if (created.kind !== "exists") return created;
@@ -103,6 +139,7 @@ export const createDynamoEventStore = ({ doc, tableName }: DynamoEventStoreOptio
         return explainRefusedClaim(created.record, generation, nowMs, request.envelopeDigest);
       }
     }
+    const firstSight = firstSightFields(request, nowMs);
     try {
       const result = await doc.send(
         new UpdateCommand({
@@ -111,18 +148,8 @@ export const createDynamoEventStore = ({ doc, tableName }: DynamoEventStoreOptio
           UpdateExpression:
             "SET #status = :inFlight, generation = :generation, " +
             "attempts = if_not_exists(attempts, :zero) + :one, " +
-            "attemptBudget = if_not_exists(attemptBudget, :budget), " +
             "leaseOwner = :worker, leaseExpiresAt = :leaseEnd, currentAttempt = :current, " +
-            "createdAt = if_not_exists(createdAt, :now), updatedAt = :now, " +
-            "history = if_not_exists(history, :empty), redrives = if_not_exists(redrives, :empty), " +
-            "targetSummary = if_not_exists(targetSummary, :summary), " +
-            "envelopeDigest = if_not_exists(envelopeDigest, :digest)" +
-            (keepAdjustments
-              ? ", policyAdjustments = if_not_exists(policyAdjustments, :adjustments)"
-              : "") +
-            (request.targetGroup === undefined
-              ? ""
-              : ", targetGroup = if_not_exists(targetGroup, :group)") +
+            `updatedAt = :now, ${firstSight.expression}` +
             // Only an invalid envelope's placeholder has the last three; claiming it clears them.
             " REMOVE nextAttemptAt, deadLetterReason, listedStatus, expiresAt",
           // The rule of lib/core/claim.ts (mayClaim), as a condition. A placeholder written by
@@ -145,19 +172,13 @@ export const createDynamoEventStore = ({ doc, tableName }: DynamoEventStoreOptio
             ":invalidEnvelope": DeadLetterReason.INVALID_ENVELOPE,
             ":generation": generation,
             ":previous": generation - 1,
-            ":digest": request.envelopeDigest,
             ":zero": 0,
             ":one": 1,
-            ":budget": request.attemptBudget,
             ":worker": worker,
             ":leaseEnd": nowMs + request.leaseMs,
             ":current": storedCurrentAttempt(request),
-            ":now": iso(nowMs),
             ":nowMs": nowMs,
-            ":empty": [],
-            ":summary": request.targetSummary,
-            ...(keepAdjustments ? { ":adjustments": adjustments } : {}),
-            ...(request.targetGroup === undefined ? {} : { ":group": request.targetGroup }),
+            ...firstSight.values,
           },
           ReturnValues: "ALL_OLD",
           ReturnValuesOnConditionCheckFailure: "ALL_OLD",
@@ -316,9 +337,7 @@ export const createDynamoEventStore = ({ doc, tableName }: DynamoEventStoreOptio
   };
 
   const recordScheduled = async (request: RecordScheduledRequest): Promise<void> => {
-    const adjustments = request.policyAdjustments ?? [];
-    const keepAdjustments = adjustments.length > 0;
-    const hasGroup = request.targetGroup !== undefined;
+    const firstSight = firstSightFields(request, request.nowMs);
     try {
       await doc.send(
         new UpdateCommand({
@@ -328,15 +347,7 @@ export const createDynamoEventStore = ({ doc, tableName }: DynamoEventStoreOptio
           // counts from the event's first sight, as the orchestrator judged it when scheduling.
           UpdateExpression:
             "SET #status = :scheduled, generation = :zero, attempts = if_not_exists(attempts, :zero), " +
-            "attemptBudget = if_not_exists(attemptBudget, :budget), nextAttemptAt = :due, " +
-            "createdAt = if_not_exists(createdAt, :now), updatedAt = :now, " +
-            "history = if_not_exists(history, :empty), redrives = if_not_exists(redrives, :empty), " +
-            "targetSummary = if_not_exists(targetSummary, :summary), " +
-            "envelopeDigest = if_not_exists(envelopeDigest, :digest)" +
-            (keepAdjustments
-              ? ", policyAdjustments = if_not_exists(policyAdjustments, :adjustments)"
-              : "") +
-            (hasGroup ? ", targetGroup = if_not_exists(targetGroup, :group)" : ""),
+            `nextAttemptAt = :due, updatedAt = :now, ${firstSight.expression}`,
           ConditionExpression:
             "attribute_not_exists(eventId) OR " +
             "(#status = :scheduled AND generation = :zero AND envelopeDigest = :digest)",
@@ -344,14 +355,8 @@ export const createDynamoEventStore = ({ doc, tableName }: DynamoEventStoreOptio
           ExpressionAttributeValues: {
             ":scheduled": EventStatus.SCHEDULED,
             ":zero": 0,
-            ":budget": request.attemptBudget,
             ":due": iso(request.dueMs),
-            ":now": iso(request.nowMs),
-            ":empty": [],
-            ":summary": request.targetSummary,
-            ":digest": request.envelopeDigest,
-            ...(keepAdjustments ? { ":adjustments": adjustments } : {}),
-            ...(hasGroup ? { ":group": request.targetGroup } : {}),
+            ...firstSight.values,
           },
         }),
       );
