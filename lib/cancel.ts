@@ -1,5 +1,6 @@
 import { callerFieldOnce } from "./core/caller.js";
 import { judgeCancel } from "./core/cancel-rule.js";
+import { errorMessage } from "./core/errors.js";
 import type { CallerIdentity, EventStore } from "./core/ports.js";
 import type { Clock } from "./core/random.js";
 import { AuditAction, type AuditEntry, type EventRecord } from "./core/record.js";
@@ -50,9 +51,6 @@ export interface CancelReport {
 
 /** Reads and writes per event: a record that keeps moving under the cancel is reported failed. */
 const MAX_TRIES = 3;
-
-export const errorText = (error: unknown): string =>
-  error instanceof Error ? error.message : String(error);
 
 /** The audit entry of an operator action, with the caller's AWS identity when it is known. */
 export const operatorAudit = (
@@ -123,7 +121,7 @@ export const cancelEvents = async (
         record = written.record;
       }
     } catch (error) {
-      report.failed.push({ eventId, error: errorText(error) });
+      report.failed.push({ eventId, error: errorMessage(error) });
     }
   }
   return report;

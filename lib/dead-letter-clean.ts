@@ -1,4 +1,5 @@
 import { callerFieldOnce } from "./core/caller.js";
+import { errorMessage } from "./core/errors.js";
 import type { CallerIdentity, DeadLetterQueue, EventStore } from "./core/ports.js";
 import type { Clock } from "./core/random.js";
 import { AuditAction, type AuditEntry, type EventRecord } from "./core/record.js";
@@ -109,7 +110,7 @@ export const cleanDeadLetters = async (
     } catch (error) {
       report.failed.push({
         messageId,
-        error: error instanceof Error ? error.message : String(error),
+        error: errorMessage(error),
       });
       keep.push(message);
     }

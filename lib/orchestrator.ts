@@ -12,7 +12,12 @@ import {
   parseEnvelope,
 } from "./core/envelope.js";
 import { envelopeDigest, shortDigest } from "./core/envelope-digest.js";
-import { formatProblems, type InputProblem, InvalidPolicyError } from "./core/errors.js";
+import {
+  errorWithName,
+  formatProblems,
+  type InputProblem,
+  InvalidPolicyError,
+} from "./core/errors.js";
 import { MAX_OUTCOME_MESSAGE_LENGTH, OutcomeClass, storedExcerpt } from "./core/outcome.js";
 import { type RetryPolicy, resolvePolicy } from "./core/policy.js";
 import {
@@ -598,7 +603,7 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
       metrics.count(MetricName.RECORD_FAILED);
       log.error("message left on the queue after a failure", {
         messageId: message.messageId,
-        error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+        error: errorWithName(error),
       });
       return { kind: "retry_later", reason: "failure" };
     }

@@ -4,7 +4,7 @@ import type { DeadLetterMessage } from "./core/dead-letter.js";
 import { DeadLetterReason } from "./core/decide.js";
 import { type Envelope, parseEnvelope } from "./core/envelope.js";
 import { envelopeDigest, shortDigest } from "./core/envelope-digest.js";
-import { formatProblems } from "./core/errors.js";
+import { errorMessage, formatProblems } from "./core/errors.js";
 import { type RetryPolicy, resolvePolicy } from "./core/policy.js";
 import {
   applyPolicyLimits,
@@ -136,9 +136,6 @@ export const SkipReason = {
 /** Seconds selected messages stay hidden while a run moves them: the run's length, padded. */
 const holdSeconds = (count: number, ratePerSecond: number): number =>
   Math.min(43_200, Math.ceil(count / ratePerSecond) + 60);
-
-const errorText = (error: unknown): string =>
-  error instanceof Error ? error.message : String(error);
 
 /** The budget a redrive grants. */
 export const redriveBudget = (
@@ -402,11 +399,11 @@ export const redrive = async (
         report.failed.push({
           eventId,
           messageId,
-          error: `moved, but the dead-letter copy was not deleted: ${errorText(error)}`,
+          error: `moved, but the dead-letter copy was not deleted: ${errorMessage(error)}`,
         });
       }
     } catch (error) {
-      report.failed.push({ eventId, messageId, error: errorText(error) });
+      report.failed.push({ eventId, messageId, error: errorMessage(error) });
       await release(message);
     }
   }

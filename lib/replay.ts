@@ -1,7 +1,7 @@
-import { errorText, type FailedEvent, operatorAudit, type RefusedEvent } from "./cancel.js";
+import { type FailedEvent, operatorAudit, type RefusedEvent } from "./cancel.js";
 import { callerFieldOnce } from "./core/caller.js";
 import { type Envelope, parseEnvelope } from "./core/envelope.js";
-import { formatProblems } from "./core/errors.js";
+import { errorMessage, formatProblems } from "./core/errors.js";
 import { type RetryPolicy, resolvePolicy } from "./core/policy.js";
 import {
   applyPolicyLimits,
@@ -156,7 +156,7 @@ export const replayEvents = async (
       }
       report.replayed.push(replayed);
     } catch (error) {
-      report.failed.push({ eventId, error: errorText(error) });
+      report.failed.push({ eventId, error: errorMessage(error) });
     }
   }
   return report;

@@ -10,6 +10,8 @@ import {
   recordCall,
   trips,
 } from "./core/circuit-breaker.js";
+import { errorWithName } from "./core/errors.js";
+
 import type { StoredBreaker, TargetStateStore, TargetWriteExtras } from "./core/ports.js";
 import type { Clock } from "./core/random.js";
 import { outageStartMs, targetErrorExcerpt } from "./core/target-view.js";
@@ -146,7 +148,7 @@ export const createTargetBreakers = (deps: TargetBreakersDeps): TargetBreakers =
     log.warn("target breaker store failed; calling as if the breaker were closed", {
       target: key,
       operation,
-      error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+      error: errorWithName(error),
     });
   };
 

@@ -1,3 +1,4 @@
+import { errorWithName } from "./core/errors.js";
 import type { TargetLimitsStore } from "./core/ports.js";
 import type { Clock, RandomSource } from "./core/random.js";
 import { rateVerdict, rateWindowOf, slotRetryAt, slotsToTry } from "./core/target-limits.js";
@@ -63,7 +64,7 @@ export const createTargetLimiter = (deps: TargetLimiterDeps): TargetLimiter => {
     log.warn("target limits store failed; deferring the call", {
       target: key,
       limit,
-      error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+      error: errorWithName(error),
     });
     return { verdict: "defer", untilMs: slotRetryAt(clock(), random), limit };
   };
@@ -109,7 +110,7 @@ export const createTargetLimiter = (deps: TargetLimiterDeps): TargetLimiter => {
               log.warn("could not give a target's concurrency slot back", {
                 target: key,
                 slot,
-                error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+                error: errorWithName(error),
               });
             }
           },

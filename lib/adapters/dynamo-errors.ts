@@ -1,5 +1,5 @@
 import type { AttributeValue, ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
-import { ResourceNotFoundError, StoreUnavailableError } from "../core/errors.js";
+import { errorWithName, ResourceNotFoundError, StoreUnavailableError } from "../core/errors.js";
 import { dynamoDbSdk, dynamoDbUtilSdk } from "./aws-sdk-modules.js";
 
 /**
@@ -39,7 +39,7 @@ export const translateDynamoError = (
       context: { operation, tableName },
     });
   }
-  const detail = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  const detail = errorWithName(error);
   return new StoreUnavailableError(`DynamoDB ${operation} on ${tableName} failed: ${detail}`, {
     cause: error,
     context: { operation, tableName },

@@ -1,7 +1,7 @@
 import type { CloudFormationClient } from "@aws-sdk/client-cloudformation";
 import type { Command } from "commander";
 import { ENV } from "../config.js";
-import { ConfigurationError, ResourceNotFoundError } from "../core/errors.js";
+import { ConfigurationError, errorMessage, ResourceNotFoundError } from "../core/errors.js";
 
 /*
  * Where the CLI finds the deployment's resources: an explicit flag wins, then the RICOCHET_*
@@ -100,7 +100,7 @@ const stackOutputs = async (
     }
     return outputs;
   } catch (error) {
-    const detail = error instanceof Error ? error.message : String(error);
+    const detail = errorMessage(error);
     throw new ResourceNotFoundError(`cannot read stack ${stackName}: ${detail}`, { cause: error });
   }
 };

@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { text as readStream } from "node:stream/consumers";
-import { type InputProblem, InvalidRequestError } from "../core/errors.js";
+import { errorMessage, type InputProblem, InvalidRequestError } from "../core/errors.js";
 import { scheduleEnvelope } from "../core/submit-schedule.js";
 
 /** Envelopes read from a file or stdin, and the lines that were not JSON at all. */
@@ -40,7 +40,7 @@ export const parseSubmitInput = (text: string): SubmitInput => {
     try {
       input.documents.push({ index, value: JSON.parse(line) });
     } catch (error) {
-      const detail = error instanceof Error ? error.message : String(error);
+      const detail = errorMessage(error);
       input.unreadable.push({
         index,
         problems: [{ path: "", message: `not valid JSON: ${detail}` }],

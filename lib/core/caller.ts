@@ -1,3 +1,4 @@
+import { errorMessage } from "./errors.js";
 import type { CallerIdentity } from "./ports.js";
 import { type AuditCaller, CallerSource } from "./record.js";
 
@@ -9,7 +10,7 @@ export const auditCaller = async (identity: CallerIdentity): Promise<AuditCaller
   try {
     return await identity.lookup();
   } catch (error) {
-    const why = error instanceof Error ? error.message : String(error);
+    const why = errorMessage(error);
     return { source: identity.source, unverified: `caller lookup failed: ${why}` };
   }
 };

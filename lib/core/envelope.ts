@@ -1,5 +1,5 @@
 import * as z from "zod";
-import type { InputProblem } from "./errors.js";
+import { errorMessage, type InputProblem } from "./errors.js";
 import { PolicyFieldsSchema } from "./policy.js";
 import { toProblems } from "./zod-problems.js";
 
@@ -223,7 +223,7 @@ export const parseEnvelope = (body: string): EnvelopeParseResult => {
   try {
     value = JSON.parse(body);
   } catch (error) {
-    const detail = error instanceof Error ? error.message : String(error);
+    const detail = errorMessage(error);
     return { ok: false, problems: [{ path: "", message: `not valid JSON: ${detail}` }] };
   }
   if (value === null || typeof value !== "object" || Array.isArray(value)) {

@@ -24,6 +24,14 @@ export class RicochetError extends Error {
   }
 }
 
+/** What a thrown value says: an Error's message, anything else as a string. */
+export const errorMessage = (error: unknown): string =>
+  error instanceof Error ? error.message : String(error);
+
+/** What a thrown value says, with an Error's class name first (`TypeError: …`). */
+export const errorWithName = (error: unknown): string =>
+  error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+
 /** Formats problems as one line: `target.url: Invalid URL; policy.maxAttempts: Too small`. */
 export const formatProblems = (problems: readonly InputProblem[]): string =>
   problems.map((p) => (p.path === "" ? p.message : `${p.path}: ${p.message}`)).join("; ");

@@ -9,6 +9,7 @@ import { performance } from "node:perf_hooks";
 import { StringDecoder } from "node:string_decoder";
 import { createAddressPolicy } from "../../core/address-policy.js";
 import { DEFAULT_TIMEOUT_MS, type Envelope, type HttpTarget } from "../../core/envelope.js";
+import { errorMessage } from "../../core/errors.js";
 import { type AttemptResult, storedExcerpt } from "../../core/outcome.js";
 import { ErrorCategory } from "../../core/policy.js";
 import type { DeliveryRequest, DeliveryTarget } from "../../core/ports.js";
@@ -132,9 +133,6 @@ const parseTargetUrl = (target: HttpTarget): ParsedTargetUrl | string => {
     return "target url's userinfo is not valid percent-encoding";
   }
 };
-
-const errorMessage = (error: unknown): string =>
-  error instanceof Error ? error.message : String(error);
 
 /**
  * An HTTP(S) delivery target. Each call sends the payload as JSON with `Idempotency-Key`,

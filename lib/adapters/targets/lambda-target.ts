@@ -1,5 +1,6 @@
 import { performance } from "node:perf_hooks";
 import type { InvokeCommandOutput, LambdaClient } from "@aws-sdk/client-lambda";
+import { errorMessage } from "../../core/errors.js";
 import { checkLambdaTarget, type LambdaTargetRules } from "../../core/lambda-target-policy.js";
 import {
   describeVerdict,
@@ -196,7 +197,7 @@ export const createLambdaTarget = (options: LambdaTargetOptions): DeliveryTarget
         kind: "error",
         category: ErrorCategory.UNKNOWN,
         requestSent: false,
-        message: `cannot load the Lambda client: ${error instanceof Error ? error.message : String(error)}`,
+        message: `cannot load the Lambda client: ${errorMessage(error)}`,
         durationMs: elapsed(),
       };
     }
