@@ -140,6 +140,9 @@ export const parseList = (value: string | undefined): string[] =>
     .map((item) => item.trim())
     .filter((item) => item !== "");
 
+/** How long records are kept when RICOCHET_RECORD_RETENTION_DAYS is unset. */
+export const DEFAULT_RECORD_RETENTION_DAYS = 30;
+
 const numberOr = (value: string | undefined, fallback: number): number =>
   value === undefined || value.trim() === "" ? fallback : Number(value);
 
@@ -173,7 +176,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): RicochetConfig
     defaultPolicy: jsonOr(ENV.DEFAULT_POLICY, env[ENV.DEFAULT_POLICY]),
     allowedTargetHosts: parseList(env[ENV.ALLOWED_TARGET_HOSTS]),
     hopSeconds: numberOr(env[ENV.HOP_SECONDS], MAX_SQS_DELAY_SECONDS),
-    recordRetentionDays: numberOr(env[ENV.RECORD_RETENTION_DAYS], 30),
+    recordRetentionDays: numberOr(env[ENV.RECORD_RETENTION_DAYS], DEFAULT_RECORD_RETENTION_DAYS),
     signingSecret: env[ENV.SIGNING_SECRET] || undefined,
     secretHeaders: parseList(env[ENV.SECRET_HEADERS]),
     recordConcurrency: numberOr(env[ENV.RECORD_CONCURRENCY], 10),

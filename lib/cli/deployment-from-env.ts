@@ -1,4 +1,4 @@
-import { ENV } from "../config.js";
+import { DEFAULT_RECORD_RETENTION_DAYS, ENV } from "../config.js";
 import { ConfigurationError } from "../core/errors.js";
 import { DEFAULT_POLICY, type RetryPolicy, resolvePolicy } from "../core/policy.js";
 
@@ -7,9 +7,6 @@ import { DEFAULT_POLICY, type RetryPolicy, resolvePolicy } from "../core/policy.
  * the same RICOCHET_* variables the functions are given (the CLI cannot read a deployed
  * function's configuration; set them to the stack's values when the deployment overrides them).
  */
-
-/** How long records are kept when RICOCHET_RECORD_RETENTION_DAYS is unset, as in the functions. */
-const DEFAULT_RECORD_RETENTION_DAYS = 30;
 
 /**
  * The deployment's default policy: the built-in default with RICOCHET_DEFAULT_POLICY over it, so
