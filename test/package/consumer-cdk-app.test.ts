@@ -104,7 +104,18 @@ describe("a new CDK app with the packed package installed", () => {
     const { stdout } = await inApp(appDir, "npx", ["ricochet", "--help"]);
 
     expect(stdout).toMatch(/^Usage: ricochet /);
-    for (const command of ["submit", "status", "events", "dlq", "redrive", "policy", "dev"]) {
+    for (const command of [
+      "submit",
+      "status",
+      "events",
+      "dlq",
+      "redrive",
+      "cancel",
+      "replay",
+      "targets",
+      "policy",
+      "dev",
+    ]) {
       expect(stdout).toMatch(new RegExp(`^  ${command}\\b`, "m"));
     }
   }, 60_000);
