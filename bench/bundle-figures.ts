@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { build } from "esbuild";
 import { type LocalAwsTarget, localAwsEnv } from "../lib/adapters/aws-clients.js";
-import { ENV } from "../lib/config.js";
+import { ENV } from "../lib/contract/environment.js";
 import { esbuildOptions, PROJECT_ROOT } from "../lib/infra/bundling.js";
 import { median } from "./support/round-statistics.js";
 

@@ -4,7 +4,7 @@ import {
   createAwsClients,
   type LocalAwsTarget,
 } from "../lib/adapters/aws-clients.js";
-import { LOCAL_CREDENTIALS } from "../lib/local/local-identity.js";
+import { LOCAL_CREDENTIALS } from "../lib/contract/local-identity.js";
 import { type BundleFigures, measureBundle } from "./bundle-figures.js";
 import { type CeilingFigures, measureCeiling } from "./ceiling.js";
 import { benchEnvelope, type Contender, DEFAULT_RETRY } from "./contender.js";

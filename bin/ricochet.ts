@@ -10,7 +10,7 @@ import { registerReplayCommand } from "../lib/cli/replay-command.js";
 import { registerStatusCommand } from "../lib/cli/status-command.js";
 import { registerSubmitCommand } from "../lib/cli/submit-command.js";
 import { registerTargetsCommand } from "../lib/cli/targets-command.js";
-import { packageVersion } from "../lib/package-root.js";
+import { packageVersion } from "../lib/contract/package-layout.js";
 
 /*
  * The operator CLI. Each command group lives in lib/cli/<group>-command.ts and exports one

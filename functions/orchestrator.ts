@@ -1,8 +1,11 @@
 import { createAwsClients } from "../lib/adapters/aws-clients.js";
 import { createPowertoolsLog, EmbeddedMetrics } from "../lib/adapters/powertools-observability.js";
-import { loadConfig } from "../lib/config.js";
-import { createOrchestratorRuntime, createPorts } from "../lib/runtime.js";
-import { createSqsBatchHandler, type OrchestratorSqsHandler } from "../lib/sqs-batch-handler.js";
+import { loadConfig } from "../lib/runtime/config.js";
+import { createOrchestratorRuntime, createPorts } from "../lib/runtime/create-ports.js";
+import {
+  createSqsBatchHandler,
+  type OrchestratorSqsHandler,
+} from "../lib/runtime/sqs-batch-handler.js";
 
 // Read at init, so a deployment with a bad configuration fails before it takes any message.
 const config = loadConfig();

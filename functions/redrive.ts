@@ -4,10 +4,10 @@ import { createDynamoEventStore } from "../lib/adapters/dynamo-event-store.js";
 import { createSqsDeadLetterQueue } from "../lib/adapters/sqs-dead-letter-queue.js";
 import { createSqsIngressQueue } from "../lib/adapters/sqs-ingress-queue.js";
 import { createStsCallerIdentity } from "../lib/adapters/sts-caller-identity.js";
-import { loadConfig } from "../lib/config.js";
+import { type OperatorReport, runOperatorRequest } from "../lib/app/operator-function.js";
 import { systemClock } from "../lib/core/random.js";
 import { CallerSource } from "../lib/core/record.js";
-import { type OperatorReport, runOperatorRequest } from "../lib/operator-function.js";
+import { loadConfig } from "../lib/runtime/config.js";
 
 /** Time kept back from the function's timeout so the last move and the report finish. */
 const SAFETY_MARGIN_MS = 15_000;

@@ -5,7 +5,14 @@
  * redrive function; for the authors of Lambda targets, the verdicts a function may answer with.
  */
 
-export type { CancelReport } from "./cancel.js";
+export type { CancelReport } from "./app/cancel.js";
+export type { RedriveReport } from "./app/redrive.js";
+export type { ReplayReport } from "./app/replay.js";
+export {
+  createRicochetOperatorClient,
+  type RicochetOperatorClient,
+  type RicochetOperatorClientOptions,
+} from "./client/operator-client.js";
 export {
   type AcceptedEvent,
   createRicochetClient,
@@ -15,7 +22,7 @@ export {
   type RicochetClientOptions,
   type SubmitOptions,
   type SubmitReport,
-} from "./client.js";
+} from "./client/producer-client.js";
 export {
   type Envelope,
   type EnvelopeParseResult,
@@ -52,11 +59,4 @@ export {
   type PolicyOverride,
   type RetryPolicy,
 } from "./core/policy.js";
-export {
-  createRicochetOperatorClient,
-  type RicochetOperatorClient,
-  type RicochetOperatorClientOptions,
-} from "./operator-client.js";
 export { verifyDelivery } from "./receiver.js";
-export type { RedriveReport } from "./redrive.js";
-export type { ReplayReport } from "./replay.js";

@@ -3,7 +3,7 @@ import { createAwsClients, ENDPOINT_ENV } from "../lib/adapters/aws-clients.js";
 import { createDynamoEventStore } from "../lib/adapters/dynamo-event-store.js";
 import { invokeRedriveFunction } from "../lib/adapters/redrive-function.js";
 import { resolveResources } from "../lib/cli/resources.js";
-import { createRicochetClient } from "../lib/client.js";
+import { createRicochetClient } from "../lib/client/producer-client.js";
 import { deployToLocalStack, localStackDeployment } from "../lib/local/localstack-deploy.js";
 import { cdklocalEnv, HOST_FROM_LAMBDA } from "../lib/local/localstack-deploy-settings.js";
 import { runSmokeCheck } from "../lib/local/smoke/smoke-check.js";

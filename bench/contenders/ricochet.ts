@@ -1,8 +1,8 @@
 import { createDynamoEventStore } from "../../lib/adapters/dynamo-event-store.js";
+import { CountingMetrics, silentLog } from "../../lib/core/observability.js";
 import { localConfig } from "../../lib/local/local-config.js";
-import { CountingMetrics, silentLog } from "../../lib/observability.js";
-import { createOrchestratorRuntime, createPorts } from "../../lib/runtime.js";
-import { createSqsBatchHandler } from "../../lib/sqs-batch-handler.js";
+import { createOrchestratorRuntime, createPorts } from "../../lib/runtime/create-ports.js";
+import { createSqsBatchHandler } from "../../lib/runtime/sqs-batch-handler.js";
 import { type Contender, consumeWith, MAX_ATTEMPTS } from "../contender.js";
 import { createRicochetQueues, createTable } from "../support/resources.js";
 import { percentile, scheduleErrors } from "../support/schedule-error.js";

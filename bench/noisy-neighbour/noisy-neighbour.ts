@@ -1,6 +1,6 @@
 import { SendMessageBatchCommand } from "@aws-sdk/client-sqs";
 import type { AwsClients, LocalAwsTarget } from "../../lib/adapters/aws-clients.js";
-import { ENV } from "../../lib/config.js";
+import { ENV } from "../../lib/contract/environment.js";
 import type { BreakerSettings } from "../../lib/core/circuit-breaker.js";
 import { benchEnvelope, type Contender, type RetryShape } from "../contender.js";
 import { powertools } from "../contenders/powertools.js";

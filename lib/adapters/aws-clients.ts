@@ -10,7 +10,7 @@ import type {
   FinalizeHandler,
   HandlerExecutionContext,
 } from "@smithy/types";
-import { LOCAL_CREDENTIALS } from "../local/local-identity.js";
+import { LOCAL_CREDENTIALS } from "../contract/local-identity.js";
 import { dynamoDbDocumentSdk, dynamoDbSdk, sqsSdk } from "./aws-sdk-modules.js";
 
 /** Explicit endpoints, one per service; a missing one falls back to the standard configuration. */

@@ -1,4 +1,5 @@
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { STATUS_INDEX } from "../contract/record-table.js";
 import { CANCELLABLE_STATUSES } from "../core/cancel-rule.js";
 import { claimedRecord, explainRefusedClaim, mayClaim } from "../core/claim.js";
 import { DeadLetterReason } from "../core/decide.js";
@@ -32,7 +33,7 @@ import { targetKeyOfRecord } from "../core/target-key.js";
 import { dynamoDbDocumentSdk } from "./aws-sdk-modules.js";
 import { compactCurrentAttempt, compactEntry } from "./dynamo-compact-entry.js";
 import { conditionFailure, isConditionFailure, translateDynamoError } from "./dynamo-errors.js";
-import { itemToRecord, LISTED_STATUSES, STATUS_INDEX } from "./dynamo-record-item.js";
+import { itemToRecord, LISTED_STATUSES } from "./dynamo-record-item.js";
 
 export interface DynamoEventStoreOptions {
   readonly doc: DynamoDBDocumentClient;

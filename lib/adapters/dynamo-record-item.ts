@@ -1,12 +1,9 @@
 import type { CreateTableCommandInput } from "@aws-sdk/client-dynamodb";
+import { RECORD_KEY, STATUS_INDEX } from "../contract/record-table.js";
 import type { Outcome } from "../core/outcome.js";
 import { type AttemptEntry, type EventRecord, MAX_AUDIT_ENTRIES } from "../core/record.js";
 import type { EventStatus } from "../core/status.js";
 import { currentAttemptFromItem, entryFromItem } from "./dynamo-compact-entry.js";
-
-/** Attribute names of the record item; the CDK table and the byStatus index use the same. */
-export const RECORD_KEY = "eventId";
-export const TTL_ATTRIBUTE = "expiresAt";
 
 /**
  * The statuses an operator lists by index: the events that need a decision. Only records in
@@ -18,12 +15,6 @@ export const LISTED_STATUSES: ReadonlySet<EventStatus> = new Set<EventStatus>([
   "dead_lettered",
   "rejected",
 ]);
-
-export const STATUS_INDEX = {
-  name: "byStatus",
-  partitionKey: "listedStatus",
-  sortKey: "updatedAt",
-} as const;
 
 /** The record table's keys and index, as CreateTable takes them (tests, chaos, benchmarks). */
 export const recordTableDefinition = (tableName: string): CreateTableCommandInput => ({

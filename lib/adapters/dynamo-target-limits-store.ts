@@ -1,8 +1,8 @@
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { RECORD_KEY, TTL_ATTRIBUTE } from "../contract/record-table.js";
 import type { RateCount, SlotRequest, TargetLimitsStore } from "../core/ports.js";
 import { dynamoDbDocumentSdk } from "./aws-sdk-modules.js";
 import { isConditionFailure, translateDynamoError } from "./dynamo-errors.js";
-import { RECORD_KEY, TTL_ATTRIBUTE } from "./dynamo-record-item.js";
 
 export interface DynamoTargetLimitsStoreOptions {
   readonly doc: DynamoDBDocumentClient;

@@ -1,4 +1,5 @@
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { RECORD_KEY, STATUS_INDEX } from "../contract/record-table.js";
 import { type Breaker, BreakerState, closedBreaker } from "../core/circuit-breaker.js";
 import type {
   CountFailureRequest,
@@ -12,7 +13,6 @@ import type {
 import { startsOutage, stateChangeStamps, type TargetNotes } from "../core/target-view.js";
 import { dynamoDbDocumentSdk } from "./aws-sdk-modules.js";
 import { conditionFailure, isConditionFailure, translateDynamoError } from "./dynamo-errors.js";
-import { RECORD_KEY, STATUS_INDEX } from "./dynamo-record-item.js";
 
 export interface DynamoTargetStateStoreOptions {
   readonly doc: DynamoDBDocumentClient;

@@ -1,12 +1,7 @@
 import { Logger } from "@aws-lambda-powertools/logger";
 import { MetricUnit, Metrics as PowertoolsMetrics } from "@aws-lambda-powertools/metrics";
-import {
-  CountingMetrics,
-  type Log,
-  type MetricName,
-  type Metrics,
-  TARGET_DIMENSION,
-} from "../observability.js";
+import { type MetricName, TARGET_DIMENSION } from "../contract/metric-names.js";
+import { CountingMetrics, type Log, type Metrics } from "../core/observability.js";
 
 /** Structured JSON logs through Powertools Logger (service name from POWERTOOLS_SERVICE_NAME). */
 export const createPowertoolsLog = (): Log & { readonly logger: Logger } => {

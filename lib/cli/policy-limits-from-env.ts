@@ -1,4 +1,4 @@
-import { ENV } from "../config.js";
+import { ENV } from "../contract/environment.js";
 import { ConfigurationError, formatProblems } from "../core/errors.js";
 import {
   completePolicyLimits,

@@ -1,9 +1,9 @@
 import Table from "cli-table3";
 import { type Command, Option } from "commander";
+import { type RedriveReport, redrive } from "../app/redrive.js";
+import { parseRedriveRequest, type RedriveRequestInput } from "../app/redrive-request.js";
 import type { DeadLetterReason } from "../core/decide.js";
 import { QueueUnavailableError } from "../core/errors.js";
-import { type RedriveReport, redrive } from "../redrive.js";
-import { parseRedriveRequest, type RedriveRequestInput } from "../redrive-request.js";
 import { callerName, withAwsSession } from "./aws-session.js";
 import {
   deadLetterReasonOption,

@@ -1,7 +1,7 @@
 import type { Command } from "commander";
+import { parseReplayRequest, type ReplayRequest } from "../app/operator-request.js";
+import { type ReplayReport, replayEvents } from "../app/replay.js";
 import { InvalidRequestError } from "../core/errors.js";
-import { parseReplayRequest, type ReplayRequest } from "../operator-request.js";
-import { type ReplayReport, replayEvents } from "../replay.js";
 import { withAwsSession } from "./aws-session.js";
 import { parsePositiveWholeNumber } from "./cli-support.js";
 import { defaultPolicyFromEnv } from "./deployment-from-env.js";

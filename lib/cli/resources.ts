@@ -1,6 +1,6 @@
 import type { CloudFormationClient } from "@aws-sdk/client-cloudformation";
 import type { Command } from "commander";
-import { ENV } from "../config.js";
+import { ENV } from "../contract/environment.js";
 import { ConfigurationError, errorMessage, ResourceNotFoundError } from "../core/errors.js";
 
 /*

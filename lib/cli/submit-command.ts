@@ -1,5 +1,5 @@
 import { type Command, Option } from "commander";
-import type { RejectedEvent, SubmitReport } from "../client.js";
+import type { RejectedEvent, SubmitReport } from "../client/producer-client.js";
 import { formatProblems, InvalidRequestError, QueueUnavailableError } from "../core/errors.js";
 import { notBeforeOfSchedule } from "../core/submit-schedule.js";
 import { withAwsSession } from "./aws-session.js";
@@ -60,7 +60,7 @@ export const registerSubmitCommand = (program: Command): void => {
     const parsed = parseSubmitInput(text);
     const input = notBefore === undefined ? parsed : scheduleDocuments(parsed, notBefore);
     // The producer client loads the SQS SDK; imported here so start-up does not wait for it.
-    const { createRicochetClient } = await import("../client.js");
+    const { createRicochetClient } = await import("../client/producer-client.js");
     const report = await withAwsSession(["ingressQueueUrl"], flags, async (session) => {
       const client = createRicochetClient({
         queueUrl: session.ingressQueueUrl(),

@@ -1,23 +1,19 @@
 import Table from "cli-table3";
 import type { Command } from "commander";
-import { ENV } from "../config.js";
+import { ENV } from "../contract/environment.js";
 import {
   type BreakerSettings,
   BreakerSettingsSchema,
   BreakerState,
   DEFAULT_BREAKER_SETTINGS,
 } from "../core/circuit-breaker.js";
+import { formatSeconds } from "../core/durations.js";
 import { ConfigurationError, formatProblems } from "../core/errors.js";
 import type { ListedTarget } from "../core/ports.js";
 import { currentWindow } from "../core/target-view.js";
 import { toProblems } from "../core/zod-problems.js";
 import { withAwsSession } from "./aws-session.js";
-import {
-  formatSeconds,
-  parsePositiveWholeNumber,
-  printResult,
-  withJsonOption,
-} from "./cli-support.js";
+import { parsePositiveWholeNumber, printResult, withJsonOption } from "./cli-support.js";
 import { addResourceOptions, type ResourceFlags } from "./resources.js";
 
 /** Targets listed when `--limit` is not given. */

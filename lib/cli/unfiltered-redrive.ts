@@ -1,6 +1,6 @@
 import { createInterface } from "node:readline/promises";
+import type { RedriveRequestInput } from "../app/redrive-request.js";
 import { InvalidRequestError } from "../core/errors.js";
-import type { RedriveRequestInput } from "../redrive-request.js";
 
 /*
  * A redrive with no filter moves every event in the dead-letter queue: after an outage that can

@@ -101,3 +101,6 @@ export const checkLambdaTarget = (
         : `account ${target.account} is not the deployment's (${rules.accountId}); list the function's ARN in lambdaTargets to permit it`,
   };
 };
+
+/** How long a synchronous invocation may take before the attempt counts as timed out. */
+export const DEFAULT_LAMBDA_TIMEOUT_MS = 60_000;

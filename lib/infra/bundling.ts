@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { type BundlingOptions, OutputFormat } from "aws-cdk-lib/aws-lambda-nodejs";
 import type { BuildOptions } from "esbuild";
-import { packageRootOf } from "../package-root.js";
+import { packageRootOf } from "../contract/package-layout.js";
 
 /**
  * How Ricochet's Lambda functions are bundled: one description, read by the CDK construct (through

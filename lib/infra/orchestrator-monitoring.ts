@@ -11,7 +11,7 @@ import {
 import type { IFunction } from "aws-cdk-lib/aws-lambda";
 import type { IQueue } from "aws-cdk-lib/aws-sqs";
 import { Construct } from "constructs";
-import { MetricName } from "../observability.js";
+import { MetricName } from "../contract/metric-names.js";
 
 /** Value of POWERTOOLS_SERVICE_NAME, which Powertools adds to every metric as `service`. */
 export const SERVICE_NAME = "ricochet";

@@ -3,7 +3,12 @@ import type { IKey } from "aws-cdk-lib/aws-kms";
 import type { ISecret } from "aws-cdk-lib/aws-secretsmanager";
 import type { IStringParameter } from "aws-cdk-lib/aws-ssm";
 import * as z from "zod";
-import { MAX_SQS_DELAY_SECONDS } from "../config.js";
+import { MAX_SQS_DELAY_SECONDS } from "../contract/aws-limits.js";
+import {
+  DEFAULT_MESSAGE_CONCURRENCY,
+  DEFAULT_RECORD_RETENTION_DAYS,
+} from "../contract/defaults.js";
+import { MAX_METRIC_TARGETS } from "../contract/metric-names.js";
 import {
   type BreakerSettings,
   BreakerSettingsSchema,
@@ -31,7 +36,6 @@ import {
 import { DEFAULT_SHORT_WINDOW_THRESHOLD_SECONDS } from "../core/retry-window.js";
 import { type TargetsSettings, TargetsSettingsSchema } from "../core/target-settings.js";
 import { toProblems } from "../core/zod-problems.js";
-import { MAX_METRIC_TARGETS } from "../observability.js";
 
 /**
  * How the queues (and, with a key, the table) are encrypted at rest. Both choices encrypt; the
@@ -311,7 +315,7 @@ export const RETRY_ORCHESTRATOR_DEFAULTS = {
   ingressRetention: Duration.days(4),
   deadLetterRetention: Duration.days(14),
   maxReceiveCount: 10,
-  recordRetentionDays: 30,
+  recordRetentionDays: DEFAULT_RECORD_RETENTION_DAYS,
   deadLetterAlarmThreshold: 1,
   oldestMessageAlarmAge: Duration.minutes(15),
   breakerOpenAlarmAge: Duration.minutes(15),
@@ -319,7 +323,7 @@ export const RETRY_ORCHESTRATOR_DEFAULTS = {
   allowedTargetHosts: [] as readonly string[],
   secretHeaders: [] as readonly string[],
   hopSeconds: MAX_SQS_DELAY_SECONDS,
-  recordConcurrency: 10,
+  recordConcurrency: DEFAULT_MESSAGE_CONCURRENCY,
   lambdaTargets: [] as readonly string[],
   policyLimits: DEFAULT_POLICY_LIMITS,
   shortRetryWindowThreshold: Duration.seconds(DEFAULT_SHORT_WINDOW_THRESHOLD_SECONDS),

@@ -3,8 +3,8 @@ import { join } from "node:path";
 import { Code, type FunctionProps, Function as LambdaFunction } from "aws-cdk-lib/aws-lambda";
 import { NodejsFunction } from "aws-cdk-lib/aws-lambda-nodejs";
 import type { Construct } from "constructs";
+import { runsCompiled } from "../contract/package-layout.js";
 import { ConfigurationError } from "../core/errors.js";
-import { runsCompiled } from "../package-root.js";
 import {
   BUNDLE_FILE,
   entryPath,

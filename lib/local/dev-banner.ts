@@ -1,4 +1,4 @@
-import { ENV } from "../config.js";
+import { ENV } from "../contract/environment.js";
 import { describeShortWindow, judgeRetryWindow } from "../core/retry-window.js";
 import type { DevSession } from "./dev-session.js";
 

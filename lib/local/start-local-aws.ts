@@ -1,5 +1,5 @@
 import { ENDPOINT_ENV, resolveEndpoint } from "../adapters/aws-clients.js";
-import { LOCAL_REGION } from "./local-identity.js";
+import { LOCAL_REGION } from "../contract/local-identity.js";
 import type { RunningEmulator } from "./running-emulator.js";
 import { startDynamoDbLocal } from "./start-dynamodb-local.js";
 import { startFauxqs } from "./start-fauxqs.js";

@@ -8,7 +8,7 @@ import {
 } from "../../lib/adapters/dynamo-compact-entry.js";
 import { OutcomeClass } from "../../lib/core/outcome.js";
 import type { AttemptEntry } from "../../lib/core/record.js";
-import { anAttemptEntry, FIXED_NOW_MS } from "../factories.js";
+import { anAttemptEntry, FIXED_NOW_MS } from "../support/factories.js";
 
 const isoAt = (ms: number) => new Date(ms).toISOString();
 

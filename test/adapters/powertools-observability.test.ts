@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { EmbeddedMetrics } from "../../lib/adapters/powertools-observability.js";
-import { MetricName, TARGET_DIMENSION } from "../../lib/observability.js";
+import { MetricName, TARGET_DIMENSION } from "../../lib/contract/metric-names.js";
 
 /** The EMF lines written while `run` runs, parsed. */
 const emfLines = (run: () => void): Record<string, unknown>[] => {

@@ -5,8 +5,8 @@ import {
   createStsCallerIdentity,
   NO_STS_ENDPOINT,
 } from "../../lib/adapters/sts-caller-identity.js";
+import { LOCAL_CREDENTIALS } from "../../lib/contract/local-identity.js";
 import { CallerSource } from "../../lib/core/record.js";
-import { LOCAL_CREDENTIALS } from "../../lib/local/local-identity.js";
 import { type StsStandIn, startStsStandIn } from "../support/sts-stand-in.js";
 import { closedPort } from "./targets/local-servers.js";
 

@@ -1,5 +1,5 @@
 import { SendMessageCommand, type SQSClient } from "@aws-sdk/client-sqs";
-import { createRicochetClient } from "../../lib/client.js";
+import { createRicochetClient } from "../../lib/client/producer-client.js";
 import { type Envelope, parseEnvelope } from "../../lib/core/envelope.js";
 import { bulkyEnvelopeBody } from "../support/bulky-envelope.js";
 import type { DeployedTimings } from "../support/deployed-timings.js";

@@ -3,8 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { createAwsClients, type LocalAwsTarget } from "../../lib/adapters/aws-clients.js";
+import { LOCAL_CREDENTIALS } from "../../lib/contract/local-identity.js";
 import { isTerminal } from "../../lib/core/status.js";
-import { LOCAL_CREDENTIALS } from "../../lib/local/local-identity.js";
 import { startLocalAws } from "../../lib/local/start-local-aws.js";
 import type { AdversaryMark } from "../support/adversarial-producer.js";
 import {

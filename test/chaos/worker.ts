@@ -1,10 +1,10 @@
 import { createAwsClients } from "../../lib/adapters/aws-clients.js";
+import { LOCAL_CREDENTIALS } from "../../lib/contract/local-identity.js";
+import { CountingMetrics, silentLog } from "../../lib/core/observability.js";
 import { startEventSourcePoller } from "../../lib/local/event-source-poller.js";
 import { localConfig } from "../../lib/local/local-config.js";
-import { LOCAL_CREDENTIALS } from "../../lib/local/local-identity.js";
-import { CountingMetrics, silentLog } from "../../lib/observability.js";
-import { createOrchestratorRuntime, createPorts } from "../../lib/runtime.js";
-import { createSqsBatchHandler } from "../../lib/sqs-batch-handler.js";
+import { createOrchestratorRuntime, createPorts } from "../../lib/runtime/create-ports.js";
+import { createSqsBatchHandler } from "../../lib/runtime/sqs-batch-handler.js";
 import { observeStore } from "../support/observed-store.js";
 import { streamFor } from "../support/random-streams.js";
 import { createAwsFaultInjector } from "./aws-fault-injector.js";

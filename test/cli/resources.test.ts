@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { type AwsClients, createAwsClients } from "../../lib/adapters/aws-clients.js";
 import { resolveResources, STACK_OUTPUT } from "../../lib/cli/resources.js";
-import { ENV } from "../../lib/config.js";
+import { ENV } from "../../lib/contract/environment.js";
+import { LOCAL_CREDENTIALS } from "../../lib/contract/local-identity.js";
 import { ConfigurationError, ResourceNotFoundError } from "../../lib/core/errors.js";
-import { LOCAL_CREDENTIALS } from "../../lib/local/local-identity.js";
 import { type LocalReceiver, startReceiver } from "../adapters/targets/local-servers.js";
 
 /*

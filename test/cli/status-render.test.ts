@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { describeStatus, renderRecord } from "../../lib/cli/status-command.js";
 import type { EventRecord } from "../../lib/core/record.js";
-import { anEventRecord, FIXED_NOW_MS } from "../factories.js";
+import { anEventRecord, FIXED_NOW_MS } from "../support/factories.js";
 
 const DUE = "2030-01-01T06:30:00.000Z";
 const DUE_MS = Date.parse(DUE);

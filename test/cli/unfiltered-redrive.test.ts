@@ -1,12 +1,12 @@
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
+import type { RedriveRequestInput } from "../../lib/app/redrive-request.js";
 import {
   guardUnfilteredRedrive,
   UnfilteredRedriveGate,
   unfilteredRedriveGate,
 } from "../../lib/cli/unfiltered-redrive.js";
 import { InvalidRequestError } from "../../lib/core/errors.js";
-import type { RedriveRequestInput } from "../../lib/redrive-request.js";
 
 const UNFILTERED: RedriveRequestInput = { dryRun: false, by: "ana" };
 const { PROCEED, CONFIRM, REFUSE } = UnfilteredRedriveGate;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { aheadVerdict, MAX_AHEAD_RECEIVES } from "../../lib/core/ahead-message.js";
 import { EventStatus } from "../../lib/core/status.js";
-import { anEventRecord, FIXED_NOW_MS } from "../factories.js";
+import { anEventRecord, FIXED_NOW_MS } from "../support/factories.js";
 
 const NOW = FIXED_NOW_MS;
 const leased = anEventRecord({

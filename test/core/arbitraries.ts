@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { MAX_DELAY_LIMIT_SECONDS, type RetryPolicy } from "../../lib/core/policy.js";
 import { REDACTED } from "../../lib/core/redact.js";
-import { aPolicy } from "../factories.js";
+import { aPolicy } from "../support/factories.js";
 
 /** Any policy `resolvePolicy` accepts (without status overrides), for property tests. */
 export const aValidPolicy = (): fc.Arbitrary<RetryPolicy> =>

@@ -7,7 +7,7 @@ import {
   retryCeilingSeconds,
 } from "../../lib/core/backoff.js";
 import { Jitter, MAX_DELAY_LIMIT_SECONDS, type RetryPolicy } from "../../lib/core/policy.js";
-import { aPolicy, constantRandom, TOP_OF_RANGE } from "../factories.js";
+import { aPolicy, constantRandom, TOP_OF_RANGE } from "../support/factories.js";
 import { aRandomValue, aValidPolicy } from "./arbitraries.js";
 
 describe("retryCeilingSeconds", () => {

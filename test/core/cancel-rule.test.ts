@@ -7,7 +7,7 @@ import {
 } from "../../lib/core/cancel-rule.js";
 import { AuditAction, type EventRecord, type PendingDeadLetter } from "../../lib/core/record.js";
 import { ALL_STATUSES, canTransition, EventStatus } from "../../lib/core/status.js";
-import { anAttemptEntry, anEventRecord, FIXED_NOW_MS } from "../factories.js";
+import { anAttemptEntry, anEventRecord, FIXED_NOW_MS } from "../support/factories.js";
 
 const NOW = FIXED_NOW_MS;
 const at = (overrides: Partial<EventRecord>): EventRecord =>

@@ -11,7 +11,7 @@ import {
   nextRelease,
   recordCall,
 } from "../../lib/core/circuit-breaker.js";
-import { FIXED_NOW_MS } from "../factories.js";
+import { FIXED_NOW_MS } from "../support/factories.js";
 
 const NOW = FIXED_NOW_MS;
 const settings: BreakerSettings = {

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { explainRefusedClaim, mayClaim } from "../../lib/core/claim.js";
 import type { EventRecord } from "../../lib/core/record.js";
 import { EventStatus } from "../../lib/core/status.js";
-import { anEventRecord, FIXED_NOW_MS } from "../factories.js";
+import { anEventRecord, FIXED_NOW_MS } from "../support/factories.js";
 
 const NOW = FIXED_NOW_MS;
 const DIGEST = "accepted";

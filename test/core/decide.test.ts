@@ -6,7 +6,7 @@ import {
   effectiveDeadlineMs,
 } from "../../lib/core/decide.js";
 import { type Outcome, OutcomeClass } from "../../lib/core/outcome.js";
-import { aPolicy, constantRandom, FIXED_NOW_MS, TOP_OF_RANGE } from "../factories.js";
+import { aPolicy, constantRandom, FIXED_NOW_MS, TOP_OF_RANGE } from "../support/factories.js";
 import { aRandomValue, aValidPolicy } from "./arbitraries.js";
 
 const NOW = FIXED_NOW_MS;

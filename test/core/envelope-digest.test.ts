@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { Envelope } from "../../lib/core/envelope.js";
 import { envelopeDigest } from "../../lib/core/envelope-digest.js";
-import { anEnvelope } from "../factories.js";
+import { anEnvelope } from "../support/factories.js";
 
 const aPayload = () => fc.jsonValue().map((v) => v as Envelope["payload"]);
 

@@ -7,7 +7,7 @@ import {
   envelopeJsonSchema,
   renderEnvelopeJsonSchema,
 } from "../../scripts/write-json-schema.js";
-import { aLambdaTarget, anEnvelope, anHttpTarget } from "../factories.js";
+import { aLambdaTarget, anEnvelope, anHttpTarget } from "../support/factories.js";
 
 type Schema = { readonly [keyword: string]: unknown };
 

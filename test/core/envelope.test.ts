@@ -13,7 +13,7 @@ import {
   validateEnvelope,
 } from "../../lib/core/envelope.js";
 import type { InputProblem } from "../../lib/core/errors.js";
-import { aLambdaTarget, anEnvelope, anHttpTarget } from "../factories.js";
+import { aLambdaTarget, anEnvelope, anHttpTarget } from "../support/factories.js";
 
 const problemsOf = (result: EnvelopeParseResult): readonly InputProblem[] => {
   if (result.ok) throw new Error("expected the envelope to be rejected");

@@ -4,7 +4,7 @@ import { delayRange } from "../../lib/core/backoff.js";
 import { ConfigurationError } from "../../lib/core/errors.js";
 import { explainPolicy, percentile } from "../../lib/core/explain.js";
 import { seededRandom } from "../../lib/core/random.js";
-import { aPolicy, constantRandom } from "../factories.js";
+import { aPolicy, constantRandom } from "../support/factories.js";
 import { aValidPolicy } from "./arbitraries.js";
 
 describe("percentile", () => {

@@ -11,7 +11,7 @@ import {
 } from "../../lib/core/lambda-verdict.js";
 import { classify, OutcomeClass, retryAfterOf } from "../../lib/core/outcome.js";
 import { ErrorCategory, type PolicyOverride } from "../../lib/core/policy.js";
-import { aCallError, aPolicy, constantRandom, FIXED_NOW_MS } from "../factories.js";
+import { aCallError, aPolicy, constantRandom, FIXED_NOW_MS } from "../support/factories.js";
 
 const C = OutcomeClass;
 

@@ -10,7 +10,7 @@ import {
 } from "../../lib/core/outcome.js";
 import { ErrorCategory, type PolicyOverride } from "../../lib/core/policy.js";
 import { REDACTED } from "../../lib/core/redact.js";
-import { aCallError, aPolicy, aResponse } from "../factories.js";
+import { aCallError, aPolicy, aResponse } from "../support/factories.js";
 import { aFiller, aSecret, leaksPartOf } from "./arbitraries.js";
 
 const C = OutcomeClass;

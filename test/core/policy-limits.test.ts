@@ -8,7 +8,7 @@ import {
   type PolicyLimits,
   policyLimitConflicts,
 } from "../../lib/core/policy-limits.js";
-import { aPolicy } from "../factories.js";
+import { aPolicy } from "../support/factories.js";
 import { aValidPolicy } from "./arbitraries.js";
 
 const limits: PolicyLimits = { maxAttempts: 20, minBaseDelaySeconds: 2 };

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { randomInt, seededRandom } from "../../lib/core/random.js";
-import { constantRandom, TOP_OF_RANGE } from "../factories.js";
+import { constantRandom, TOP_OF_RANGE } from "../support/factories.js";
 import { aRandomValue } from "./arbitraries.js";
 
 describe("randomInt", () => {

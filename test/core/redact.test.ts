@@ -10,7 +10,7 @@ import {
   secretHeaderValues,
   userinfoSecrets,
 } from "../../lib/core/redact.js";
-import { aLambdaTarget, anHttpTarget } from "../factories.js";
+import { aLambdaTarget, anHttpTarget } from "../support/factories.js";
 import { aFiller, aSecret, leaksPartOf } from "./arbitraries.js";
 
 describe("redactHeaders", () => {

@@ -4,7 +4,7 @@ import { envelopeDigest } from "../../lib/core/envelope-digest.js";
 import { AuditAction, type EventRecord } from "../../lib/core/record.js";
 import { judgeReplay, mayRecordReplay, replayedRecord } from "../../lib/core/replay-rule.js";
 import { ALL_STATUSES, EventStatus } from "../../lib/core/status.js";
-import { anEnvelope, anEventRecord, aPolicy, FIXED_NOW_MS } from "../factories.js";
+import { anEnvelope, anEventRecord, aPolicy, FIXED_NOW_MS } from "../support/factories.js";
 
 const NOW = FIXED_NOW_MS;
 const envelope = anEnvelope();

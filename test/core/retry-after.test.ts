@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { parseRetryAfter } from "../../lib/core/retry-after.js";
-import { FIXED_NOW_MS } from "../factories.js";
+import { FIXED_NOW_MS } from "../support/factories.js";
 
 const NOW = FIXED_NOW_MS;
 const httpDate = (offsetMs: number): string => new Date(NOW + offsetMs).toUTCString();

@@ -9,7 +9,7 @@ import {
   judgeRetryWindow,
   retryWindowSeconds,
 } from "../../lib/core/retry-window.js";
-import { aPolicy } from "../factories.js";
+import { aPolicy } from "../support/factories.js";
 import { aValidPolicy } from "./arbitraries.js";
 
 describe("retryWindowSeconds", () => {

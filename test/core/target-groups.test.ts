@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { targetKeying } from "../../lib/core/target-groups.js";
-import { aLambdaTarget, anHttpTarget } from "../factories.js";
+import { aLambdaTarget, anHttpTarget } from "../support/factories.js";
 
 const groups = {
   acme: ["http:https://hooks.acme.example:443", "lambda:acme-ingest"],

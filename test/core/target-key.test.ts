@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { describeTarget } from "../../lib/core/redact.js";
 import { targetKeying } from "../../lib/core/target-groups.js";
 import { naturalTargetKey, targetKeyOfRecord } from "../../lib/core/target-key.js";
-import { aLambdaTarget, anHttpTarget } from "../factories.js";
+import { aLambdaTarget, anHttpTarget } from "../support/factories.js";
 
 describe("naturalTargetKey", () => {
   it.each([

@@ -8,7 +8,7 @@ import {
   slotRetryAt,
   slotsToTry,
 } from "../../lib/core/target-limits.js";
-import { FIXED_NOW_MS } from "../factories.js";
+import { FIXED_NOW_MS } from "../support/factories.js";
 import { aRandomValue } from "./arbitraries.js";
 
 const W = 1_000 * Math.floor(FIXED_NOW_MS / 1_000);

@@ -8,7 +8,7 @@ import {
   targetSettingsResolver,
 } from "../../lib/core/target-settings.js";
 import { toProblems } from "../../lib/core/zod-problems.js";
-import { anHttpTarget } from "../factories.js";
+import { anHttpTarget } from "../support/factories.js";
 
 const PARTNER = "http:https://partner.example:443";
 const OTHER = "group:tenant-7";

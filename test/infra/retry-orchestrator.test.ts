@@ -5,7 +5,8 @@ import { Key } from "aws-cdk-lib/aws-kms";
 import { Secret } from "aws-cdk-lib/aws-secretsmanager";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
-import { ENV } from "../../lib/config.js";
+import { ENV } from "../../lib/contract/environment.js";
+import { MetricName } from "../../lib/contract/metric-names.js";
 import { DEFAULT_BREAKER_SETTINGS } from "../../lib/core/circuit-breaker.js";
 import { ConfigurationError } from "../../lib/core/errors.js";
 import { RetryOrchestrator } from "../../lib/infra/retry-orchestrator.js";
@@ -16,7 +17,6 @@ import {
   VISIBILITY_TIMEOUT_FACTOR,
 } from "../../lib/infra/retry-orchestrator-props.js";
 import { RicochetStack, STACK_OUTPUTS } from "../../lib/infra/ricochet-stack.js";
-import { MetricName } from "../../lib/observability.js";
 
 type Resources = Record<string, { Properties: Record<string, unknown> }>;
 

@@ -1,5 +1,5 @@
 import { clampDelaySeconds } from "../../lib/adapters/sqs-ingress-queue.js";
-import { MAX_SQS_DELAY_SECONDS } from "../../lib/config.js";
+import { MAX_SQS_DELAY_SECONDS } from "../../lib/contract/aws-limits.js";
 import { type DeadLetterMessage, fitDeadLetter } from "../../lib/core/dead-letter.js";
 import { MAX_MESSAGE_BYTES, utf8Bytes } from "../../lib/core/envelope.js";
 import { MessageTooLargeError, QueueUnavailableError } from "../../lib/core/errors.js";

@@ -1,9 +1,9 @@
-import { cancelEvents } from "../../lib/cancel.js";
+import { cancelEvents } from "../../lib/app/cancel.js";
+import { replayEvents } from "../../lib/app/replay.js";
 import type { RetryPolicy } from "../../lib/core/policy.js";
 import type { EventStore, IngressQueue } from "../../lib/core/ports.js";
 import { randomInt } from "../../lib/core/random.js";
 import { EventStatus } from "../../lib/core/status.js";
-import { replayEvents } from "../../lib/replay.js";
 import { streamFor } from "../support/random-streams.js";
 import { type Process, untilCrash } from "./faults.js";
 import { OPERATOR } from "./simulated-operator.js";

@@ -1,3 +1,5 @@
+import { cleanDeadLetters } from "../../lib/app/dead-letter-clean.js";
+import { type RedriveReport, redrive, SkipReason } from "../../lib/app/redrive.js";
 import type { RetryPolicy } from "../../lib/core/policy.js";
 import type {
   DeadLetterQueue,
@@ -6,8 +8,6 @@ import type {
   ReceivedDeadLetter,
 } from "../../lib/core/ports.js";
 import { EventStatus, isTerminal } from "../../lib/core/status.js";
-import { cleanDeadLetters } from "../../lib/dead-letter-clean.js";
-import { type RedriveReport, redrive, SkipReason } from "../../lib/redrive.js";
 import { type Process, untilCrash } from "./faults.js";
 
 /** Who the simulated operator is, as written in redrive audit entries. */

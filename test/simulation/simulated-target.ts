@@ -1,5 +1,5 @@
-import { DEFAULT_LAMBDA_TIMEOUT_MS } from "../../lib/adapters/targets/lambda-target.js";
 import { DEFAULT_TIMEOUT_MS, type Envelope } from "../../lib/core/envelope.js";
+import { DEFAULT_LAMBDA_TIMEOUT_MS } from "../../lib/core/lambda-target-policy.js";
 import type { AttemptResult } from "../../lib/core/outcome.js";
 import { ErrorCategory } from "../../lib/core/policy.js";
 import type { DeliveryRequest, DeliveryTarget } from "../../lib/core/ports.js";

@@ -1,7 +1,12 @@
+import { createOrchestrator } from "../../lib/app/orchestrator.js";
+import { createTargetBreakers, type TargetBreakers } from "../../lib/app/target-breakers.js";
+import { createTargetLimiter, type TargetLimiter } from "../../lib/app/target-limits.js";
+import { MetricName } from "../../lib/contract/metric-names.js";
 import { type BreakerSettings, DEFAULT_BREAKER_SETTINGS } from "../../lib/core/circuit-breaker.js";
 import type { Envelope } from "../../lib/core/envelope.js";
 import { parseEnvelope } from "../../lib/core/envelope.js";
 import { StoreUnavailableError } from "../../lib/core/errors.js";
+import { CountingMetrics, type Log, silentLog } from "../../lib/core/observability.js";
 import { DEFAULT_POLICY } from "../../lib/core/policy.js";
 import type { TargetLimitsStore, TargetStateStore } from "../../lib/core/ports.js";
 import {
@@ -15,10 +20,6 @@ import {
 import { randomInt, seededRandom } from "../../lib/core/random.js";
 import { EventStatus } from "../../lib/core/status.js";
 import type { TargetLimits } from "../../lib/core/target-settings.js";
-import { CountingMetrics, type Log, MetricName, silentLog } from "../../lib/observability.js";
-import { createOrchestrator } from "../../lib/orchestrator.js";
-import { createTargetBreakers, type TargetBreakers } from "../../lib/target-breakers.js";
-import { createTargetLimiter, type TargetLimiter } from "../../lib/target-limits.js";
 import type { AdversaryMark } from "../support/adversarial-producer.js";
 import { type DeployedTimings, deployedTimings } from "../support/deployed-timings.js";
 import { observeStore } from "../support/observed-store.js";
@@ -42,7 +43,7 @@ import { OPERATOR, operatorRedrive } from "./simulated-operator.js";
 import { SimulatedTarget, timeoutOf } from "./simulated-target.js";
 import { type InvocationTrace, keyOf, newTrace } from "./trace.js";
 
-/** How the orchestrator's log line for a deferral starts (lib/orchestrator.ts, `defer`). */
+/** How the orchestrator's log line for a deferral starts (lib/app/orchestrator.ts, `defer`). */
 const DEFERRAL_LOG_PREFIX = "event deferred";
 
 /**

@@ -1,5 +1,5 @@
+import type { RedriveReport } from "../../lib/app/redrive.js";
 import type { ReceivedDeadLetter } from "../../lib/core/ports.js";
-import type { RedriveReport } from "../../lib/redrive.js";
 import type { TargetCall } from "./simulated-target.js";
 
 /** A claim the store granted, in the claimer's clock and in true virtual time. */

@@ -7,7 +7,6 @@ import {
   utf8Bytes,
 } from "../../lib/core/envelope.js";
 import { EventStatus } from "../../lib/core/status.js";
-import { anEnvelope, FIXED_NOW_MS } from "../factories.js";
 import {
   AdversaryMark,
   AdversaryMove,
@@ -16,6 +15,7 @@ import {
   markOf,
 } from "./adversarial-producer.js";
 import { bulkyEnvelopeBody } from "./bulky-envelope.js";
+import { anEnvelope, FIXED_NOW_MS } from "./factories.js";
 import { streamFor } from "./random-streams.js";
 
 const FORGER = { type: "http", url: "https://forger.example.com/x" } as const;

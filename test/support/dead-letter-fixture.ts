@@ -8,7 +8,7 @@ import { envelopeDigest } from "../../lib/core/envelope-digest.js";
 import type { DeadLetterQueue, EventStore } from "../../lib/core/ports.js";
 import { describeTarget } from "../../lib/core/redact.js";
 import { type TargetGroups, targetKeying } from "../../lib/core/target-groups.js";
-import { anAttemptEntry, anEnvelope, FIXED_NOW_MS } from "../factories.js";
+import { anAttemptEntry, anEnvelope, FIXED_NOW_MS } from "./factories.js";
 
 /**
  * Takes an event through one failed attempt to `dead_lettered` and parks it in the dead-letter

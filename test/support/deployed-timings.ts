@@ -3,7 +3,7 @@ import {
   RETRY_ORCHESTRATOR_DEFAULTS,
   VISIBILITY_TIMEOUT_FACTOR,
 } from "../../lib/infra/retry-orchestrator-props.js";
-import { DEFAULT_LEASE_MARGIN_MS } from "../../lib/runtime.js";
+import { DEFAULT_LEASE_MARGIN_MS } from "../../lib/runtime/create-ports.js";
 
 /*
  * The timings a deployment runs with, for the simulation and the chaos run. Faults behave by the
@@ -70,7 +70,7 @@ const round4 = (value: number): number => Math.round(value * 10_000) / 10_000;
 
 /** The ratios `timings` keep, for a run's summary. */
 export const timingRatios = (timings: DeployedTimings): TimingRatios => {
-  // A fresh invocation's call budget is the function timeout less the margin (lib/orchestrator.ts).
+  // A fresh invocation's call budget is the function timeout less the margin (lib/app/orchestrator.ts).
   const callBudgetMs = timings.functionTimeoutMs - timings.leaseMarginMs;
   const leaseMs = Math.min(timings.targetTimeoutMs, callBudgetMs) + timings.leaseMarginMs;
   return {

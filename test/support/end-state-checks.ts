@@ -1,8 +1,8 @@
+import { parseDeadLetterCopy } from "../../lib/app/dead-letter-scan.js";
 import type { DeadLetterMessage } from "../../lib/core/dead-letter.js";
 import { parseEnvelope } from "../../lib/core/envelope.js";
 import type { EventRecord } from "../../lib/core/record.js";
 import { isTerminal } from "../../lib/core/status.js";
-import { parseDeadLetterCopy } from "../../lib/dead-letter-scan.js";
 
 /*
  * The end-of-run checks of guarantees 2 and 3 ("nothing accepted is lost", "stable identity")

@@ -1,12 +1,12 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { ENDPOINT_ENV } from "../../lib/adapters/aws-clients.js";
-import { type OperatorFunctionDeps, runOperatorRequest } from "../../lib/operator-function.js";
+import { type OperatorFunctionDeps, runOperatorRequest } from "../../lib/app/operator-function.js";
 
 /*
  * No Lambda emulator runs here, so a local server plays the Invoke API and answers as the
  * deployed redrive (operator) function would: by running the real use case its handler runs
- * (lib/operator-function.ts) against the emulators, or, per function name, by failing in the
+ * (lib/app/operator-function.ts) against the emulators, or, per function name, by failing in the
  * ways a function can ("throws", "says-nothing").
  */
 

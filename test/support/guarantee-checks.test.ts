@@ -8,9 +8,9 @@ import type { DeadLetterReason } from "../../lib/core/decide.js";
 import type { Envelope } from "../../lib/core/envelope.js";
 import { envelopeDigest } from "../../lib/core/envelope-digest.js";
 import { EventStatus } from "../../lib/core/status.js";
-import { anEnvelope, anEventRecord } from "../factories.js";
 import { AdversaryMark } from "./adversarial-producer.js";
 import type { LeftMessage } from "./end-state-checks.js";
+import { anEnvelope, anEventRecord } from "./factories.js";
 import {
   checkBoundedWork,
   checkCleanedCopies,

@@ -1,10 +1,10 @@
 import { createHash } from "node:crypto";
+import { parseDeadLetterCopy } from "../../lib/app/dead-letter-scan.js";
 import { DeadLetterReason } from "../../lib/core/decide.js";
 import { parseEnvelope } from "../../lib/core/envelope.js";
 import { envelopeDigest } from "../../lib/core/envelope-digest.js";
 import type { EventRecord } from "../../lib/core/record.js";
 import { EventStatus } from "../../lib/core/status.js";
-import { parseDeadLetterCopy } from "../../lib/dead-letter-scan.js";
 import { AdversaryMark, markOf } from "./adversarial-producer.js";
 import type { LeftMessage } from "./end-state-checks.js";
 

@@ -8,11 +8,9 @@ import {
   createAwsClients,
   type LocalAwsTarget,
 } from "../../lib/adapters/aws-clients.js";
-import {
-  recordTableDefinition,
-  STATUS_INDEX as STORE_STATUS_INDEX,
-} from "../../lib/adapters/dynamo-record-item.js";
-import { LOCAL_CREDENTIALS } from "../../lib/local/local-identity.js";
+import { recordTableDefinition } from "../../lib/adapters/dynamo-record-item.js";
+import { LOCAL_CREDENTIALS } from "../../lib/contract/local-identity.js";
+import { STATUS_INDEX as STORE_STATUS_INDEX } from "../../lib/contract/record-table.js";
 import "../setup/provided-context.js";
 
 /** The ingress queue's native redrive: how many receives before SQS moves a message itself. */

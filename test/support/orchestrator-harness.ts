@@ -12,10 +12,15 @@ import {
   scheduleFromAttributes,
 } from "../../lib/adapters/message-schedule.js";
 import { DEAD_LETTER_SUMMARY_ATTRIBUTE } from "../../lib/adapters/sqs-dead-letter-queue.js";
-import { ENV, type RicochetConfig } from "../../lib/config.js";
+import { parseDeadLetterCopy } from "../../lib/app/dead-letter-scan.js";
+import type { Orchestrator } from "../../lib/app/orchestrator.js";
+import { type RedriveReport, redrive } from "../../lib/app/redrive.js";
+import type { RedriveRequestInput } from "../../lib/app/redrive-request.js";
+import { ENV } from "../../lib/contract/environment.js";
 import type { DeadLetterMessage } from "../../lib/core/dead-letter.js";
 import type { Envelope } from "../../lib/core/envelope.js";
 import { QueueUnavailableError, StoreUnavailableError } from "../../lib/core/errors.js";
+import { CountingMetrics, silentLog } from "../../lib/core/observability.js";
 import type { PolicyOverride } from "../../lib/core/policy.js";
 import {
   type DeadLetterQueue,
@@ -26,15 +31,15 @@ import {
 } from "../../lib/core/ports.js";
 import type { EventRecord } from "../../lib/core/record.js";
 import { type EventStatus, isTerminal } from "../../lib/core/status.js";
-import { parseDeadLetterCopy } from "../../lib/dead-letter-scan.js";
 import { startEventSourcePoller } from "../../lib/local/event-source-poller.js";
 import { localConfig } from "../../lib/local/local-config.js";
-import { CountingMetrics, silentLog } from "../../lib/observability.js";
-import type { Orchestrator } from "../../lib/orchestrator.js";
-import { type RedriveReport, redrive } from "../../lib/redrive.js";
-import type { RedriveRequestInput } from "../../lib/redrive-request.js";
-import { createOrchestratorRuntime, createPorts, type RicochetPorts } from "../../lib/runtime.js";
-import { createSqsBatchHandler } from "../../lib/sqs-batch-handler.js";
+import type { RicochetConfig } from "../../lib/runtime/config.js";
+import {
+  createOrchestratorRuntime,
+  createPorts,
+  type RicochetPorts,
+} from "../../lib/runtime/create-ports.js";
+import { createSqsBatchHandler } from "../../lib/runtime/sqs-batch-handler.js";
 import {
   createTestQueues,
   createTestTable,

@@ -4,7 +4,7 @@ import type { EventStore } from "../../lib/core/ports.js";
 import type { EventRecord } from "../../lib/core/record.js";
 import { describeTarget } from "../../lib/core/redact.js";
 import { EventStatus } from "../../lib/core/status.js";
-import { anAttemptEntry } from "../factories.js";
+import { anAttemptEntry } from "./factories.js";
 
 /** Where {@link recordedEvent} leaves an event. */
 export type RecordedStatus =

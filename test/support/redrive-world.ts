@@ -1,10 +1,10 @@
 import { createDynamoEventStore } from "../../lib/adapters/dynamo-event-store.js";
 import { createSqsDeadLetterQueue } from "../../lib/adapters/sqs-dead-letter-queue.js";
 import { createSqsIngressQueue } from "../../lib/adapters/sqs-ingress-queue.js";
+import type { RedriveDeps } from "../../lib/app/redrive.js";
 import { DEFAULT_POLICY } from "../../lib/core/policy.js";
 import type { DeadLetterQueue, EventStore } from "../../lib/core/ports.js";
-import type { RedriveDeps } from "../../lib/redrive.js";
-import { FIXED_NOW_MS } from "../factories.js";
+import { FIXED_NOW_MS } from "./factories.js";
 import { createTestQueues, createTestTable, testClients } from "./local-aws.js";
 
 /** A fresh queue pair and table on the emulators, with redrive's dependencies over them. */

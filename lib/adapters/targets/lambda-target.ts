@@ -1,7 +1,11 @@
 import { performance } from "node:perf_hooks";
 import type { InvokeCommandOutput, LambdaClient } from "@aws-sdk/client-lambda";
 import { errorMessage } from "../../core/errors.js";
-import { checkLambdaTarget, type LambdaTargetRules } from "../../core/lambda-target-policy.js";
+import {
+  checkLambdaTarget,
+  DEFAULT_LAMBDA_TIMEOUT_MS,
+  type LambdaTargetRules,
+} from "../../core/lambda-target-policy.js";
 import {
   describeVerdict,
   type FunctionAnswer,
@@ -35,9 +39,6 @@ export interface LambdaTargetOptions {
    */
   readonly rules?: LambdaTargetRules;
 }
-
-/** How long a synchronous invocation may take before the attempt counts as timed out. */
-export const DEFAULT_LAMBDA_TIMEOUT_MS = 60_000;
 
 /**
  * The client context sent with every invocation (base64 JSON, as Lambda requires). Node functions

@@ -1,9 +1,9 @@
 import { SendMessageCommand } from "@aws-sdk/client-sqs";
-import { createRicochetClient } from "../../client.js";
+import { redrive } from "../../app/redrive.js";
+import { createRicochetClient } from "../../client/producer-client.js";
+import { MetricName } from "../../contract/metric-names.js";
 import type { Envelope } from "../../core/envelope.js";
 import { EventStatus } from "../../core/status.js";
-import { MetricName } from "../../observability.js";
-import { redrive } from "../../redrive.js";
 import type { DevSession } from "../dev-session.js";
 import type { DemoReceiver } from "./demo-receiver.js";
 import { Behaviour, type DemoEvent } from "./demo-scenario.js";

@@ -1,4 +1,4 @@
-import { formatSeconds } from "../../cli/cli-support.js";
+import { formatSeconds } from "../../core/durations.js";
 import { isTerminal } from "../../core/status.js";
 import type { DemoEvent } from "./demo-scenario.js";
 import type { DemoSnapshot } from "./demo-snapshot.js";

@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
-import type { RicochetClient } from "../../client.js";
+import type { RedriveReport } from "../../app/redrive.js";
+import type { RedriveRequestInput } from "../../app/redrive-request.js";
+import type { RicochetClient } from "../../client/producer-client.js";
 import type { EventStore } from "../../core/ports.js";
 import { EventStatus, isTerminal } from "../../core/status.js";
-import type { RedriveReport } from "../../redrive.js";
-import type { RedriveRequestInput } from "../../redrive-request.js";
 import { smokeTargetPath } from "./smoke-receiver.js";
 import { SMOKE_POLICY, SMOKE_SCENARIOS, type SmokeScenario } from "./smoke-scenarios.js";
 

@@ -9,7 +9,7 @@ import type { AttemptResult } from "../../../lib/core/outcome.js";
 import { ErrorCategory } from "../../../lib/core/policy.js";
 import { createHmacSigner } from "../../../lib/core/signing.js";
 import { verifyDelivery } from "../../../lib/receiver.js";
-import { anEnvelope, anHttpTarget } from "../../factories.js";
+import { anEnvelope, anHttpTarget } from "../../support/factories.js";
 import {
   closedPort,
   type Handler,

@@ -8,7 +8,7 @@ import {
 import type { Envelope } from "../../../lib/core/envelope.js";
 import type { AttemptResult } from "../../../lib/core/outcome.js";
 import { ErrorCategory } from "../../../lib/core/policy.js";
-import { aLambdaTarget, anEnvelope } from "../../factories.js";
+import { aLambdaTarget, anEnvelope } from "../../support/factories.js";
 import {
   closedPort,
   type Handler,

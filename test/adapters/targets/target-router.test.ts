@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createTargetRouter } from "../../../lib/adapters/targets/target-router.js";
 import type { DeliveryTarget } from "../../../lib/core/ports.js";
-import { aResponse } from "../../factories.js";
+import { aResponse } from "../../support/factories.js";
 
 const named = (name: string): DeliveryTarget & { name: string } => ({
   name,

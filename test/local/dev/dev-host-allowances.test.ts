@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ENV } from "../../../lib/config.js";
+import { ENV } from "../../../lib/contract/environment.js";
 import { describeHostAllowances, hostAllowances } from "../../../lib/local/dev-host-allowances.js";
 import { applyLocalOverrides } from "../../../lib/local/dev-session.js";
 

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { ENV } from "../../../lib/config.js";
+import { ENV } from "../../../lib/contract/environment.js";
 import type { DemoSummary } from "../../../lib/local/demo/demo-summary.js";
 
 export const ROOT = fileURLToPath(new URL("../../../", import.meta.url));

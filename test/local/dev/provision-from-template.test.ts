@@ -2,7 +2,7 @@ import { DescribeTableCommand, DescribeTimeToLiveCommand } from "@aws-sdk/client
 import { GetQueueAttributesCommand } from "@aws-sdk/client-sqs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type AwsClients, createAwsClients } from "../../../lib/adapters/aws-clients.js";
-import { LOCAL_CREDENTIALS } from "../../../lib/local/local-identity.js";
+import { LOCAL_CREDENTIALS } from "../../../lib/contract/local-identity.js";
 import {
   CFN_TYPE,
   type ProvisionedResources,

@@ -1,0 +1,273 @@
+import { DEAD_LETTER_KIND, DEAD_LETTER_VERSION } from "../core/dead-letter.js";
+import {
+  DeadLetterReason,
+  type Decision,
+  decideAfterAttempt,
+  effectiveDeadlineMs,
+} from "../core/decide.js";
+import type { Envelope } from "../core/envelope.js";
+import { classify, type Outcome, OutcomeClass, retryAfterOf } from "../core/outcome.js";
+import type { RetryPolicy } from "../core/policy.js";
+import type {
+  DeadLetterQueue,
+  DeliveryTarget,
+  EventStore,
+  IngressQueue,
+  RecordResultOutcome,
+} from "../core/ports.js";
+import type { Clock, RandomSource } from "../core/random.js";
+import type { AttemptEntry, EventRecord, PendingDeadLetter } from "../core/record.js";
+import { EventStatus } from "../core/status.js";
+
+/** What one claimed attempt needs beyond the message itself. */
+export interface AttemptDeps {
+  readonly store: EventStore;
+  readonly ingress: IngressQueue;
+  readonly deadLetters: DeadLetterQueue;
+  readonly clock: Clock;
+  readonly random: RandomSource;
+  readonly workerId: string;
+  readonly hopSeconds: number;
+  readonly retentionSeconds: number;
+}
+
+export interface ClaimedAttempt {
+  readonly envelope: Envelope;
+  /** The message body exactly as received, re-sent unchanged on a retry and dead-lettered as is. */
+  readonly body: string;
+  readonly policy: RetryPolicy;
+  readonly record: EventRecord;
+  readonly target: DeliveryTarget;
+  /** The key its breaker and limits are kept under, told to the dead-letter copy. */
+  readonly targetKey: string;
+  /** How long the call may take: the target's timeout, cut to what the function has left. */
+  readonly callTimeoutMs: number;
+}
+
+/** How an attempt ended, for metrics and for whether the message may be deleted. */
+export type AttemptEnd =
+  | {
+      readonly kind: "finished";
+      readonly decision: Decision;
+      readonly outcome: Outcome;
+      readonly latencyMs: number;
+      /** Whether the target was called (not when a deadline, budget or decision ended it first). */
+      readonly called: boolean;
+    }
+  /** The lease was lost before the result could be recorded: someone else owns the event now. */
+  | { readonly kind: "lease_lost"; readonly decision: Decision };
+
+const iso = (ms: number): string => new Date(ms).toISOString();
+
+const deadlinePassed: Outcome = {
+  class: OutcomeClass.PERMANENT,
+  message: "deadline passed before the attempt could start",
+};
+
+/**
+ * A takeover past the budget: the last allowed attempt was made, and its result never recorded
+ * (its worker died, or the write or the dead-letter send after it failed). Calling again would
+ * exceed the budget the producer set, so the event is dead-lettered without a call.
+ */
+const budgetSpent: Outcome = {
+  class: OutcomeClass.RETRYABLE,
+  message: "budget spent: the last attempt's result was lost (worker stopped or a write failed)",
+};
+
+const decisionOf = (pending: PendingDeadLetter): Decision =>
+  pending.reason === DeadLetterReason.REJECTED
+    ? { kind: "rejected" }
+    : { kind: "dead_letter", reason: pending.reason };
+
+/** Sends the dead-letter copy a decision describes, then records the event's end. */
+const sendDeadLetter = async (
+  deps: AttemptDeps,
+  claimed: ClaimedAttempt,
+  pending: PendingDeadLetter,
+): Promise<RecordResultOutcome> => {
+  const { envelope, record } = claimed;
+  const rejected = pending.reason === DeadLetterReason.REJECTED;
+  await deps.deadLetters.send({
+    kind: DEAD_LETTER_KIND,
+    version: DEAD_LETTER_VERSION,
+    reason: pending.reason,
+    eventId: envelope.eventId,
+    targetKey: claimed.targetKey,
+    body: claimed.body,
+    attempts: pending.attempts,
+    generation: pending.generation,
+    lastOutcome: pending.lastOutcome,
+    deadLetteredAt: pending.decidedAt,
+  });
+  const nowMs = deps.clock();
+  return deps.store.recordResult({
+    eventId: envelope.eventId,
+    worker: deps.workerId,
+    generation: record.generation,
+    newGeneration: record.generation,
+    claimed: record,
+    entry: pending.entry,
+    nowMs,
+    retentionSeconds: deps.retentionSeconds,
+    status: rejected ? EventStatus.REJECTED : EventStatus.DEAD_LETTERED,
+    deadLetterReason: pending.reason,
+  });
+};
+
+/**
+ * A takeover of an event whose previous holder decided to dead-letter it and may have sent the
+ * copy already: the decision is finished as made (the same copy again at worst, which redrive
+ * treats as one), never a new call that could deliver the event beside its dead-letter copy.
+ */
+const finishPendingDeadLetter = async (
+  deps: AttemptDeps,
+  claimed: ClaimedAttempt,
+  pending: PendingDeadLetter,
+): Promise<AttemptEnd> => {
+  const decision = decisionOf(pending);
+  const written = await sendDeadLetter(deps, claimed, pending);
+  if (written.kind === "lease_lost") return { kind: "lease_lost", decision };
+  return {
+    kind: "finished",
+    decision,
+    outcome: pending.lastOutcome,
+    latencyMs: 0,
+    called: false,
+  };
+};
+
+/**
+ * Runs one claimed attempt to its end: call the target (unless the deadline has passed), decide
+ * what follows, make that durable, then record the result.
+ *
+ * The order is what keeps "nothing accepted is lost": whatever must outlive this attempt — the
+ * next message, or the dead-letter copy — is sent BEFORE the record says so, and the source
+ * message is deleted only after both. A crash in between leaves the source message to come back,
+ * and the generation check turns any extra copy into a harmless duplicate.
+ */
+export const runClaimedAttempt = async (
+  deps: AttemptDeps,
+  claimed: ClaimedAttempt,
+): Promise<AttemptEnd> => {
+  const { envelope, policy, record } = claimed;
+  if (record.pendingDeadLetter !== undefined) {
+    return finishPendingDeadLetter(deps, claimed, record.pendingDeadLetter);
+  }
+  const claimedAtMs = deps.clock();
+  const deadlineMs = effectiveDeadlineMs(envelope.deadline, policy, Date.parse(record.createdAt));
+
+  let sentAtMs: number | undefined;
+  let outcome: Outcome;
+  let retryAfter: string | undefined;
+  if (deadlineMs !== undefined && claimedAtMs > deadlineMs) {
+    outcome = deadlinePassed;
+  } else if (record.attempts > record.attemptBudget) {
+    outcome = budgetSpent;
+  } else {
+    const result = await claimed.target.deliver({
+      envelope,
+      attempt: record.attempts,
+      timeoutMs: claimed.callTimeoutMs,
+      replay: record.replays,
+      onSent: () => {
+        sentAtMs = deps.clock();
+      },
+    });
+    outcome = classify(result, policy);
+    retryAfter = retryAfterOf(result);
+  }
+  const finishedAtMs = deps.clock();
+
+  const decision: Decision =
+    outcome === deadlinePassed
+      ? { kind: "dead_letter", reason: "deadline" }
+      : outcome === budgetSpent
+        ? { kind: "dead_letter", reason: "exhausted" }
+        : decideAfterAttempt({
+            policy,
+            outcome,
+            retryAfter,
+            attemptsMade: record.attempts,
+            attemptBudget: record.attemptBudget,
+            deadlineMs,
+            previousDelaySeconds: record.lastDelaySeconds,
+            nowMs: finishedAtMs,
+            random: deps.random,
+          });
+
+  const entry: AttemptEntry = {
+    attempt: record.attempts,
+    worker: deps.workerId,
+    claimedAt: record.currentAttempt?.claimedAt ?? iso(claimedAtMs),
+    sentAt: sentAtMs === undefined ? undefined : iso(sentAtMs),
+    finishedAt: iso(finishedAtMs),
+    outcome: outcome.class,
+    statusCode: outcome.statusCode,
+    errorCategory: outcome.errorCategory,
+    message: outcome.message,
+    delaySeconds: decision.kind === "retry" ? decision.delaySeconds : undefined,
+  };
+
+  const base = {
+    eventId: envelope.eventId,
+    worker: deps.workerId,
+    generation: record.generation,
+    newGeneration: record.generation,
+    claimed: record,
+    entry,
+    nowMs: finishedAtMs,
+    retentionSeconds: deps.retentionSeconds,
+  };
+
+  let written: RecordResultOutcome;
+  switch (decision.kind) {
+    case "delivered":
+      written = await deps.store.recordResult({ ...base, status: EventStatus.DELIVERED });
+      break;
+    case "retry": {
+      const newGeneration = record.generation + 1;
+      const needsHops = decision.delaySeconds > deps.hopSeconds;
+      await deps.ingress.send(
+        claimed.body,
+        { generation: newGeneration, notBeforeMs: needsHops ? decision.notBeforeMs : undefined },
+        Math.min(decision.delaySeconds, deps.hopSeconds),
+      );
+      written = await deps.store.recordResult({
+        ...base,
+        newGeneration,
+        status: EventStatus.RETRY_SCHEDULED,
+        nextAttemptAt: iso(decision.notBeforeMs),
+      });
+      break;
+    }
+    case "rejected":
+    case "dead_letter": {
+      const pending: PendingDeadLetter = {
+        reason: decision.kind === "rejected" ? DeadLetterReason.REJECTED : decision.reason,
+        entry,
+        lastOutcome: outcome,
+        generation: record.generation,
+        attempts: record.attempts,
+        decidedAt: iso(finishedAtMs),
+      };
+      const noted = await deps.store.recordPendingDeadLetter({
+        eventId: envelope.eventId,
+        worker: deps.workerId,
+        generation: record.generation,
+        pending,
+        nowMs: finishedAtMs,
+      });
+      if (noted.kind === "lease_lost") return { kind: "lease_lost", decision };
+      written = await sendDeadLetter(deps, claimed, pending);
+      break;
+    }
+  }
+  if (written.kind === "lease_lost") return { kind: "lease_lost", decision };
+  return {
+    kind: "finished",
+    decision,
+    outcome,
+    latencyMs: finishedAtMs - claimedAtMs,
+    called: outcome !== deadlinePassed && outcome !== budgetSpent,
+  };
+};

@@ -1,0 +1,120 @@
+import { callerFieldOnce } from "../core/caller.js";
+import { errorMessage } from "../core/errors.js";
+import type { CallerIdentity, DeadLetterQueue, EventStore } from "../core/ports.js";
+import type { Clock } from "../core/random.js";
+import { AuditAction, type AuditEntry, type EventRecord } from "../core/record.js";
+import { EventStatus } from "../core/status.js";
+import {
+  DEFAULT_SCAN_VISIBILITY_SECONDS,
+  releaseAll,
+  type ScannedMessage,
+  scanDeadLetters,
+} from "./dead-letter-scan.js";
+
+/*
+ * `ricochet dlq clean`: removes dead-letter copies that no longer stand for anything, so the
+ * dead-letter alarm means "an event needs a decision" again. A copy is obsolete once its event
+ * was delivered — the copy came from an earlier failure (a native move during a crash loop, an
+ * invalid first envelope later corrected, a redrive whose original was left behind). Every
+ * removal is written to the event's audit trail before the copy is deleted, so no copy ever
+ * disappears without a trace; anything else stays in the queue.
+ */
+
+export interface CleanDeps {
+  readonly deadLetterQueue: DeadLetterQueue;
+  readonly store: EventStore;
+  readonly clock: Clock;
+  readonly scanVisibilitySeconds?: number;
+  readonly onProgress?: (scanned: number) => void;
+  /** Who AWS says runs the clean, for the audit entries' `caller` (see redrive's). */
+  readonly callerIdentity?: CallerIdentity | undefined;
+}
+
+export interface CleanRequest {
+  /** Report what would be removed; change nothing. */
+  readonly dryRun: boolean;
+  /** Who asks, for the audit entry. */
+  readonly by: string;
+  /** Why, for the audit entry. */
+  readonly reason?: string | undefined;
+}
+
+export interface RemovedCopy {
+  readonly eventId: string;
+  readonly messageId: string;
+  /** Why the copy is obsolete. */
+  readonly why: string;
+}
+
+export interface CleanReport {
+  readonly dryRun: boolean;
+  readonly removed: RemovedCopy[];
+  /** Copies left in the queue: they still stand for an event that needs a decision. */
+  readonly kept: number;
+  readonly failed: { readonly messageId: string; readonly error: string }[];
+}
+
+/** Why a copy is obsolete given its event's record, or undefined when it must stay. */
+export const obsoleteBecause = (record: EventRecord | undefined): string | undefined =>
+  record?.status === EventStatus.DELIVERED ? "event was delivered" : undefined;
+
+const eventIdOf = (message: ScannedMessage): string | undefined =>
+  message.parsed.ok ? message.parsed.message.eventId : undefined;
+
+/**
+ * Scans the whole dead-letter queue and removes the copies of delivered events, each with an
+ * audit entry on the event's record. Unreadable copies and copies without an event id are kept.
+ */
+export const cleanDeadLetters = async (
+  deps: CleanDeps,
+  request: CleanRequest,
+): Promise<CleanReport> => {
+  const { matched, unmatched } = await scanDeadLetters(deps.deadLetterQueue, {
+    filter: {},
+    visibilitySeconds: deps.scanVisibilitySeconds ?? DEFAULT_SCAN_VISIBILITY_SECONDS,
+    onPage: (scanned) => deps.onProgress?.(scanned),
+  });
+  const report: CleanReport = { dryRun: request.dryRun, removed: [], kept: 0, failed: [] };
+  const keep: ScannedMessage[] = [...unmatched];
+  const records = new Map<string, EventRecord | undefined>();
+  const callerField = callerFieldOnce(deps.callerIdentity);
+  for (const message of matched) {
+    const eventId = eventIdOf(message);
+    const messageId = message.received.messageId;
+    try {
+      if (eventId === undefined) {
+        keep.push(message);
+        continue;
+      }
+      if (!records.has(eventId)) records.set(eventId, await deps.store.get(eventId));
+      const why = obsoleteBecause(records.get(eventId));
+      if (why === undefined) {
+        keep.push(message);
+        continue;
+      }
+      if (!request.dryRun) {
+        // Asked before the clock is read, so `at` is when the copy went, not when STS was asked.
+        const who = await callerField();
+        const entry: AuditEntry = {
+          at: new Date(deps.clock()).toISOString(),
+          by: request.by,
+          ...who,
+          action: AuditAction.DEAD_LETTER_COPY_REMOVED,
+          reason: request.reason ?? `dead-letter copy removed: ${why}`,
+          messageId,
+        };
+        await deps.store.appendAudit(eventId, entry);
+        await deps.deadLetterQueue.delete(message.received.receiptHandle);
+      }
+      report.removed.push({ eventId, messageId, why });
+    } catch (error) {
+      report.failed.push({
+        messageId,
+        error: errorMessage(error),
+      });
+      keep.push(message);
+    }
+  }
+  await releaseAll(deps.deadLetterQueue, request.dryRun ? [...keep, ...matched] : keep);
+  return { ...report, kept: keep.length - report.failed.length };
+};

@@ -1,0 +1,311 @@
+import {
+  type BatchResultErrorEntry,
+  SendMessageBatchCommand,
+  type SendMessageBatchCommandOutput,
+  type SendMessageBatchRequestEntry,
+  SQSClient,
+} from "@aws-sdk/client-sqs";
+import { isTransientSqsError, translateSqsError } from "../adapters/sqs-errors.js";
+import { sqsMessageBytes } from "../adapters/sqs-message-size.js";
+import {
+  type EnvelopeParseResult,
+  envelopeTooLarge,
+  MAX_ENVELOPE_BYTES,
+  MAX_MESSAGE_BYTES,
+  readableEventId,
+  validateEnvelope,
+} from "../core/envelope.js";
+import {
+  type InputProblem,
+  InvalidEnvelopeError,
+  QueueUnavailableError,
+  ResourceNotFoundError,
+} from "../core/errors.js";
+import { type RandomSource, randomInt, systemRandom } from "../core/random.js";
+import { scheduleProblems } from "../core/schedule.js";
+import {
+  notBeforeOfSchedule,
+  type SubmitSchedule,
+  scheduleEnvelope,
+} from "../core/submit-schedule.js";
+
+/** SQS's limit on entries in one `SendMessageBatch`. */
+export const MAX_BATCH_ENTRIES = 10;
+/** Tries of one batch entry before it is reported as rejected (the SDK retries inside each try). */
+export const DEFAULT_MAX_SEND_ATTEMPTS = 4;
+const BACKOFF_BASE_MS = 100;
+const BACKOFF_CAP_MS = 2_000;
+
+export interface RicochetClientOptions {
+  /** URL of the deployment's ingress queue (stack output `IngressQueueUrl`). */
+  readonly queueUrl: string;
+  /** A configured SQS client; when absent one is made from `endpoint` and `region`. */
+  readonly sqs?: SQSClient;
+  /** SQS endpoint override (LocalStack, an emulator, a VPC endpoint). */
+  readonly endpoint?: string;
+  readonly region?: string;
+  /** Tries per entry for transient failures (throttling, server faults); default 4. */
+  readonly maxSendAttempts?: number;
+  /** Injected for tests; defaults to `Math.random`. */
+  readonly random?: RandomSource;
+  /** Injected for tests; defaults to a timer. */
+  readonly sleep?: (ms: number) => Promise<void>;
+  /** Wall-clock milliseconds, for schedules; injected for tests, defaults to `Date.now`. */
+  readonly now?: () => number;
+}
+
+/**
+ * Options of one submission. `notBefore` or `delaySeconds` schedules every envelope in it: each
+ * gets that `notBefore` (an envelope already naming another instant is rejected with both), and
+ * is checked as the orchestrator would check it — at most 14 days ahead, not after its
+ * `deadline` nor its policy's `deadlineSeconds` — so a schedule no attempt could keep is
+ * refused here instead of being dead-lettered later.
+ */
+export type SubmitOptions = SubmitSchedule;
+
+/** An event SQS accepted: Ricochet now owns its delivery. */
+export interface AcceptedEvent {
+  readonly eventId: string;
+  readonly messageId: string;
+}
+
+/** An event that was not sent, or not accepted, and why. `index` is its position in the input. */
+export interface RejectedEvent {
+  readonly eventId?: string | undefined;
+  readonly index: number;
+  /** Validation problems, when the envelope was invalid. */
+  readonly problems?: readonly InputProblem[] | undefined;
+  /** What went wrong otherwise (too large, duplicate, refused by SQS). */
+  readonly error?: string | undefined;
+}
+
+export interface SubmitReport {
+  readonly accepted: AcceptedEvent[];
+  readonly rejected: RejectedEvent[];
+}
+
+export interface RicochetClient {
+  /**
+   * Validates and sends one envelope; `options` may schedule it ({@link SubmitOptions}).
+   * @example `await ricochet.submit(envelope, { delaySeconds: 3600 }); // not before an hour from now`
+   * @throws InvalidRequestError when `options` is not a schedule (nothing is sent).
+   * @throws InvalidEnvelopeError when the envelope is invalid (nothing is sent).
+   * @throws QueueUnavailableError when SQS refused it or stayed unavailable.
+   * @throws ResourceNotFoundError when the queue does not exist.
+   */
+  submit(envelope: unknown, options?: SubmitOptions): Promise<AcceptedEvent>;
+  /**
+   * Validates and sends many envelopes, ten to a `SendMessageBatch`, and reports each one.
+   * Invalid envelopes are reported, never sent; a repeated event id is sent once and its
+   * repeats are reported as rejected. `options` may schedule them all ({@link SubmitOptions}).
+   * @throws InvalidRequestError when `options` is not a schedule (nothing is sent).
+   * @throws ResourceNotFoundError when the queue does not exist (nothing can be accepted).
+   */
+  submitBatch(envelopes: readonly unknown[], options?: SubmitOptions): Promise<SubmitReport>;
+}
+
+interface Pending {
+  readonly index: number;
+  readonly eventId: string;
+  readonly body: string;
+}
+
+const defaultSleep = (ms: number): Promise<void> =>
+  new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Groups entries into batches SQS accepts: at most ten entries and at most 1 MiB in total
+ * (the batch limit is the same as one message's).
+ */
+const toBatches = (entries: readonly Pending[]): Pending[][] => {
+  const batches: Pending[][] = [];
+  let current: Pending[] = [];
+  let bytes = 0;
+  for (const entry of entries) {
+    const size = sqsMessageBytes(entry.body);
+    if (current.length === MAX_BATCH_ENTRIES || bytes + size > MAX_MESSAGE_BYTES) {
+      batches.push(current);
+      current = [];
+      bytes = 0;
+    }
+    current.push(entry);
+    bytes += size;
+  }
+  if (current.length > 0) batches.push(current);
+  return batches;
+};
+
+/**
+ * One input as it would be sent: given the submission's `notBefore`, validated, and its schedule
+ * judged against the clock as the orchestrator will judge it on the event's first sight.
+ */
+const prepareEnvelope = (
+  value: unknown,
+  notBefore: string | undefined,
+  nowMs: number,
+): EnvelopeParseResult => {
+  const scheduled =
+    notBefore === undefined
+      ? { ok: true as const, value }
+      : scheduleEnvelope(value, notBefore, "the submission's schedule");
+  if (!scheduled.ok) {
+    return { ok: false, problems: scheduled.problems, eventId: readableEventId(value) };
+  }
+  const checked = validateEnvelope(scheduled.value);
+  if (!checked.ok) return checked;
+  const { eventId, notBefore: due, policy } = checked.envelope;
+  const problems = scheduleProblems(due, policy?.deadlineSeconds, nowMs);
+  return problems.length === 0 ? checked : { ok: false, problems, eventId };
+};
+
+const failureText = (failure: BatchResultErrorEntry): string =>
+  `${failure.Code ?? "error"}: ${failure.Message ?? "refused by SQS"}`;
+
+/**
+ * Creates a producer client for a Ricochet deployment. Envelopes are checked against the same
+ * schema the orchestrator uses before anything is sent, so a mistake is reported to the caller
+ * instead of being dead-lettered later.
+ *
+ * @example
+ * ```ts
+ * import { createRicochetClient } from "ricochet";
+ *
+ * const ricochet = createRicochetClient({ queueUrl: process.env.RICOCHET_QUEUE_URL ?? "" });
+ * const { accepted, rejected } = await ricochet.submitBatch([
+ *   {
+ *     eventId: "order-1042-shipped",
+ *     target: { type: "http", url: "https://hooks.example.com/shipping" },
+ *     payload: { orderId: 1042 },
+ *     policy: { maxAttempts: 5 },
+ *   },
+ * ]);
+ * for (const r of rejected) console.error(r.eventId, r.problems ?? r.error);
+ * ```
+ */
+export const createRicochetClient = (options: RicochetClientOptions): RicochetClient => {
+  const { queueUrl } = options;
+  const sqs =
+    options.sqs ??
+    new SQSClient({
+      ...(options.endpoint === undefined ? {} : { endpoint: options.endpoint }),
+      ...(options.region === undefined ? {} : { region: options.region }),
+    });
+  const maxAttempts = Math.max(1, options.maxSendAttempts ?? DEFAULT_MAX_SEND_ATTEMPTS);
+  const random = options.random ?? systemRandom;
+  const sleep = options.sleep ?? defaultSleep;
+  const now = options.now ?? Date.now;
+  const call = { operation: "SendMessageBatch", queueUrl };
+
+  /** Full-jitter backoff before try `n + 1` (n ≥ 1), in milliseconds. */
+  const backoffMs = (tryNumber: number): number =>
+    randomInt(random, 0, Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** (tryNumber - 1)));
+
+  /** Sends one batch, retrying transient failures; returns what was accepted and refused. */
+  const sendBatch = async (batch: readonly Pending[], report: SubmitReport): Promise<void> => {
+    let remaining = [...batch];
+    let lastError = "";
+    for (let tryNumber = 1; tryNumber <= maxAttempts && remaining.length > 0; tryNumber++) {
+      if (tryNumber > 1) await sleep(backoffMs(tryNumber - 1));
+      // Entry ids are positions in this batch: event ids may contain characters SQS refuses.
+      const entries: SendMessageBatchRequestEntry[] = remaining.map((p, i) => ({
+        Id: String(i),
+        MessageBody: p.body,
+      }));
+      let output: SendMessageBatchCommandOutput;
+      try {
+        output = await sqs.send(
+          new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: entries }),
+        );
+      } catch (error) {
+        const translated = translateSqsError(error, call);
+        if (translated instanceof ResourceNotFoundError) throw translated;
+        lastError = translated.message;
+        if (isTransientSqsError(error)) continue;
+        break;
+      }
+      for (const ok of output.Successful ?? []) {
+        const entry = remaining[Number(ok.Id)];
+        if (entry !== undefined && ok.MessageId !== undefined) {
+          report.accepted.push({ eventId: entry.eventId, messageId: ok.MessageId });
+        }
+      }
+      const retry: Pending[] = [];
+      for (const failure of output.Failed ?? []) {
+        const entry = remaining[Number(failure.Id)];
+        if (entry === undefined) continue;
+        // SenderFault marks what no retry can fix (bad body, too large); the rest is SQS's fault.
+        if (failure.SenderFault === false) {
+          retry.push(entry);
+          lastError = failureText(failure);
+        } else {
+          report.rejected.push({
+            eventId: entry.eventId,
+            index: entry.index,
+            error: failureText(failure),
+          });
+        }
+      }
+      remaining = retry;
+    }
+    for (const entry of remaining) {
+      report.rejected.push({ eventId: entry.eventId, index: entry.index, error: lastError });
+    }
+  };
+
+  const submitBatch = async (
+    envelopes: readonly unknown[],
+    submitOptions?: SubmitOptions,
+  ): Promise<SubmitReport> => {
+    const nowMs = now();
+    const notBefore = notBeforeOfSchedule(submitOptions, nowMs);
+    const report: SubmitReport = { accepted: [], rejected: [] };
+    const firstIndex = new Map<string, number>();
+    const pending: Pending[] = [];
+    envelopes.forEach((value, index) => {
+      const checked = prepareEnvelope(value, notBefore, nowMs);
+      if (!checked.ok) {
+        report.rejected.push({ eventId: checked.eventId, index, problems: checked.problems });
+        return;
+      }
+      const { eventId } = checked.envelope;
+      const first = firstIndex.get(eventId);
+      if (first !== undefined) {
+        report.rejected.push({
+          eventId,
+          index,
+          error: `duplicate eventId in this batch; sent once, as index ${first}`,
+        });
+        return;
+      }
+      firstIndex.set(eventId, index);
+      const body = JSON.stringify(checked.envelope);
+      const bytes = sqsMessageBytes(body);
+      if (bytes > MAX_ENVELOPE_BYTES) {
+        report.rejected.push({ eventId, index, error: envelopeTooLarge(bytes) });
+        return;
+      }
+      pending.push({ index, eventId, body });
+    });
+    for (const batch of toBatches(pending)) await sendBatch(batch, report);
+    report.rejected.sort((a, b) => a.index - b.index);
+    return report;
+  };
+
+  return {
+    submitBatch,
+    async submit(envelope: unknown, submitOptions?: SubmitOptions): Promise<AcceptedEvent> {
+      const report = await submitBatch([envelope], submitOptions);
+      const accepted = report.accepted[0];
+      if (accepted !== undefined) return accepted;
+      const rejected = report.rejected[0];
+      if (rejected?.problems !== undefined) {
+        throw new InvalidEnvelopeError(rejected.problems, {
+          ...(rejected.eventId === undefined ? {} : { eventId: rejected.eventId }),
+        });
+      }
+      throw new QueueUnavailableError(`event not accepted: ${rejected?.error ?? "unknown"}`, {
+        context: { queueUrl, eventId: rejected?.eventId },
+      });
+    },
+  };
+};

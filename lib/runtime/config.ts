@@ -1,0 +1,164 @@
+import * as z from "zod";
+import { MAX_SQS_DELAY_SECONDS } from "../contract/aws-limits.js";
+import {
+  DEFAULT_MESSAGE_CONCURRENCY,
+  DEFAULT_RECORD_RETENTION_DAYS,
+} from "../contract/defaults.js";
+import { ENV, LAMBDA_RUNTIME_ENV } from "../contract/environment.js";
+import { MAX_METRIC_TARGETS } from "../contract/metric-names.js";
+import {
+  type BreakerSettings,
+  BreakerSettingsSchema,
+  DEFAULT_BREAKER_SETTINGS,
+} from "../core/circuit-breaker.js";
+import { ConfigurationError, formatProblems } from "../core/errors.js";
+import {
+  DEFAULT_POLICY,
+  PolicyFieldsSchema,
+  type RetryPolicy,
+  resolvePolicy,
+} from "../core/policy.js";
+import {
+  completePolicyLimits,
+  type PolicyLimits,
+  PolicyLimitsSchema,
+  policyLimitConflicts,
+} from "../core/policy-limits.js";
+import { type TargetsSettings, TargetsSettingsSchema } from "../core/target-settings.js";
+import { toProblems } from "../core/zod-problems.js";
+
+const ConfigSchema = z.object({
+  tableName: z.string().min(1, "is required"),
+  ingressQueueUrl: z.string().min(1, "is required"),
+  internalQueueUrl: z.string().min(1, "is required"),
+  deadLetterQueueUrl: z.string().min(1, "is required"),
+  defaultPolicy: PolicyFieldsSchema.optional(),
+  allowedTargetHosts: z.array(z.string().min(1)),
+  hopSeconds: z.int().min(1).max(MAX_SQS_DELAY_SECONDS),
+  recordRetentionDays: z.int().min(1).max(3650),
+  signingSecret: z.string().min(1).optional(),
+  secretHeaders: z.array(z.string().min(1)),
+  recordConcurrency: z.int().min(1).max(100),
+  policyLimits: PolicyLimitsSchema.optional(),
+  accountId: z
+    .string()
+    .regex(/^\d{12}$/, "must be a 12-digit AWS account id")
+    .optional(),
+  ownFunctionNames: z.array(z.string().min(1)),
+  lambdaTargets: z.array(z.string().min(1)),
+  circuitBreaker: BreakerSettingsSchema.optional(),
+  targets: TargetsSettingsSchema.optional(),
+  targetMetrics: z.array(z.string().min(1)).max(MAX_METRIC_TARGETS),
+});
+
+/** Ricochet's runtime configuration, read once at start-up. */
+export interface RicochetConfig {
+  readonly tableName: string;
+  readonly ingressQueueUrl: string;
+  readonly internalQueueUrl: string;
+  readonly deadLetterQueueUrl: string;
+  readonly defaultPolicy: RetryPolicy;
+  readonly allowedTargetHosts: readonly string[];
+  readonly hopSeconds: number;
+  readonly recordRetentionDays: number;
+  readonly signingSecret?: string | undefined;
+  readonly secretHeaders: readonly string[];
+  readonly recordConcurrency: number;
+  /** Bounds every event's policy is clamped to; the default policy lies within them. */
+  readonly policyLimits: PolicyLimits;
+  /** The deployment's account, when known (always, under the construct). */
+  readonly accountId?: string | undefined;
+  /** Names of Ricochet's own functions in this deployment: never a Lambda target. */
+  readonly ownFunctionNames: readonly string[];
+  /** Lambda target ARNs the deployment lists; the only ones allowed in another account. */
+  readonly lambdaTargets: readonly string[];
+  /** The targets' circuit breakers' settings; undefined when they are off. */
+  readonly circuitBreaker?: BreakerSettings | undefined;
+  /** Per-target limits and breaker overrides; resolve with `targetSettingsResolver`. */
+  readonly targets?: TargetsSettings | undefined;
+  /** Target keys whose outcomes are counted under their own `target` dimension value. */
+  readonly targetMetrics: readonly string[];
+}
+
+/** A comma-separated variable's items, trimmed, empty ones dropped (an unset variable has none). */
+export const parseList = (value: string | undefined): string[] =>
+  (value ?? "")
+    .split(",")
+    .map((item) => item.trim())
+    .filter((item) => item !== "");
+
+const numberOr = (value: string | undefined, fallback: number): number =>
+  value === undefined || value.trim() === "" ? fallback : Number(value);
+
+const jsonOr = (name: string, value: string | undefined): unknown => {
+  if (value === undefined || value.trim() === "") return undefined;
+  try {
+    return JSON.parse(value);
+  } catch {
+    throw new ConfigurationError(`${name} is not valid JSON`);
+  }
+};
+
+/** `off`/unset: none; `on`: the defaults ({} here); else the JSON overrides, validated later. */
+const breakerSettingsOf = (value: string | undefined): unknown => {
+  const text = value?.trim() ?? "";
+  if (text === "" || text === "off") return undefined;
+  if (text === "on") return {};
+  return jsonOr(ENV.CIRCUIT_BREAKER, text);
+};
+
+/**
+ * Reads the configuration from the environment.
+ * @throws ConfigurationError naming every missing or invalid variable at once.
+ */
+export const loadConfig = (env: NodeJS.ProcessEnv = process.env): RicochetConfig => {
+  const parsed = ConfigSchema.safeParse({
+    tableName: env[ENV.TABLE_NAME] ?? "",
+    ingressQueueUrl: env[ENV.INGRESS_QUEUE_URL] ?? "",
+    internalQueueUrl: env[ENV.INTERNAL_QUEUE_URL] ?? "",
+    deadLetterQueueUrl: env[ENV.DEAD_LETTER_QUEUE_URL] ?? "",
+    defaultPolicy: jsonOr(ENV.DEFAULT_POLICY, env[ENV.DEFAULT_POLICY]),
+    allowedTargetHosts: parseList(env[ENV.ALLOWED_TARGET_HOSTS]),
+    hopSeconds: numberOr(env[ENV.HOP_SECONDS], MAX_SQS_DELAY_SECONDS),
+    recordRetentionDays: numberOr(env[ENV.RECORD_RETENTION_DAYS], DEFAULT_RECORD_RETENTION_DAYS),
+    signingSecret: env[ENV.SIGNING_SECRET] || undefined,
+    secretHeaders: parseList(env[ENV.SECRET_HEADERS]),
+    recordConcurrency: numberOr(env[ENV.RECORD_CONCURRENCY], DEFAULT_MESSAGE_CONCURRENCY),
+    policyLimits: jsonOr(ENV.POLICY_LIMITS, env[ENV.POLICY_LIMITS]),
+    accountId: env[ENV.ACCOUNT_ID] || undefined,
+    ownFunctionNames: [
+      env[LAMBDA_RUNTIME_ENV.FUNCTION_NAME] ?? "",
+      env[ENV.REDRIVE_FUNCTION_NAME] ?? "",
+    ].filter((name) => name.trim() !== ""),
+    lambdaTargets: parseList(env[ENV.LAMBDA_TARGETS]),
+    circuitBreaker: breakerSettingsOf(env[ENV.CIRCUIT_BREAKER]),
+    targets: jsonOr(ENV.TARGETS, env[ENV.TARGETS]),
+    targetMetrics: parseList(env[ENV.TARGET_METRICS]),
+  });
+  if (!parsed.success) {
+    throw new ConfigurationError(
+      `invalid configuration: ${formatProblems(toProblems(parsed.error))}`,
+    );
+  }
+  const {
+    defaultPolicy: override,
+    policyLimits: limitsOverride,
+    circuitBreaker,
+    ...rest
+  } = parsed.data;
+  const defaultPolicy = resolvePolicy(DEFAULT_POLICY, override);
+  const policyLimits = completePolicyLimits(limitsOverride);
+  // The construct refuses such a pair at synth time; this catches a hand-set environment.
+  const conflicts = policyLimitConflicts(defaultPolicy, policyLimits);
+  if (conflicts.length > 0) {
+    const located = conflicts.map((p) => ({ ...p, path: `defaultPolicy.${p.path}` }));
+    throw new ConfigurationError(`invalid configuration: ${formatProblems(located)}`);
+  }
+  return {
+    ...rest,
+    defaultPolicy,
+    policyLimits,
+    circuitBreaker:
+      circuitBreaker === undefined ? undefined : { ...DEFAULT_BREAKER_SETTINGS, ...circuitBreaker },
+  };
+};

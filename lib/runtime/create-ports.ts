@@ -1,0 +1,169 @@
+import { randomBytes } from "node:crypto";
+import type { AwsClients } from "../adapters/aws-clients.js";
+import { createDynamoEventStore } from "../adapters/dynamo-event-store.js";
+import { createDynamoTargetLimitsStore } from "../adapters/dynamo-target-limits-store.js";
+import { createDynamoTargetStateStore } from "../adapters/dynamo-target-state-store.js";
+import { createSecretSigner } from "../adapters/signing-secret.js";
+import { createSqsDeadLetterQueue } from "../adapters/sqs-dead-letter-queue.js";
+import { createSqsIngressQueue } from "../adapters/sqs-ingress-queue.js";
+import { createHttpTarget } from "../adapters/targets/http-target.js";
+import { createLambdaTarget } from "../adapters/targets/lambda-target.js";
+import { createTargetRouter } from "../adapters/targets/target-router.js";
+import {
+  createOrchestrator,
+  type Orchestrator,
+  type OrchestratorDeps,
+} from "../app/orchestrator.js";
+import { createTargetBreakers } from "../app/target-breakers.js";
+import { createTargetLimiter } from "../app/target-limits.js";
+import { DEFAULT_BREAKER_SETTINGS } from "../core/circuit-breaker.js";
+import type { Log, Metrics } from "../core/observability.js";
+import type {
+  DeadLetterQueue,
+  EventStore,
+  IngressQueue,
+  TargetLimitsStore,
+  TargetRouter,
+  TargetStateStore,
+} from "../core/ports.js";
+import { type Clock, type RandomSource, systemClock, systemRandom } from "../core/random.js";
+import type { DeliverySigner } from "../core/signing.js";
+import { targetKeying } from "../core/target-groups.js";
+import { targetSettingsResolver } from "../core/target-settings.js";
+import type { RicochetConfig } from "./config.js";
+
+/** Lease time kept beyond the target's timeout: covers the result write and modest clock skew. */
+export const DEFAULT_LEASE_MARGIN_MS = 5_000;
+
+/**
+ * How long a retry, hop or deferral waits for others to share its `SendMessageBatch`. An
+ * invocation's attempts end within a few ms of each other when their targets answer alike, so a
+ * short window turns their re-sends into one request; every re-send is late by at most this.
+ */
+export const SEND_BATCH_WINDOW_MS = 10;
+
+/**
+ * A process's worker id: 72 random bits, enough to tell concurrent instances apart, in 14
+ * characters. It is stored in the lease and in every history entry, where a UUID's 43 cost a
+ * retried record its place under DynamoDB's 1 KB write unit.
+ */
+export const newWorkerId = (): string => `w-${randomBytes(9).toString("base64url")}`;
+
+/** The adapters one process uses, built from configuration and SDK clients. */
+export interface RicochetPorts {
+  readonly store: EventStore;
+  readonly ingress: IngressQueue;
+  readonly deadLetters: DeadLetterQueue;
+  readonly targets: TargetRouter;
+  readonly targetState: TargetStateStore;
+  readonly targetLimits: TargetLimitsStore;
+}
+
+export const createPorts = (
+  config: RicochetConfig,
+  clients: AwsClients,
+  options: { readonly signer?: DeliverySigner | undefined } = {},
+): RicochetPorts => {
+  const signer =
+    options.signer ??
+    (config.signingSecret === undefined
+      ? undefined
+      : createSecretSigner({ reference: config.signingSecret }));
+  return {
+    store: createDynamoEventStore({ doc: clients.documents, tableName: config.tableName }),
+    targetState: createDynamoTargetStateStore({
+      doc: clients.documents,
+      tableName: config.tableName,
+    }),
+    targetLimits: createDynamoTargetLimitsStore({
+      doc: clients.documents,
+      tableName: config.tableName,
+    }),
+    ingress: createSqsIngressQueue({
+      sqs: clients.sqs,
+      ingressQueueUrl: config.ingressQueueUrl,
+      internalQueueUrl: config.internalQueueUrl,
+      maxDelaySeconds: config.hopSeconds,
+      sendWindowMs: SEND_BATCH_WINDOW_MS,
+    }),
+    deadLetters: createSqsDeadLetterQueue({
+      sqs: clients.sqs,
+      queueUrl: config.deadLetterQueueUrl,
+    }),
+    targets: createTargetRouter({
+      http: createHttpTarget({
+        allowedHosts: config.allowedTargetHosts,
+        secretHeaderNames: config.secretHeaders,
+        ...(signer === undefined ? {} : { signer }),
+      }),
+      lambda: createLambdaTarget({
+        lambda: clients.lambda,
+        rules: {
+          ownFunctions: config.ownFunctionNames,
+          accountId: config.accountId,
+          allowedArns: config.lambdaTargets,
+        },
+      }),
+    }),
+  };
+};
+
+export interface OrchestratorRuntimeOptions {
+  readonly config: RicochetConfig;
+  readonly ports: RicochetPorts;
+  readonly log: Log;
+  readonly metrics: Metrics;
+  readonly clock?: Clock;
+  readonly random?: RandomSource;
+  readonly workerId?: string;
+  readonly leaseMarginMs?: number;
+}
+
+/** The orchestrator wired for a real process (Lambda, `npm start`, benchmarks). */
+export const createOrchestratorRuntime = (options: OrchestratorRuntimeOptions): Orchestrator => {
+  const { config, ports } = options;
+  const clock = options.clock ?? systemClock;
+  const random = options.random ?? systemRandom;
+  const workerId = options.workerId ?? newWorkerId();
+  const targets = targetSettingsResolver(
+    config.circuitBreaker ?? DEFAULT_BREAKER_SETTINGS,
+    config.targets,
+  );
+  const deps: OrchestratorDeps = {
+    ...ports,
+    clock,
+    random,
+    workerId,
+    hopSeconds: config.hopSeconds,
+    retentionSeconds: config.recordRetentionDays * 86_400,
+    defaultPolicy: config.defaultPolicy,
+    policyLimits: config.policyLimits,
+    log: options.log,
+    metrics: options.metrics,
+    recordConcurrency: config.recordConcurrency,
+    leaseMarginMs: options.leaseMarginMs ?? DEFAULT_LEASE_MARGIN_MS,
+    breakers:
+      config.circuitBreaker === undefined
+        ? undefined
+        : createTargetBreakers({
+            store: ports.targetState,
+            settings: config.circuitBreaker,
+            settingsFor: (key) => targets.settingsFor(key).breaker,
+            clock,
+            log: options.log,
+          }),
+    limits: targets.limited
+      ? createTargetLimiter({
+          store: ports.targetLimits,
+          limitsFor: targets.settingsFor,
+          clock,
+          random,
+          log: options.log,
+          instanceId: workerId,
+        })
+      : undefined,
+    metricTargets: new Set(config.targetMetrics),
+    targetKeyOf: targetKeying(config.targets?.groups),
+  };
+  return createOrchestrator(deps);
+};

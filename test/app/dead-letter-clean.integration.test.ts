@@ -1,0 +1,115 @@
+import { beforeEach, describe, expect, it } from "vitest";
+import { cleanDeadLetters } from "../../lib/app/dead-letter-clean.js";
+import { listDeadLetters } from "../../lib/app/dead-letter-scan.js";
+import { DEAD_LETTER_KIND, DEAD_LETTER_VERSION } from "../../lib/core/dead-letter.js";
+import { envelopeDigest } from "../../lib/core/envelope-digest.js";
+import { EventStatus } from "../../lib/core/status.js";
+import { ANA_CALLER, countingCallerIdentity } from "../support/counting-caller-identity.js";
+import { deadLetterEvent } from "../support/dead-letter-fixture.js";
+import { anAttemptEntry, anEnvelope } from "../support/factories.js";
+import { createRedriveWorld, type RedriveWorld } from "../support/redrive-world.js";
+
+/*
+ * `ricochet dlq clean` on the emulators: the copy of a delivered event goes (with an audit entry
+ * on its record); the copy of an event that still needs a decision, and anything unreadable, stay.
+ */
+let world: RedriveWorld;
+
+beforeEach(async () => {
+  world = await createRedriveWorld("dlq-clean");
+});
+
+/** An event delivered on its first attempt that nonetheless left a copy in the queue. */
+const deliveredWithLeftoverCopy = async () => {
+  const envelope = anEnvelope();
+  const claimed = await world.store.claim({
+    eventId: envelope.eventId,
+    generation: 0,
+    worker: "w",
+    nowMs: world.now(),
+    leaseMs: 60_000,
+    attemptBudget: 3,
+    targetSummary: "http POST https://receiver.example.com",
+    envelopeDigest: envelopeDigest(envelope),
+  });
+  if (claimed.kind !== "claimed") throw new Error(claimed.kind);
+  await world.store.recordResult({
+    eventId: envelope.eventId,
+    worker: "w",
+    generation: 0,
+    newGeneration: 0,
+    status: EventStatus.DELIVERED,
+    claimed: claimed.record,
+    entry: anAttemptEntry({ outcome: "success" }),
+    nowMs: world.now(),
+    retentionSeconds: 3600,
+  });
+  await world.dlq.send({
+    kind: DEAD_LETTER_KIND,
+    version: DEAD_LETTER_VERSION,
+    reason: "unprocessed",
+    eventId: envelope.eventId,
+    body: JSON.stringify(envelope),
+    attempts: 0,
+    generation: 0,
+    deadLetteredAt: new Date(world.now()).toISOString(),
+  });
+  return envelope;
+};
+
+const deps = () => ({
+  deadLetterQueue: world.dlq,
+  store: world.store,
+  clock: world.now,
+  scanVisibilitySeconds: 5,
+});
+
+describe("cleanDeadLetters", () => {
+  it("removes only the copies of delivered events, and audits each removal on the record", async () => {
+    const delivered = await deliveredWithLeftoverCopy();
+    const stillDead = await deadLetterEvent(world.store, world.dlq);
+
+    const report = await cleanDeadLetters(deps(), { dryRun: false, by: "operator-test" });
+
+    expect(report.removed.map((r) => r.eventId)).toEqual([delivered.eventId]);
+    expect(report.kept).toBe(1);
+    const left = await listDeadLetters(world.dlq, { filter: {}, visibilitySeconds: 5 });
+    expect(left.map((m) => m.eventId)).toEqual([stillDead.eventId]);
+    const record = await world.store.get(delivered.eventId);
+    expect(record?.audit).toEqual([
+      expect.objectContaining({
+        by: "operator-test",
+        action: "dead_letter_copy_removed",
+        messageId: report.removed[0]?.messageId,
+      }),
+    ]);
+  });
+
+  it("names the caller AWS reports beside by on every removal, asking once per run", async () => {
+    const delivered = [await deliveredWithLeftoverCopy(), await deliveredWithLeftoverCopy()];
+    const { identity, lookups } = countingCallerIdentity();
+
+    await cleanDeadLetters(
+      { ...deps(), callerIdentity: identity },
+      { dryRun: false, by: "operator-test" },
+    );
+
+    for (const { eventId } of delivered) {
+      expect((await world.store.get(eventId))?.audit).toEqual([
+        expect.objectContaining({ by: "operator-test", caller: ANA_CALLER }),
+      ]);
+    }
+    expect(lookups()).toBe(1);
+  });
+
+  it("changes nothing in a dry run but reports the same removals", async () => {
+    const delivered = await deliveredWithLeftoverCopy();
+
+    const report = await cleanDeadLetters(deps(), { dryRun: true, by: "operator-test" });
+
+    expect(report.removed.map((r) => r.eventId)).toEqual([delivered.eventId]);
+    const left = await listDeadLetters(world.dlq, { filter: {}, visibilitySeconds: 5 });
+    expect(left.map((m) => m.eventId)).toEqual([delivered.eventId]);
+    expect((await world.store.get(delivered.eventId))?.audit).toBeUndefined();
+  });
+});
