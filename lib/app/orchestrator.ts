@@ -55,7 +55,7 @@ export interface OrchestratorDeps extends AttemptDeps {
   readonly log: Log;
   readonly metrics: Metrics;
   /** Records of one batch attempted at once. */
-  readonly recordConcurrency: number;
+  readonly messageConcurrency: number;
   /** Added to the target's timeout to make the lease, and kept free before the function's end. */
   readonly leaseMarginMs: number;
   /** The targets' circuit breakers; without them every event is attempted on its own. */
@@ -610,7 +610,7 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
     try {
       return await handle(message, parsed, callBudgetMs);
     } catch (error) {
-      metrics.count(MetricName.RECORD_FAILED);
+      metrics.count(MetricName.MESSAGE_FAILED);
       log.error("message left on the queue after a failure", {
         messageId: message.messageId,
         error: errorWithName(error),
@@ -650,7 +650,7 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
     // Two margins: one is kept after the call, the other absorbs the time the batch has used
     // before a record starts, so a long call that fits a fresh invocation is not drained.
     const capacityMs = Math.max(MIN_CALL_MS, remainingMs() - 2 * deps.leaseMarginMs);
-    await mapWithConcurrency(messages, deps.recordConcurrency, async (message) => {
+    await mapWithConcurrency(messages, deps.messageConcurrency, async (message) => {
       // Parsed once: the drain check and the attempt both need it, and it is the costliest
       // pure step of a record (schema validation of up to 1 MiB).
       const parsed = parseEnvelope(message.body);

@@ -25,8 +25,8 @@ export const ENV = {
   SIGNING_SECRET: "RICOCHET_SIGNING_SECRET",
   /** Comma-separated extra header names treated as secrets (never logged or recorded). */
   SECRET_HEADERS: "RICOCHET_SECRET_HEADERS",
-  /** How many records of a batch are attempted at once. */
-  RECORD_CONCURRENCY: "RICOCHET_RECORD_CONCURRENCY",
+  /** How many messages of a batch are attempted at once. */
+  MESSAGE_CONCURRENCY: "RICOCHET_MESSAGE_CONCURRENCY",
   /** JSON `{ maxAttempts, minBaseDelaySeconds }`: the bounds every event's policy is clamped to. */
   POLICY_LIMITS: "RICOCHET_POLICY_LIMITS",
   /** The deployment's AWS account id: a Lambda ARN naming another account must be listed. */
@@ -58,3 +58,11 @@ export const LAMBDA_RUNTIME_ENV = {
   /** The running function's own name: the orchestrator refuses to invoke itself. */
   FUNCTION_NAME: "AWS_LAMBDA_FUNCTION_NAME",
 } as const;
+
+/**
+ * Former names still read when the current one is unset, so a function deployed with an older
+ * construct keeps its settings.
+ */
+export const ENV_ALIASES: Readonly<Partial<Record<string, string>>> = {
+  [ENV.MESSAGE_CONCURRENCY]: "RICOCHET_RECORD_CONCURRENCY",
+};

@@ -26,7 +26,7 @@ export const MetricName = {
   CANCELLED_DROPPED: "cancelled_dropped",
   /** A copy ahead of its record whose issuer never recorded it: dropped. */
   ORPHAN_DROPPED: "orphan_dropped",
-  RECORD_FAILED: "record_failed",
+  MESSAGE_FAILED: "message_failed",
   ATTEMPT_LATENCY: "attempt_latency",
   /** A message whose event's policy override was clamped to the deployment's limits. */
   POLICY_CLAMPED: "policy_clamped",

@@ -39,6 +39,8 @@ const ContextSchema = z.strictObject({
   allowedTargetHosts: z.array(z.string()).optional(),
   secretHeaders: z.array(z.string()).optional(),
   hopSeconds: z.number().optional(),
+  messageConcurrency: z.number().optional(),
+  /** The former name of `messageConcurrency`, still read. */
   recordConcurrency: z.number().optional(),
   lambdaTargets: z.array(z.string()).optional(),
   metricsNamespace: z.string().optional(),
@@ -110,6 +112,7 @@ export const readAppSettings = (context: unknown): RicochetAppSettings => {
       allowedTargetHosts: c.allowedTargetHosts,
       secretHeaders: c.secretHeaders,
       hopSeconds: c.hopSeconds,
+      messageConcurrency: c.messageConcurrency,
       recordConcurrency: c.recordConcurrency,
       lambdaTargets: c.lambdaTargets,
       metricsNamespace: c.metricsNamespace,

@@ -143,7 +143,7 @@ export class OrchestratorMonitoring extends Construct {
               m.STALE_DROPPED,
               m.LEASE_CONFLICT,
               m.LEASE_LOST,
-              m.RECORD_FAILED,
+              m.MESSAGE_FAILED,
               m.HOP,
               m.DRAINED,
               m.ORPHAN_DROPPED,

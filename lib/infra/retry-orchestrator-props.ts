@@ -174,8 +174,13 @@ export interface RetryOrchestratorProps {
    */
   readonly hopSeconds?: number;
   /**
-   * Records of one batch attempted concurrently inside one invocation.
+   * Messages of one batch attempted concurrently inside one invocation.
    * @default 10
+   */
+  readonly messageConcurrency?: number;
+  /**
+   * @deprecated The former name of {@link messageConcurrency}; still honoured. Giving both with
+   * different values is refused.
    */
   readonly recordConcurrency?: number;
   /**
@@ -293,7 +298,12 @@ export interface ResolvedRetryOrchestratorProps
   extends Required<
     Omit<
       RetryOrchestratorProps,
-      "defaultPolicy" | "signingSecret" | "policyLimits" | "circuitBreaker" | "targets"
+      | "defaultPolicy"
+      | "signingSecret"
+      | "policyLimits"
+      | "circuitBreaker"
+      | "targets"
+      | "recordConcurrency"
     >
   > {
   readonly defaultPolicy: PolicyOverride | undefined;
@@ -323,7 +333,7 @@ export const RETRY_ORCHESTRATOR_DEFAULTS = {
   allowedTargetHosts: [] as readonly string[],
   secretHeaders: [] as readonly string[],
   hopSeconds: MAX_SQS_DELAY_SECONDS,
-  recordConcurrency: DEFAULT_MESSAGE_CONCURRENCY,
+  messageConcurrency: DEFAULT_MESSAGE_CONCURRENCY,
   lambdaTargets: [] as readonly string[],
   policyLimits: DEFAULT_POLICY_LIMITS,
   shortRetryWindowThreshold: Duration.seconds(DEFAULT_SHORT_WINDOW_THRESHOLD_SECONDS),
@@ -358,6 +368,19 @@ const int = (min: number, max: number) =>
     .min(min, `must be at least ${min}`)
     .max(max, `must be at most ${max}`);
 
+/** A renamed prop given under both names with different values: which one was meant is unknown. */
+const renamedPropProblems = (props: RetryOrchestratorProps): InputProblem[] =>
+  props.recordConcurrency !== undefined &&
+  props.messageConcurrency !== undefined &&
+  props.recordConcurrency !== props.messageConcurrency
+    ? [
+        {
+          path: "recordConcurrency",
+          message: `is the former name of messageConcurrency, and the two differ (${props.recordConcurrency} and ${props.messageConcurrency}); give only messageConcurrency`,
+        },
+      ]
+    : [];
+
 /** The numeric view of the props that the checks run on (durations in seconds). */
 const NumericPropsSchema = z
   .object({
@@ -375,7 +398,7 @@ const NumericPropsSchema = z
     breakerOpenAlarmAge: int(60, 86_400),
     targetMetrics: z.array(z.string().min(1).max(256)).max(MAX_METRIC_TARGETS),
     hopSeconds: int(1, MAX_SQS_DELAY_SECONDS),
-    recordConcurrency: int(1, 100),
+    messageConcurrency: int(1, 100),
     allowedTargetHosts: z.array(listEntry),
     secretHeaders: z.array(headerName),
     lambdaTargets: z.array(lambdaArn),
@@ -499,7 +522,7 @@ export const resolveRetryOrchestratorProps = (
     signingSecret: props.signingSecret,
     secretHeaders: props.secretHeaders ?? d.secretHeaders,
     hopSeconds: props.hopSeconds ?? d.hopSeconds,
-    recordConcurrency: props.recordConcurrency ?? d.recordConcurrency,
+    messageConcurrency: props.messageConcurrency ?? props.recordConcurrency ?? d.messageConcurrency,
     lambdaTargets: props.lambdaTargets ?? d.lambdaTargets,
     encryption: props.encryption ?? OrchestratorEncryption.sqsManaged(),
     removalPolicy: props.removalPolicy ?? d.removalPolicy,
@@ -523,6 +546,7 @@ export const resolveRetryOrchestratorProps = (
     ...limitProblems(props.policyLimits, resolved.defaultPolicy),
     ...breakerProblems(props.circuitBreaker),
     ...targetsProblems(props.targets),
+    ...renamedPropProblems(props),
   ];
   if (problems.length > 0) {
     throw new ConfigurationError(`invalid RetryOrchestrator props: ${formatProblems(problems)}`, {

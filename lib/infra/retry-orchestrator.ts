@@ -319,7 +319,7 @@ export class RetryOrchestrator extends Construct {
             : // The prefix marks a parameter whose name has no leading slash as a parameter.
               `ssm:${secret.parameterName}`,
       [ENV.SECRET_HEADERS]: settings.secretHeaders.join(","),
-      [ENV.RECORD_CONCURRENCY]: String(settings.recordConcurrency),
+      [ENV.MESSAGE_CONCURRENCY]: String(settings.messageConcurrency),
       [ENV.POLICY_LIMITS]: JSON.stringify(settings.policyLimits),
       [ENV.ACCOUNT_ID]: Stack.of(this).account,
       [ENV.LAMBDA_TARGETS]: settings.lambdaTargets.join(","),

@@ -4,7 +4,7 @@ import {
   DEFAULT_MESSAGE_CONCURRENCY,
   DEFAULT_RECORD_RETENTION_DAYS,
 } from "../contract/defaults.js";
-import { ENV, LAMBDA_RUNTIME_ENV } from "../contract/environment.js";
+import { ENV, ENV_ALIASES, LAMBDA_RUNTIME_ENV } from "../contract/environment.js";
 import { MAX_METRIC_TARGETS } from "../contract/metric-names.js";
 import {
   type BreakerSettings,
@@ -38,7 +38,7 @@ const ConfigSchema = z.object({
   recordRetentionDays: z.int().min(1).max(3650),
   signingSecret: z.string().min(1).optional(),
   secretHeaders: z.array(z.string().min(1)),
-  recordConcurrency: z.int().min(1).max(100),
+  messageConcurrency: z.int().min(1).max(100),
   policyLimits: PolicyLimitsSchema.optional(),
   accountId: z
     .string()
@@ -63,7 +63,7 @@ export interface RicochetConfig {
   readonly recordRetentionDays: number;
   readonly signingSecret?: string | undefined;
   readonly secretHeaders: readonly string[];
-  readonly recordConcurrency: number;
+  readonly messageConcurrency: number;
   /** Bounds every event's policy is clamped to; the default policy lies within them. */
   readonly policyLimits: PolicyLimits;
   /** The deployment's account, when known (always, under the construct). */
@@ -123,7 +123,10 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): RicochetConfig
     recordRetentionDays: numberOr(env[ENV.RECORD_RETENTION_DAYS], DEFAULT_RECORD_RETENTION_DAYS),
     signingSecret: env[ENV.SIGNING_SECRET] || undefined,
     secretHeaders: parseList(env[ENV.SECRET_HEADERS]),
-    recordConcurrency: numberOr(env[ENV.RECORD_CONCURRENCY], DEFAULT_MESSAGE_CONCURRENCY),
+    messageConcurrency: numberOr(
+      env[ENV.MESSAGE_CONCURRENCY] ?? env[ENV_ALIASES[ENV.MESSAGE_CONCURRENCY] ?? ""],
+      DEFAULT_MESSAGE_CONCURRENCY,
+    ),
     policyLimits: jsonOr(ENV.POLICY_LIMITS, env[ENV.POLICY_LIMITS]),
     accountId: env[ENV.ACCOUNT_ID] || undefined,
     ownFunctionNames: [

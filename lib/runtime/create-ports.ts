@@ -140,7 +140,7 @@ export const createOrchestratorRuntime = (options: OrchestratorRuntimeOptions): 
     policyLimits: config.policyLimits,
     log: options.log,
     metrics: options.metrics,
-    recordConcurrency: config.recordConcurrency,
+    messageConcurrency: config.messageConcurrency,
     leaseMarginMs: options.leaseMarginMs ?? DEFAULT_LEASE_MARGIN_MS,
     breakers:
       config.circuitBreaker === undefined

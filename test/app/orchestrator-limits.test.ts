@@ -88,7 +88,7 @@ const world = (options: { limits: TargetLimits; breakers?: TargetBreakers }) => 
     defaultPolicy: DEFAULT_POLICY,
     log: silentLog,
     metrics,
-    recordConcurrency: 1,
+    messageConcurrency: 1,
     leaseMarginMs: 2_000,
     breakers: options.breakers,
     limits,

@@ -300,6 +300,17 @@ describe("RetryOrchestrator resources", () => {
     });
   });
 
+  it("honours the concurrency's former prop name, writing the current variable", () => {
+    const concurrencyOf = (t: Template) =>
+      (orchestratorFunction(t).props.Environment as { Variables: Record<string, unknown> })
+        .Variables[ENV.MESSAGE_CONCURRENCY];
+    expect(concurrencyOf(template)).toBe("10");
+    const app = new App();
+    const renamed = new Stack(app, "FormerName");
+    new RetryOrchestrator(renamed, "Ricochet", { recordConcurrency: 3 });
+    expect(concurrencyOf(Template.fromStack(renamed))).toBe("3");
+  });
+
   it("tells the functions the breakers are off unless the props turn them on", () => {
     const breakerOf = (t: Template) =>
       (orchestratorFunction(t).props.Environment as { Variables: Record<string, unknown> })
@@ -576,7 +587,7 @@ describe("RetryOrchestrator props validation", () => {
       ingressRetention: Duration.days(14),
       deadLetterRetention: Duration.days(7),
       hopSeconds: 901,
-      recordConcurrency: 0,
+      messageConcurrency: 0,
       defaultPolicy: { baseDelaySeconds: 600, maxDelaySeconds: 60 },
       policyLimits: { minBaseDelaySeconds: -1 },
       circuitBreaker: { failureRateThreshold: 0, minimumCalls: 2.5 },
@@ -595,7 +606,7 @@ describe("RetryOrchestrator props validation", () => {
       "functionTimeout",
       "deadLetterRetention",
       "hopSeconds",
-      "recordConcurrency",
+      "messageConcurrency",
       "defaultPolicy.baseDelaySeconds",
       "policyLimits.minBaseDelaySeconds",
     ]) {
@@ -668,7 +679,12 @@ describe("RetryOrchestrator props validation", () => {
     ["a timeout above 900 s", { functionTimeout: Duration.seconds(901) }, "functionTimeout"],
     ["a fractional timeout", { functionTimeout: Duration.millis(1500) }, "functionTimeout"],
     ["hop of 0 s", { hopSeconds: 0 }, "hopSeconds"],
-    ["record concurrency 101", { recordConcurrency: 101 }, "recordConcurrency"],
+    ["message concurrency 101", { messageConcurrency: 101 }, "messageConcurrency"],
+    [
+      "the renamed concurrency under both names, differing",
+      { messageConcurrency: 4, recordConcurrency: 5 },
+      "recordConcurrency",
+    ],
     ["an unknown policy field", { defaultPolicy: { maxAttempts: 0 } }, "defaultPolicy.maxAttempts"],
     ["a ceiling of 0 attempts", { policyLimits: { maxAttempts: 0 } }, "policyLimits.maxAttempts"],
     [

@@ -47,6 +47,21 @@ describe("loadConfig: policy limits", () => {
   });
 });
 
+describe("loadConfig: message concurrency", () => {
+  it.each([
+    ["neither name", {}, 10],
+    ["the current name", { RICOCHET_MESSAGE_CONCURRENCY: "4" }, 4],
+    ["the former name, as an older construct deployed it", { RICOCHET_RECORD_CONCURRENCY: "3" }, 3],
+    [
+      "both names: the current one wins",
+      { RICOCHET_MESSAGE_CONCURRENCY: "5", RICOCHET_RECORD_CONCURRENCY: "3" },
+      5,
+    ],
+  ])("reads %s", (_name, env, expected) => {
+    expect(loadConfig({ ...RESOURCES, ...env }).messageConcurrency).toBe(expected);
+  });
+});
+
 describe("loadConfig: malformed JSON settings", () => {
   it.each([
     [ENV.POLICY_LIMITS, "{", "RICOCHET_POLICY_LIMITS is not valid JSON"],

@@ -71,7 +71,7 @@ export interface SimulationOptions {
   readonly functionTimeoutMs?: number;
   readonly visibilityTimeoutSeconds?: number;
   readonly batchSize?: number;
-  readonly recordConcurrency?: number;
+  readonly messageConcurrency?: number;
   readonly maxReceiveCount?: number;
   readonly hopSeconds?: number;
   /** Let an operator cancel and replay some events during the run (default on). */
@@ -157,7 +157,7 @@ export const runSimulation = async (options: SimulationOptions): Promise<Simulat
     visibilityTimeoutSeconds:
       options.visibilityTimeoutSeconds ?? SIMULATION_TIMINGS.visibilityTimeoutSeconds,
     batchSize: options.batchSize ?? 10,
-    recordConcurrency: options.recordConcurrency ?? 3,
+    messageConcurrency: options.messageConcurrency ?? 3,
     maxReceiveCount: options.maxReceiveCount ?? SIMULATION_TIMINGS.maxReceiveCount,
     // Far below the deployed 900 s, so that a run's delays of a few minutes need hops.
     hopSeconds: options.hopSeconds ?? 20,
@@ -500,7 +500,7 @@ export const runSimulation = async (options: SimulationOptions): Promise<Simulat
       defaultPolicy: DEFAULT_POLICY,
       log: deferralTracingLog,
       metrics,
-      recordConcurrency: o.recordConcurrency,
+      messageConcurrency: o.messageConcurrency,
       leaseMarginMs: o.leaseMarginMs,
       breakers: instanceOf(worker, process).breakers,
       limits: instanceOf(worker, process).limits,

@@ -67,7 +67,7 @@ const runHostileBatch = async () => {
     defaultPolicy: DEFAULT_POLICY,
     log: silentLog,
     metrics: new CountingMetrics(),
-    recordConcurrency: 4,
+    messageConcurrency: 4,
     leaseMarginMs: 2_000,
   });
   const bodies = [...HOSTILE_CORPUS.map((m) => m.body), ...VALID_BODIES];
