@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { GetQueueAttributesCommand, SendMessageBatchCommand } from "@aws-sdk/client-sqs";
 import {
   type AwsClients,
@@ -153,8 +154,6 @@ interface RoundFigures {
   readonly retryGaps: readonly number[];
   readonly failedBatches: number;
 }
-
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const medianOrNull = (values: readonly (number | null | undefined)[]): number | null => {
   const present = values.filter((v): v is number => typeof v === "number" && Number.isFinite(v));

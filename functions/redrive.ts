@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import type { Context } from "aws-lambda";
 import { createAwsClients } from "../lib/adapters/aws-clients.js";
 import { createDynamoEventStore } from "../lib/adapters/dynamo-event-store.js";
@@ -47,7 +48,7 @@ export const handler = async (request: unknown, context: Context): Promise<Opera
       }),
       store: createDynamoEventStore({ doc: clients.documents, tableName: config.tableName }),
       clock: systemClock,
-      sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+      sleep: (ms) => sleep(ms),
       defaultPolicy: config.defaultPolicy,
       policyLimits: config.policyLimits,
       shouldStop: () => context.getRemainingTimeInMillis() < SAFETY_MARGIN_MS,

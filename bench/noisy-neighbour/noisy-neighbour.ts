@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { SendMessageBatchCommand } from "@aws-sdk/client-sqs";
 import type { AwsClients, LocalAwsTarget } from "../../lib/adapters/aws-clients.js";
 import { ENV } from "../../lib/contract/environment.js";
@@ -5,7 +6,7 @@ import type { BreakerSettings } from "../../lib/core/circuit-breaker.js";
 import { benchEnvelope, type Contender, type RetryShape } from "../contender.js";
 import { powertools } from "../contenders/powertools.js";
 import { createRicochetContender, ricochet } from "../contenders/ricochet.js";
-import { clientsFor, liveMessages, sleep } from "../harness.js";
+import { clientsFor, liveMessages } from "../harness.js";
 import { createRequestCounter } from "../support/request-counter.js";
 import {
   type DownFigures,

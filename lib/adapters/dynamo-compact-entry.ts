@@ -1,5 +1,6 @@
 import type { OutcomeClass } from "../core/outcome.js";
 import type { AttemptEntry } from "../core/record.js";
+import { isoOf } from "../core/time-format.js";
 
 /*
  * DynamoDB bills a write one unit per KB of the larger of the item before and after it, names
@@ -41,8 +42,6 @@ export interface CompactCurrentAttempt {
   readonly c: number;
 }
 
-const iso = (ms: number): string => new Date(ms).toISOString();
-
 /** Only keys with a value: the document client is told to drop undefined, this says so here. */
 const defined = <T extends object>(value: T): T =>
   Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
@@ -77,9 +76,9 @@ const fromCompact = (item: CompactEntry): AttemptEntry =>
   defined({
     attempt: item.n,
     worker: item.w,
-    claimedAt: iso(item.c),
-    sentAt: item.s === undefined ? undefined : iso(item.c + item.s),
-    finishedAt: iso(item.c + item.f),
+    claimedAt: isoOf(item.c),
+    sentAt: item.s === undefined ? undefined : isoOf(item.c + item.s),
+    finishedAt: isoOf(item.c + item.f),
     outcome: item.o,
     statusCode: item.h,
     errorCategory: item.e,
@@ -109,7 +108,7 @@ export const currentAttemptFromItem = (
   if (value === null || typeof value !== "object") return undefined;
   const stored = value as { w?: unknown; c?: unknown; worker?: unknown; claimedAt?: unknown };
   if (typeof stored.w === "string" && typeof stored.c === "number") {
-    return { worker: stored.w, claimedAt: iso(stored.c) };
+    return { worker: stored.w, claimedAt: isoOf(stored.c) };
   }
   if (typeof stored.worker === "string" && typeof stored.claimedAt === "string") {
     return { worker: stored.worker, claimedAt: stored.claimedAt };

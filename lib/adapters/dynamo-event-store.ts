@@ -30,6 +30,7 @@ import {
 } from "../core/record.js";
 import { EventStatus, isTerminal } from "../core/status.js";
 import { targetKeyOfRecord } from "../core/target-key.js";
+import { isoOf } from "../core/time-format.js";
 import { dynamoDbDocumentSdk } from "./aws-sdk-modules.js";
 import { compactCurrentAttempt, compactEntry } from "./dynamo-compact-entry.js";
 import { conditionFailure, isConditionFailure, translateDynamoError } from "./dynamo-errors.js";
@@ -40,7 +41,6 @@ export interface DynamoEventStoreOptions {
   readonly tableName: string;
 }
 
-const iso = (ms: number): string => new Date(ms).toISOString();
 /** The in-flight attempt as the item stores it; the attempt number is the item's `attempts`. */
 const storedCurrentAttempt = ({ worker, nowMs }: ClaimRequest) =>
   compactCurrentAttempt(worker, nowMs);
@@ -78,7 +78,7 @@ const firstSightFields = (
       (hasGroup ? ", targetGroup = if_not_exists(targetGroup, :group)" : ""),
     values: {
       ":budget": request.attemptBudget,
-      ":now": iso(nowMs),
+      ":now": isoOf(nowMs),
       ":empty": [],
       ":summary": request.targetSummary,
       ":digest": request.envelopeDigest,
@@ -206,7 +206,7 @@ export const createDynamoEventStore = ({ doc, tableName }: DynamoEventStoreOptio
     const values: Record<string, unknown> = {
       ":status": status,
       ":newGeneration": request.newGeneration,
-      ":now": iso(nowMs),
+      ":now": isoOf(nowMs),
       ":worker": request.worker,
       ":generation": request.generation,
       ":inFlight": EventStatus.IN_FLIGHT,
@@ -285,7 +285,7 @@ export const createDynamoEventStore = ({ doc, tableName }: DynamoEventStoreOptio
           ExpressionAttributeNames: { "#status": "status" },
           ExpressionAttributeValues: {
             ":pending": request.pending,
-            ":now": iso(request.nowMs),
+            ":now": isoOf(request.nowMs),
             ":inFlight": EventStatus.IN_FLIGHT,
             ":worker": request.worker,
             ":generation": request.generation,
@@ -300,7 +300,7 @@ export const createDynamoEventStore = ({ doc, tableName }: DynamoEventStoreOptio
   };
 
   const recordInvalid = async (request: RecordInvalidRequest): Promise<void> => {
-    const now = iso(request.nowMs);
+    const now = isoOf(request.nowMs);
     const entry: AttemptEntry = {
       attempt: 0,
       worker: request.worker,
@@ -356,7 +356,7 @@ export const createDynamoEventStore = ({ doc, tableName }: DynamoEventStoreOptio
           ExpressionAttributeValues: {
             ":scheduled": EventStatus.SCHEDULED,
             ":zero": 0,
-            ":due": iso(request.dueMs),
+            ":due": isoOf(request.dueMs),
             ...firstSight.values,
           },
         }),
@@ -392,7 +392,7 @@ export const createDynamoEventStore = ({ doc, tableName }: DynamoEventStoreOptio
       expression:
         "SET conflictCount = if_not_exists(conflictCount, :zero) + :one, " +
         "lastConflictAt = :now, lastConflictDigest = :digest",
-      values: { ":zero": 0, ":one": 1, ":now": iso(request.nowMs), ":digest": request.digest },
+      values: { ":zero": 0, ":one": 1, ":now": isoOf(request.nowMs), ":digest": request.digest },
     });
 
   // Appended without a bound (a read-modify-write would race other operators); each entry is
@@ -434,7 +434,7 @@ export const createDynamoEventStore = ({ doc, tableName }: DynamoEventStoreOptio
             ":previous": request.generation - 1,
             ":budget": request.attemptBudget,
             ":zero": 0,
-            ":now": iso(request.nowMs),
+            ":now": isoOf(request.nowMs),
             ":empty": [],
             ":audit": [request.audit],
           },
@@ -487,7 +487,7 @@ export const createDynamoEventStore = ({ doc, tableName }: DynamoEventStoreOptio
         ":cancelled": EventStatus.CANCELLED,
         ":expected": request.expectedStatus,
         ":generation": request.generation,
-        ":now": iso(request.nowMs),
+        ":now": isoOf(request.nowMs),
         ":ttl": ttlSeconds(request.nowMs, request.retentionSeconds),
         ":empty": [],
         ":audit": [request.audit],
@@ -514,7 +514,7 @@ export const createDynamoEventStore = ({ doc, tableName }: DynamoEventStoreOptio
         ":budget": request.attemptBudget,
         ":zero": 0,
         ":one": 1,
-        ":now": iso(request.nowMs),
+        ":now": isoOf(request.nowMs),
         ":empty": [],
         ":audit": [request.audit],
       },

@@ -18,6 +18,7 @@ import type {
 import type { Clock, RandomSource } from "../core/random.js";
 import type { AttemptEntry, EventRecord, PendingDeadLetter } from "../core/record.js";
 import { EventStatus } from "../core/status.js";
+import { isoOf } from "../core/time-format.js";
 
 /** What one claimed attempt needs beyond the message itself. */
 export interface AttemptDeps {
@@ -56,8 +57,6 @@ export type AttemptEnd =
     }
   /** The lease was lost before the result could be recorded: someone else owns the event now. */
   | { readonly kind: "lease_lost"; readonly decision: Decision };
-
-const iso = (ms: number): string => new Date(ms).toISOString();
 
 const deadlinePassed: Outcome = {
   class: OutcomeClass.PERMANENT,
@@ -198,9 +197,9 @@ export const runClaimedAttempt = async (
   const entry: AttemptEntry = {
     attempt: record.attempts,
     worker: deps.workerId,
-    claimedAt: record.currentAttempt?.claimedAt ?? iso(claimedAtMs),
-    sentAt: sentAtMs === undefined ? undefined : iso(sentAtMs),
-    finishedAt: iso(finishedAtMs),
+    claimedAt: record.currentAttempt?.claimedAt ?? isoOf(claimedAtMs),
+    sentAt: sentAtMs === undefined ? undefined : isoOf(sentAtMs),
+    finishedAt: isoOf(finishedAtMs),
     outcome: outcome.class,
     statusCode: outcome.statusCode,
     errorCategory: outcome.errorCategory,
@@ -236,7 +235,7 @@ export const runClaimedAttempt = async (
         ...base,
         newGeneration,
         status: EventStatus.RETRY_SCHEDULED,
-        nextAttemptAt: iso(decision.notBeforeMs),
+        nextAttemptAt: isoOf(decision.notBeforeMs),
       });
       break;
     }
@@ -248,7 +247,7 @@ export const runClaimedAttempt = async (
         lastOutcome: outcome,
         generation: record.generation,
         attempts: record.attempts,
-        decidedAt: iso(finishedAtMs),
+        decidedAt: isoOf(finishedAtMs),
       };
       const noted = await deps.store.recordPendingDeadLetter({
         eventId: envelope.eventId,

@@ -1,7 +1,6 @@
 import Table from "cli-table3";
 import { type Command, InvalidArgumentError, Option } from "commander";
 import { ENV } from "../contract/environment.js";
-import { formatSeconds } from "../core/durations.js";
 import { explainPolicy, type PolicyExplanation } from "../core/explain.js";
 import { DEFAULT_POLICY, Jitter, type RetryPolicy, resolvePolicy } from "../core/policy.js";
 import { DEFAULT_POLICY_LIMITS, type PolicyLimits } from "../core/policy-limits.js";
@@ -11,6 +10,7 @@ import {
   describeShortWindow,
   judgeRetryWindow,
 } from "../core/retry-window.js";
+import { formatSeconds } from "../core/time-format.js";
 import {
   parseNonNegativeNumber,
   parsePositiveWholeNumber,

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import Table from "cli-table3";
 import { type Command, Option } from "commander";
 import { type RedriveReport, redrive } from "../app/redrive.js";
@@ -157,7 +158,7 @@ const redriveHere = async (
             ingressQueue: session.ingressQueue(),
             store: session.store(),
             clock: Date.now,
-            sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+            sleep: (ms) => sleep(ms),
             defaultPolicy: defaultPolicyFromEnv(),
             policyLimits: policyLimitsFromEnv(),
             onProgress: (p) => progress.update(p.done, p.total),

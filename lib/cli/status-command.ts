@@ -1,11 +1,11 @@
 import Table from "cli-table3";
 import type { Command } from "commander";
 import { describeCaller } from "../core/caller.js";
-import { formatSeconds } from "../core/durations.js";
 import { shortDigest } from "../core/envelope-digest.js";
 import { ResourceNotFoundError } from "../core/errors.js";
 import type { EventRecord } from "../core/record.js";
 import { EventStatus } from "../core/status.js";
+import { formatSeconds } from "../core/time-format.js";
 import { withAwsSession } from "./aws-session.js";
 import { printResult, withJsonOption } from "./cli-support.js";
 import { addResourceOptions, type ResourceFlags } from "./resources.js";

@@ -7,10 +7,10 @@ import {
   BreakerState,
   DEFAULT_BREAKER_SETTINGS,
 } from "../core/circuit-breaker.js";
-import { formatSeconds } from "../core/durations.js";
 import { ConfigurationError, formatProblems } from "../core/errors.js";
 import type { ListedTarget } from "../core/ports.js";
 import { currentWindow } from "../core/target-view.js";
+import { formatSeconds } from "../core/time-format.js";
 import { toProblems } from "../core/zod-problems.js";
 import { withAwsSession } from "./aws-session.js";
 import { parsePositiveWholeNumber, printResult, withJsonOption } from "./cli-support.js";

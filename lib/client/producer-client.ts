@@ -1,3 +1,4 @@
+import { setTimeout as delay } from "node:timers/promises";
 import {
   type BatchResultErrorEntry,
   SendMessageBatchCommand,
@@ -110,9 +111,6 @@ interface Pending {
   readonly body: string;
 }
 
-const defaultSleep = (ms: number): Promise<void> =>
-  new Promise((resolve) => setTimeout(resolve, ms));
-
 /**
  * Groups entries into batches SQS accepts: at most ten entries and at most 1 MiB in total
  * (the batch limit is the same as one message's).
@@ -192,7 +190,7 @@ export const createRicochetClient = (options: RicochetClientOptions): RicochetCl
     });
   const maxAttempts = Math.max(1, options.maxSendAttempts ?? DEFAULT_MAX_SEND_ATTEMPTS);
   const random = options.random ?? systemRandom;
-  const sleep = options.sleep ?? defaultSleep;
+  const sleep = options.sleep ?? ((ms: number) => delay(ms));
   const now = options.now ?? Date.now;
   const call = { operation: "SendMessageBatch", queueUrl };
 

@@ -2,14 +2,13 @@ import { DeadLetterReason } from "./decide.js";
 import type { ClaimRequest, ClaimResult } from "./ports.js";
 import type { EventRecord } from "./record.js";
 import { EventStatus, isTerminal } from "./status.js";
+import { isoOf } from "./time-format.js";
 
 /*
  * The rules of a claim, in one place. The DynamoDB store states `mayClaim` as a condition
  * expression (change both together); the simulation's memory store calls these functions, so
  * the simulation proves things about the rules the real store applies.
  */
-
-const iso = (ms: number): string => new Date(ms).toISOString();
 
 /**
  * Whether a record is only the placeholder an invalid envelope left under its id: it holds the
@@ -64,8 +63,8 @@ export const claimedRecord = (old: EventRecord | undefined, request: ClaimReques
     attemptBudget: request.attemptBudget,
     history: [],
     redrives: [],
-    createdAt: iso(nowMs),
-    updatedAt: iso(nowMs),
+    createdAt: isoOf(nowMs),
+    updatedAt: isoOf(nowMs),
     targetSummary: request.targetSummary,
     ...(request.targetGroup === undefined ? {} : { targetGroup: request.targetGroup }),
     ...(request.policyAdjustments?.length ? { policyAdjustments: request.policyAdjustments } : {}),
@@ -87,9 +86,9 @@ export const claimedRecord = (old: EventRecord | undefined, request: ClaimReques
     attempts,
     leaseOwner: worker,
     leaseExpiresAt: nowMs + request.leaseMs,
-    currentAttempt: { attempt: attempts, worker, claimedAt: iso(nowMs) },
+    currentAttempt: { attempt: attempts, worker, claimedAt: isoOf(nowMs) },
     nextAttemptAt: undefined,
-    updatedAt: iso(nowMs),
+    updatedAt: isoOf(nowMs),
   };
 };
 

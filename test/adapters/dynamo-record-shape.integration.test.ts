@@ -6,6 +6,7 @@ import { envelopeDigest } from "../../lib/core/envelope-digest.js";
 import type { EventStore } from "../../lib/core/ports.js";
 import type { EventRecord } from "../../lib/core/record.js";
 import { EventStatus } from "../../lib/core/status.js";
+import { isoOf } from "../../lib/core/time-format.js";
 import { newWorkerId } from "../../lib/runtime/create-ports.js";
 import { anAttemptEntry, anEnvelope, anEventId, FIXED_NOW_MS } from "../support/factories.js";
 import { createTestTable, testClients } from "../support/local-aws.js";
@@ -26,7 +27,6 @@ beforeAll(async () => {
   store = createDynamoEventStore({ doc: clients.documents, tableName });
 });
 
-const iso = (ms: number) => new Date(ms).toISOString();
 const OLD_WORKER = "worker-0b8f7c1e-4d2a-4c55-9a43-6f2f0d6f1a11";
 
 /** An item as the release before compact entries wrote it, after one failed attempt. */
@@ -36,9 +36,9 @@ const oldItem = (eventId: string) => ({
   generation: 1,
   attempts: 1,
   attemptBudget: 5,
-  createdAt: iso(FIXED_NOW_MS),
-  updatedAt: iso(FIXED_NOW_MS + 20),
-  nextAttemptAt: iso(FIXED_NOW_MS + 1_020),
+  createdAt: isoOf(FIXED_NOW_MS),
+  updatedAt: isoOf(FIXED_NOW_MS + 20),
+  nextAttemptAt: isoOf(FIXED_NOW_MS + 1_020),
   lastDelaySeconds: 1,
   lastOutcome: { class: "retryable", statusCode: 503, message: "HTTP 503" },
   history: [anAttemptEntry({ worker: OLD_WORKER, delaySeconds: 1 })],
@@ -56,14 +56,14 @@ describe("record items written by older releases", () => {
       attempts: 2,
       leaseOwner: OLD_WORKER,
       leaseExpiresAt: FIXED_NOW_MS + 60_000,
-      currentAttempt: { worker: OLD_WORKER, claimedAt: iso(FIXED_NOW_MS + 1_030) },
+      currentAttempt: { worker: OLD_WORKER, claimedAt: isoOf(FIXED_NOW_MS + 1_030) },
     };
     await clients.documents.send(new PutCommand({ TableName: tableName, Item: item }));
 
     expect(await store.get(id)).toMatchObject({
       status: EventStatus.IN_FLIGHT,
       attempts: 2,
-      currentAttempt: { attempt: 2, worker: OLD_WORKER, claimedAt: iso(FIXED_NOW_MS + 1_030) },
+      currentAttempt: { attempt: 2, worker: OLD_WORKER, claimedAt: isoOf(FIXED_NOW_MS + 1_030) },
       lastOutcome: item.lastOutcome,
       history: item.history,
     });
@@ -88,9 +88,9 @@ describe("record items written by older releases", () => {
     const entry = anAttemptEntry({
       attempt: 2,
       worker: "w-new",
-      claimedAt: iso(FIXED_NOW_MS + 1_100),
-      sentAt: iso(FIXED_NOW_MS + 1_103),
-      finishedAt: iso(FIXED_NOW_MS + 1_150),
+      claimedAt: isoOf(FIXED_NOW_MS + 1_100),
+      sentAt: isoOf(FIXED_NOW_MS + 1_103),
+      finishedAt: isoOf(FIXED_NOW_MS + 1_150),
       outcome: "success",
       statusCode: 200,
       message: "HTTP 200",
@@ -162,9 +162,9 @@ describe("a retried event's record", () => {
       const entry = anAttemptEntry({
         attempt,
         worker,
-        claimedAt: iso(nowMs),
-        sentAt: iso(nowMs + 4),
-        finishedAt: iso(nowMs + 31),
+        claimedAt: isoOf(nowMs),
+        sentAt: isoOf(nowMs + 4),
+        finishedAt: isoOf(nowMs + 31),
         message: "HTTP 503: service unavailable",
         delaySeconds: 1,
       });
@@ -177,7 +177,7 @@ describe("a retried event's record", () => {
           status: EventStatus.RETRY_SCHEDULED,
           claimed: record,
           entry,
-          nextAttemptAt: iso(nowMs + 1_031),
+          nextAttemptAt: isoOf(nowMs + 1_031),
           nowMs: nowMs + 31,
           retentionSeconds: 3_600,
         }),

@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { createDynamoEventStore } from "../../lib/adapters/dynamo-event-store.js";
 import type { ClaimRequest, EventStore, RecordScheduledRequest } from "../../lib/core/ports.js";
 import { EventStatus } from "../../lib/core/status.js";
+import { isoOf } from "../../lib/core/time-format.js";
 import { createMemoryEventStore } from "../simulation/memory-event-store.js";
 import { anEventId, FIXED_NOW_MS } from "../support/factories.js";
 import { createTestTable, testClients } from "../support/local-aws.js";
@@ -22,7 +23,6 @@ const stores: [string, () => Promise<EventStore>][] = [
 ];
 
 const DUE_MS = FIXED_NOW_MS + 3_600_000;
-const iso = (ms: number): string => new Date(ms).toISOString();
 
 const scheduleOf = (
   eventId: string,
@@ -65,10 +65,10 @@ describe.each(stores)("%s store: a scheduled event", (_, make) => {
       generation: 0,
       attempts: 0,
       attemptBudget: 4,
-      nextAttemptAt: iso(DUE_MS),
+      nextAttemptAt: isoOf(DUE_MS),
       envelopeDigest: "digest-a",
       targetGroup: "tenant-1",
-      createdAt: iso(FIXED_NOW_MS),
+      createdAt: isoOf(FIXED_NOW_MS),
     });
   });
 
@@ -82,7 +82,7 @@ describe.each(stores)("%s store: a scheduled event", (_, make) => {
       status: EventStatus.IN_FLIGHT,
       attempts: 1,
       attemptBudget: 4,
-      createdAt: iso(FIXED_NOW_MS),
+      createdAt: isoOf(FIXED_NOW_MS),
     });
     expect(record?.nextAttemptAt).toBeUndefined();
   });
@@ -93,8 +93,8 @@ describe.each(stores)("%s store: a scheduled event", (_, make) => {
     await store.recordScheduled(scheduleOf(id, { nowMs: FIXED_NOW_MS + 5_000 }));
     expect(await store.get(id)).toMatchObject({
       status: EventStatus.SCHEDULED,
-      createdAt: iso(FIXED_NOW_MS),
-      updatedAt: iso(FIXED_NOW_MS + 5_000),
+      createdAt: isoOf(FIXED_NOW_MS),
+      updatedAt: isoOf(FIXED_NOW_MS + 5_000),
     });
   });
 
@@ -104,7 +104,7 @@ describe.each(stores)("%s store: a scheduled event", (_, make) => {
     await store.recordScheduled(scheduleOf(other, { envelopeDigest: "digest-b", dueMs: 1 }));
     expect(await store.get(other)).toMatchObject({
       envelopeDigest: "digest-a",
-      nextAttemptAt: iso(DUE_MS),
+      nextAttemptAt: isoOf(DUE_MS),
     });
 
     const moved = anEventId();
@@ -121,7 +121,7 @@ describe.each(stores)("%s store: a scheduled event", (_, make) => {
       generation: 1,
       attemptBudget: 4,
       audit: {
-        at: iso(FIXED_NOW_MS),
+        at: isoOf(FIXED_NOW_MS),
         by: "oncall",
         reason: "stranded",
         previousStatus: EventStatus.SCHEDULED,

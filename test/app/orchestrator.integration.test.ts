@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { ENV } from "../../lib/contract/environment.js";
 import { MetricName } from "../../lib/contract/metric-names.js";
@@ -202,7 +203,7 @@ describe("orchestrator on the emulators", () => {
     ]);
     const record = await h.waitForStatus(id, EventStatus.DEAD_LETTERED);
     // Unclamped, the same override ran 100 calls back to back; no more may follow the last.
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    await sleep(1_500);
 
     expect(h.receiver.callsFor(id)).toHaveLength(ceiling);
     expect(record).toMatchObject({ attempts: ceiling, attemptBudget: ceiling });

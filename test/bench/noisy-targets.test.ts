@@ -1,11 +1,10 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   type NoisyTargets,
   startNoisyTargets,
   TargetKind,
 } from "../../bench/noisy-neighbour/noisy-targets.js";
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** How one call ended: its status, or the error code that ended it. */
 const call = async (baseUrl: string, eventId: string, timeoutMs = 200): Promise<string> => {

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { ReceiveMessageCommand, SendMessageBatchCommand } from "@aws-sdk/client-sqs";
 import type { SQSRecord } from "aws-lambda";
 import { describe, expect, it, vi } from "vitest";
@@ -153,7 +154,7 @@ describe("startEventSourcePoller", () => {
       logger,
       handler: async (_event, context) => {
         remaining.push(context.getRemainingTimeInMillis());
-        await new Promise((resolve) => setTimeout(resolve, 500));
+        await sleep(500);
         remaining.push(context.getRemainingTimeInMillis());
       },
     });
@@ -190,7 +191,7 @@ describe("startEventSourcePoller", () => {
       stopped = true;
     });
     // However long this takes, stop() cannot resolve while the handler is held.
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await sleep(100);
     expect(stopped).toBe(false);
     release();
     await stop;
@@ -210,7 +211,7 @@ describe("startEventSourcePoller", () => {
       logger,
     });
     // Let both pollers enter their long poll.
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await sleep(300);
     const stoppingAt = Date.now();
     await running.stop();
 

@@ -28,6 +28,7 @@ import { mayRedrive } from "../../lib/core/redrive-rule.js";
 import { mayRecordReplay, replayedRecord } from "../../lib/core/replay-rule.js";
 import { canTransition, EventStatus, isTerminal } from "../../lib/core/status.js";
 import { targetKeyOfRecord } from "../../lib/core/target-key.js";
+import { isoOf } from "../../lib/core/time-format.js";
 
 /*
  * The attempt store in memory, for the simulation and the hostile-input test. Each method is one
@@ -52,7 +53,6 @@ export interface MemoryEventStore extends EventStore {
   illegalTransitions(): string[];
 }
 
-const iso = (ms: number): string => new Date(ms).toISOString();
 const ttlSeconds = (nowMs: number, retentionSeconds: number): number =>
   Math.floor(nowMs / 1000) + retentionSeconds;
 
@@ -122,7 +122,7 @@ export const createMemoryEventStore = (options: MemoryEventStoreOptions = {}): M
   ): Promise<RecordResultOutcome> => {
     const old = read(request.eventId);
     if (!holdingTheLease(old, request)) return { kind: "lease_lost" };
-    write({ ...old, pendingDeadLetter: request.pending, updatedAt: iso(request.nowMs) });
+    write({ ...old, pendingDeadLetter: request.pending, updatedAt: isoOf(request.nowMs) });
     return { kind: "recorded" };
   };
 
@@ -141,7 +141,7 @@ export const createMemoryEventStore = (options: MemoryEventStoreOptions = {}): M
         errorCategory: entry.errorCategory as Outcome["errorCategory"],
         message: entry.message,
       },
-      updatedAt: iso(nowMs),
+      updatedAt: isoOf(nowMs),
       leaseOwner: undefined,
       leaseExpiresAt: undefined,
       currentAttempt: undefined,
@@ -159,7 +159,7 @@ export const createMemoryEventStore = (options: MemoryEventStoreOptions = {}): M
   const recordInvalid = async (request: RecordInvalidRequest): Promise<void> => {
     // attribute_not_exists(eventId): never overwrite a valid event's record.
     if (items.has(request.eventId)) return;
-    const now = iso(request.nowMs);
+    const now = isoOf(request.nowMs);
     write({
       eventId: request.eventId,
       status: EventStatus.REJECTED,
@@ -198,7 +198,7 @@ export const createMemoryEventStore = (options: MemoryEventStoreOptions = {}): M
     ) {
       return;
     }
-    const now = iso(request.nowMs);
+    const now = isoOf(request.nowMs);
     const adjustments = request.policyAdjustments ?? [];
     write({
       ...(old ?? {
@@ -215,7 +215,7 @@ export const createMemoryEventStore = (options: MemoryEventStoreOptions = {}): M
       }),
       status: EventStatus.SCHEDULED,
       generation: 0,
-      nextAttemptAt: iso(request.dueMs),
+      nextAttemptAt: isoOf(request.dueMs),
       updatedAt: now,
     });
   };
@@ -225,7 +225,7 @@ export const createMemoryEventStore = (options: MemoryEventStoreOptions = {}): M
     if (!mayRedrive(old, request.generation, request.nowMs)) {
       return { kind: "conflict", record: old };
     }
-    const now = iso(request.nowMs);
+    const now = isoOf(request.nowMs);
     write({
       ...(old ?? { eventId: request.eventId, attempts: 0, createdAt: now, history: [] }),
       status: EventStatus.PENDING,
@@ -278,7 +278,7 @@ export const createMemoryEventStore = (options: MemoryEventStoreOptions = {}): M
       ...old,
       conflicts: {
         count: (old.conflicts?.count ?? 0) + 1,
-        lastAt: iso(request.nowMs),
+        lastAt: isoOf(request.nowMs),
         lastDigest: request.digest,
       },
     });

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
 import {
   ChangeMessageVisibilityCommand,
   GetQueueAttributesCommand,
@@ -66,8 +67,6 @@ export interface WorkerOptions {
   /** More `RICOCHET_*` variables for the workers' configuration (limits, default policy). */
   readonly env?: NodeJS.ProcessEnv;
 }
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * Everything an orchestrator integration test needs: a queue pair and a table on the emulators,

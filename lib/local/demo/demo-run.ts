@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { SendMessageCommand } from "@aws-sdk/client-sqs";
 import { redrive } from "../../app/redrive.js";
 import { createRicochetClient } from "../../client/producer-client.js";
@@ -27,8 +28,6 @@ export interface DemoRunOptions {
   /** True stops the run early (Ctrl-C). */
   readonly shouldStop?: () => boolean;
 }
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 const envelopeFor = (event: DemoEvent, receiverUrl: string): Envelope => ({
   eventId: event.eventId,

@@ -1,5 +1,5 @@
-import { formatSeconds } from "../../core/durations.js";
 import { isTerminal } from "../../core/status.js";
+import { formatSeconds } from "../../core/time-format.js";
 import type { DemoEvent } from "./demo-scenario.js";
 import type { DemoSnapshot } from "./demo-snapshot.js";
 

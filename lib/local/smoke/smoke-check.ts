@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
 import type { RedriveReport } from "../../app/redrive.js";
 import type { RedriveRequestInput } from "../../app/redrive-request.js";
 import type { RicochetClient } from "../../client/producer-client.js";
@@ -157,7 +158,7 @@ export const runSmokeCheck = async (options: SmokeCheckOptions): Promise<SmokeSu
       finish(scenario, outcome, true);
     }
     if (results.size === SMOKE_SCENARIOS.length || Date.now() >= deadlineMs) break;
-    await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? DEFAULT_POLL_MS));
+    await sleep(options.pollMs ?? DEFAULT_POLL_MS);
   }
   for (const scenario of SMOKE_SCENARIOS) {
     if (!results.has(scenario.name)) {

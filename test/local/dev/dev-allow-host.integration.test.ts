@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { SendMessageCommand } from "@aws-sdk/client-sqs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type AwsClients, createAwsClients } from "../../../lib/adapters/aws-clients.js";
@@ -65,7 +66,7 @@ const finalRecord = async (eventId: string): Promise<EventRecord | undefined> =>
   for (;;) {
     const record = await store.get(eventId);
     if ((record !== undefined && isTerminal(record.status)) || Date.now() > until) return record;
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await sleep(200);
   }
 };
 

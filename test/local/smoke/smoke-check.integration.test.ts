@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { localAwsEnv } from "../../../lib/adapters/aws-clients.js";
 import { redrive } from "../../../lib/app/redrive.js";
@@ -53,7 +54,7 @@ const smoke = async (
           ingressQueue: ports.ingress,
           store: ports.store,
           clock: Date.now,
-          sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+          sleep: (ms) => sleep(ms),
           defaultPolicy: config.defaultPolicy,
           policyLimits: config.policyLimits,
         },

@@ -1,3 +1,5 @@
+/* How times read in records, reports and terminal output: one spelling for each. */
+
 /**
  * A duration for people, in its two largest adjacent units: `45s`, `15m 15s`, `2h 5m`, `1h`.
  * The remainder below the second unit is dropped: it is for reading, not arithmetic.
@@ -19,3 +21,6 @@ export const formatSeconds = (totalSeconds: number): string => {
   const nextAmount = Math.floor((seconds - amount * size) / next[0]);
   return nextAmount === 0 ? `${amount}${unit}` : `${amount}${unit} ${nextAmount}${next[1]}`;
 };
+
+/** An epoch-milliseconds instant as the ISO 8601 text records and reports carry. */
+export const isoOf = (ms: number): string => new Date(ms).toISOString();
