@@ -28,6 +28,16 @@ export interface AdmittedEvent {
   readonly policyAdjustments: readonly string[];
 }
 
+/** Whether a message is an event the orchestrator may act on. */
+export type Admission =
+  | { readonly kind: "admitted"; readonly event: AdmittedEvent }
+  /** Dead-letter it ({@link deadLetterInvalid}); `eventId` when the envelope names one. */
+  | {
+      readonly kind: "invalid";
+      readonly problems: readonly InputProblem[];
+      readonly eventId: string | undefined;
+    };
+
 /** Dead-letters a message that is no valid event, and records it under its id if it has one. */
 export const deadLetterInvalid = async (
   { deps }: OrchestratorContext,
@@ -70,29 +80,26 @@ export const deadLetterInvalid = async (
 };
 
 /**
- * The message's event and policy, or the verdict of dead-lettering it: an envelope that fails
- * validation, a producer's message forging Ricochet's reserved attributes, or a policy override
- * that fails validation. A valid override beyond the deployment's limits is clamped, and said so.
+ * The message's event and policy, or why it is no event Ricochet may act on: an envelope that
+ * fails validation, a producer's message forging Ricochet's reserved attributes, or a policy
+ * override that fails validation. A valid override beyond the deployment's limits is clamped, and
+ * said so.
  */
-export const admitMessage = async (
-  ctx: OrchestratorContext,
+export const admitMessage = (
+  { deps }: OrchestratorContext,
   message: ReceivedMessage,
   parsed: EnvelopeParseResult,
-): Promise<AdmittedEvent | MessageVerdict> => {
-  const { deps } = ctx;
-  if (!parsed.ok) return deadLetterInvalid(ctx, message, parsed.problems, parsed.eventId);
+): Admission => {
+  if (!parsed.ok) return { kind: "invalid", problems: parsed.problems, eventId: parsed.eventId };
   const { envelope } = parsed;
+  const { eventId } = envelope;
   if (message.origin === MessageOrigin.PRODUCER && message.reservedAttributes.length > 0) {
     deps.metrics.count(MetricName.FORGED_ATTRIBUTES);
-    return deadLetterInvalid(
-      ctx,
-      message,
-      message.reservedAttributes.map((name) => ({
-        path: `messageAttributes.${name}`,
-        message: "is reserved for Ricochet's own messages; a producer may not set it",
-      })),
-      envelope.eventId,
-    );
+    const problems = message.reservedAttributes.map((name) => ({
+      path: `messageAttributes.${name}`,
+      message: "is reserved for Ricochet's own messages; a producer may not set it",
+    }));
+    return { kind: "invalid", problems, eventId };
   }
   let policy: RetryPolicy;
   try {
@@ -100,14 +107,17 @@ export const admitMessage = async (
   } catch (error) {
     if (!(error instanceof InvalidPolicyError)) throw error;
     const problems = error.problems.map((p) => ({ ...p, path: `policy.${p.path}` }));
-    return deadLetterInvalid(ctx, message, problems, envelope.eventId);
+    return { kind: "invalid", problems, eventId };
   }
   const limited = applyPolicyLimits(policy, deps.policyLimits ?? DEFAULT_POLICY_LIMITS);
-  if (limited.adjustments.length === 0) return { envelope, policy, policyAdjustments: [] };
+  if (limited.adjustments.length === 0) {
+    return { kind: "admitted", event: { envelope, policy, policyAdjustments: [] } };
+  }
   deps.metrics.count(MetricName.POLICY_CLAMPED);
   deps.log.warn("policy clamped to the deployment's limits", {
-    eventId: envelope.eventId,
+    eventId,
     adjustments: limited.adjustments,
   });
-  return { envelope, policy: limited.policy, policyAdjustments: limited.adjustments };
+  const event = { envelope, policy: limited.policy, policyAdjustments: limited.adjustments };
+  return { kind: "admitted", event };
 };

@@ -5,7 +5,7 @@ import { MessageOrigin, type ReceivedMessage } from "../core/ports.js";
 import { scheduleVerdict } from "../core/schedule.js";
 import { claimAndAttempt } from "./claim-step.js";
 import { hop, scheduleFirst } from "./hop.js";
-import { admitMessage } from "./message-admission.js";
+import { admitMessage, deadLetterInvalid } from "./message-admission.js";
 import { callBudgetOf, processBatch } from "./message-batch.js";
 import {
   type MessageVerdict,
@@ -41,9 +41,12 @@ const handle = async (
   callBudgetMs: number,
 ): Promise<MessageVerdict> => {
   const { deps } = ctx;
-  const admitted = await admitMessage(ctx, message, parsed);
-  if ("kind" in admitted) return admitted;
-  const { envelope, policy } = admitted;
+  const admission = admitMessage(ctx, message, parsed);
+  if (admission.kind === "invalid") {
+    return deadLetterInvalid(ctx, message, admission.problems, admission.eventId);
+  }
+  const { event } = admission;
+  const { envelope, policy } = event;
 
   // SQS delays are whole seconds, so an early copy waits up to a second longer rather than run
   // early (lib/core/schedule.ts).
@@ -56,7 +59,7 @@ const handle = async (
   });
   if (due.kind === "wait") {
     return due.firstSight
-      ? scheduleFirst(ctx, message, envelope, policy, admitted.policyAdjustments, due)
+      ? scheduleFirst(ctx, message, envelope, policy, event.policyAdjustments, due)
       : hop(ctx, message, envelope, due);
   }
 
@@ -73,7 +76,7 @@ const handle = async (
   }
   const gate = await passTargetGate(ctx, message, envelope, policy, target.key, callBudgetMs);
   if ("deferred" in gate) return gate.deferred;
-  return gate.during(() => claimAndAttempt(ctx, message, admitted, target, callBudgetMs));
+  return gate.during(() => claimAndAttempt(ctx, message, event, target, callBudgetMs));
 };
 
 /** {@link handle}, with a failure turned into `retry_later`: the message stays on the queue. */
