@@ -41,11 +41,18 @@ export interface ClaimedAttempt {
   readonly target: DeliveryTarget;
   /** The key its breaker and limits are kept under, told to the dead-letter copy. */
   readonly targetKey: string;
-  /** How long the call may take: the target's timeout, cut to what the function has left. */
+  /**
+   * How long the call may take: the target's timeout, cut to what the function has left and to
+   * what the claim's lease has left less the margin, so that the call ends before the lease does.
+   */
   readonly callTimeoutMs: number;
 }
 
-/** How an attempt ended, for metrics and for whether the message may be deleted. */
+/**
+ * How an attempt ended, for metrics, the breaker and whether the message may be deleted: finished
+ * (its result recorded), or the store's own `lease_lost` answer passed on unchanged — someone else
+ * owns the event now, and what this attempt decided no longer matters.
+ */
 export type AttemptEnd =
   | {
       readonly kind: "finished";
@@ -55,8 +62,9 @@ export type AttemptEnd =
       /** Whether the target was called (not when a deadline, budget or decision ended it first). */
       readonly called: boolean;
     }
-  /** The lease was lost before the result could be recorded: someone else owns the event now. */
-  | { readonly kind: "lease_lost"; readonly decision: Decision };
+  | LeaseLost;
+
+type LeaseLost = Extract<RecordResultOutcome, { kind: "lease_lost" }>;
 
 const deadlinePassed: Outcome = {
   class: OutcomeClass.PERMANENT,
@@ -123,12 +131,11 @@ const finishPendingDeadLetter = async (
   claimed: ClaimedAttempt,
   pending: PendingDeadLetter,
 ): Promise<AttemptEnd> => {
-  const decision = decisionOf(pending);
   const written = await sendDeadLetter(deps, claimed, pending);
-  if (written.kind === "lease_lost") return { kind: "lease_lost", decision };
+  if (written.kind === "lease_lost") return written;
   return {
     kind: "finished",
-    decision,
+    decision: decisionOf(pending),
     outcome: pending.lastOutcome,
     latencyMs: 0,
     called: false,
@@ -256,12 +263,12 @@ export const runClaimedAttempt = async (
         pending,
         nowMs: finishedAtMs,
       });
-      if (noted.kind === "lease_lost") return { kind: "lease_lost", decision };
+      if (noted.kind === "lease_lost") return noted;
       written = await sendDeadLetter(deps, claimed, pending);
       break;
     }
   }
-  if (written.kind === "lease_lost") return { kind: "lease_lost", decision };
+  if (written.kind === "lease_lost") return written;
   return {
     kind: "finished",
     decision,

@@ -258,9 +258,10 @@ export interface ReceivedMessage extends MessageHandle {
  */
 export interface IngressQueue {
   /**
-   * Sends the envelope's body on the internal queue, with a delay of at most 900 s (SQS's
-   * limit, enforced here). Every retry, hop and redrive goes this way, never via the ingress
-   * queue, so a producer cannot issue one.
+   * Sends the envelope's body on the internal queue, with a delay of at most 900 s: SQS's limit,
+   * which every implementation clamps to (`clampDelaySeconds` in the SQS adapter), as the
+   * emulators accept longer delays real SQS rejects. Every retry, hop and redrive goes this way,
+   * never via the ingress queue, so a producer cannot issue one.
    */
   send(body: string, schedule: MessageSchedule, delaySeconds: number): Promise<void>;
   /** Hides a received message, on whichever queue it came from, for `seconds` more (0: at once). */

@@ -31,8 +31,10 @@ export const TERMINAL_STATUSES: ReadonlySet<EventStatus> = new Set([
 export const isTerminal = (status: EventStatus): boolean => TERMINAL_STATUSES.has(status);
 
 /**
- * The status a record may be created in: a valid event starts pending (or scheduled, when its
- * `notBefore` is ahead), an invalid one is rejected.
+ * The statuses a record may be created in. A valid event's record is written by its first claim,
+ * already `in_flight` (lib/core/claim.ts, `claimedRecord`), or as `scheduled` when its
+ * `notBefore` is ahead; an invalid envelope leaves a `rejected` placeholder. Only a redrive whose
+ * record has expired (lib/core/redrive-rule.ts) creates one `pending`.
  */
 export const INITIAL_STATUSES: ReadonlySet<EventStatus> = new Set([
   EventStatus.PENDING,

@@ -1,0 +1,130 @@
+import type { Envelope } from "../core/envelope.js";
+import { OutcomeClass } from "../core/outcome.js";
+import type { RetryPolicy } from "../core/policy.js";
+import type { ReceivedMessage } from "../core/ports.js";
+import type { AttemptEnd } from "./attempt.js";
+import type { ClaimTaken } from "./claim-step.js";
+import { defer } from "./defer.js";
+import { callMsOf, type MessageVerdict, type OrchestratorContext } from "./orchestrator-context.js";
+import type { TargetAdmission } from "./target-breakers.js";
+import { type CallPermit, NO_PERMIT, type TargetLimiter } from "./target-limits.js";
+
+/*
+ * Before a claim, the target's breaker and then its limits are asked whether a call may go now.
+ * Either turns the event away by deferring it (no claim, no attempt spent), except past its
+ * deadline, where it goes on to the claim, which dead-letters it without a call.
+ */
+
+const CALL: TargetAdmission = { verdict: "call" };
+
+/** A call let through the gate: what the breaker and the limits must be told once it ends. */
+export interface GatePass {
+  /**
+   * Runs the claim and attempt, then settles the gate: the breaker learns how the call ended, a
+   * probe that made no call is given back, and the limits' slot is released whatever happened.
+   */
+  during(run: () => Promise<ClaimTaken>): Promise<MessageVerdict>;
+}
+
+/** The target turned the event away: here is the message's verdict. */
+export interface GateDeferral {
+  readonly deferred: MessageVerdict;
+}
+
+/** Gives back a half-open breaker's probe that made no call, so that another may. */
+const giveBackProbe = async (
+  { deps }: OrchestratorContext,
+  key: string,
+  admission: TargetAdmission,
+): Promise<void> => {
+  if (admission.verdict === "probe") await deps.breakers?.abandonProbe(key);
+};
+
+/**
+ * Asks the target's limits for a call its breaker let through. Over a limit the event is
+ * deferred, and a probe it held is given back so that another may; past its deadline it is not
+ * deferred and goes on, holding no slot, to the claim, which dead-letters it.
+ */
+const admitToLimits = async (
+  ctx: OrchestratorContext,
+  limits: TargetLimiter,
+  message: ReceivedMessage,
+  envelope: Envelope,
+  policy: RetryPolicy,
+  key: string,
+  admission: TargetAdmission,
+  callBudgetMs: number,
+): Promise<GateDeferral | { readonly permit: CallPermit }> => {
+  // The slot is taken before the claim, so its lease outlives the claim's by a margin.
+  const leaseMs = callMsOf(envelope, callBudgetMs) + 2 * ctx.deps.leaseMarginMs;
+  const limit = await limits.admit(key, leaseMs);
+  if (limit.verdict === "call") return { permit: limit.permit };
+  const because = `its target is at its ${limit.limit} limit`;
+  const deferred = await defer(ctx, message, envelope, policy, { key, because, ...limit }).catch(
+    async (error: unknown) => {
+      await giveBackProbe(ctx, key, admission);
+      throw error;
+    },
+  );
+  if (deferred === undefined) return { permit: NO_PERMIT };
+  await giveBackProbe(ctx, key, admission);
+  return { deferred };
+};
+
+/** Whether a call's end counts against its target's breaker. */
+const failed = (end: Extract<AttemptEnd, { kind: "finished" }>): boolean =>
+  end.outcome.class === OutcomeClass.RETRYABLE || end.outcome.class === OutcomeClass.UNCERTAIN;
+
+/**
+ * Lets a call to the event's target through its breaker (asked first: an open one defers
+ * without the limits' writes) and its limits, or defers the event.
+ */
+export const passTargetGate = async (
+  ctx: OrchestratorContext,
+  message: ReceivedMessage,
+  envelope: Envelope,
+  policy: RetryPolicy,
+  key: string,
+  callBudgetMs: number,
+): Promise<GatePass | GateDeferral> => {
+  const { breakers, limits } = ctx.deps;
+  const admission = breakers === undefined ? CALL : await breakers.admit(key);
+  if (admission.verdict === "defer") {
+    const because = "its target's circuit breaker is open";
+    const deferred = await defer(ctx, message, envelope, policy, { key, because, ...admission });
+    if (deferred !== undefined) return { deferred };
+  }
+  const limit =
+    limits === undefined || admission.verdict === "defer"
+      ? { permit: NO_PERMIT }
+      : await admitToLimits(ctx, limits, message, envelope, policy, key, admission, callBudgetMs);
+  if ("deferred" in limit) return limit;
+  const { permit } = limit;
+
+  /** Tells the breaker how the call ended; a deferral past its deadline was never admitted. */
+  const settle = async (end: AttemptEnd | undefined): Promise<void> => {
+    if (breakers === undefined || admission.verdict === "defer") return;
+    if (end?.kind === "finished" && end.called) {
+      await breakers.recordCall(key, failed(end), admission.verdict, end.outcome.message);
+    } else {
+      await giveBackProbe(ctx, key, admission);
+    }
+  };
+
+  return {
+    during: async (run) => {
+      let done: ClaimTaken;
+      try {
+        done = await run();
+      } catch (error) {
+        // The message stays on the queue; its probe must not hold the breaker half-open meanwhile.
+        await giveBackProbe(ctx, key, admission);
+        throw error;
+      } finally {
+        await permit.release();
+      }
+      await settle(done.attempt);
+      return done.verdict;
+    },
+  };
+};
