@@ -381,8 +381,14 @@ const renamedPropProblems = (props: RetryOrchestratorProps): InputProblem[] =>
       ]
     : [];
 
-/** The numeric view of the props that the checks run on (durations in seconds). */
-const NumericPropsSchema = z
+/**
+ * The checks on the resolved props that zod can express: the numeric ranges (durations read
+ * as whole seconds first), the list entries (target hosts, secret header names, Lambda target
+ * ARNs, metric targets), the metrics namespace, and the two rules that join props (batch size
+ * against batching window, dead-letter against ingress retention). The policy, its limits, the
+ * breakers and the per-target settings are checked by their own schemas.
+ */
+const ResolvedPropsSchema = z
   .object({
     batchSize: int(1, 10_000),
     maxBatchingWindow: int(0, 300),
@@ -530,7 +536,7 @@ export const resolveRetryOrchestratorProps = (
     circuitBreaker: breakerSettingsOf(props.circuitBreaker),
     targets: props.targets,
   };
-  const checked = NumericPropsSchema.safeParse({
+  const checked = ResolvedPropsSchema.safeParse({
     ...resolved,
     maxBatchingWindow: seconds(resolved.maxBatchingWindow),
     functionTimeout: seconds(resolved.functionTimeout),
