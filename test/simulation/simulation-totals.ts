@@ -43,23 +43,28 @@ export const noTotals = (): SimulationTotals => ({
   violations: [],
 });
 
+/** The figures a run reports under the same name as the totals. */
+const SUMMED = [
+  "events",
+  "delivered",
+  "rejected",
+  "deadLettered",
+  "crashes",
+  "redriven",
+  "resultWriteFaults",
+  "bulky",
+  "deferred",
+  "scheduled",
+  "cancelled",
+  "cancelsRefusedInFlight",
+  "replayed",
+] as const satisfies readonly (keyof SimulationTotals & keyof SimulationResult)[];
+
 /** Adds one run's figures to `totals`. */
 export const addRun = (totals: SimulationTotals, result: SimulationResult): void => {
-  totals.events += result.events;
-  totals.delivered += result.delivered;
-  totals.rejected += result.rejected;
-  totals.deadLettered += result.deadLettered;
-  totals.crashes += result.crashes;
-  totals.redriven += result.redriven;
+  for (const key of SUMMED) totals[key] += result[key];
   totals.forged += result.hostile.forged;
   totals.conflicting += result.hostile.conflicting;
-  totals.resultWriteFaults += result.resultWriteFaults;
-  totals.bulky += result.bulky;
-  totals.deferred += result.deferred;
-  totals.scheduled += result.scheduled;
-  totals.cancelled += result.cancelled;
-  totals.cancelsRefusedInFlight += result.cancelsRefusedInFlight;
-  totals.replayed += result.replayed;
   for (const [from, count] of Object.entries(result.cancelledFrom))
     totals.cancelledFrom[from] = (totals.cancelledFrom[from] ?? 0) + count;
   totals.violations.push(...result.violations);
