@@ -15,9 +15,15 @@ import type {
   RecordResultRequest,
 } from "../../lib/core/ports.js";
 import type { EventRecord } from "../../lib/core/record.js";
-import { type EventStatus, isTerminal } from "../../lib/core/status.js";
+import type { EventStatus } from "../../lib/core/status.js";
 import { createPorts, type RicochetPorts } from "../../lib/runtime/create-ports.js";
-import { liveInputMessages, peekDeadLetters, receiveEvents } from "./harness-queue-reads.js";
+import { peekDeadLetters, receiveEvents } from "./harness-queue-reads.js";
+import {
+  waitFor,
+  waitForQueueEmpty,
+  waitForStatus,
+  waitUntilAllTerminal,
+} from "./harness-waits.js";
 import { harnessWorkers, type WorkerOptions } from "./harness-workers.js";
 import {
   createTestQueues,
@@ -26,7 +32,6 @@ import {
   type TestQueues,
   testClients,
 } from "./local-aws.js";
-import { pollUntil } from "./poll-until.js";
 import { type Script, ScriptedReceiver, type ScriptedReply } from "./scripted-receiver.js";
 import {
   failFirstResultWrite,
@@ -139,54 +144,21 @@ export const createOrchestratorHarness = async (
       }
     },
 
-    async waitFor(predicate: () => boolean, timeoutMs = 20_000): Promise<void> {
-      const reached = await pollUntil(() => (predicate() ? true : undefined), {
-        timeoutMs,
-        intervalMs: 50,
-      });
-      if (reached === undefined) throw new Error("condition not reached in time");
+    waitFor(predicate: () => boolean, timeoutMs = 20_000): Promise<void> {
+      return waitFor(predicate, timeoutMs);
     },
 
-    async waitForStatus(
-      eventId: string,
-      status: EventStatus,
-      timeoutMs = 20_000,
-    ): Promise<EventRecord> {
-      let last: EventRecord | undefined;
-      const reached = await pollUntil(
-        async () => {
-          last = await ports.store.get(eventId);
-          return last?.status === status ? last : undefined;
-        },
-        { timeoutMs, intervalMs: 100 },
-      );
-      if (reached !== undefined) return reached;
-      throw new Error(`${eventId} did not reach ${status}; last seen: ${JSON.stringify(last)}`);
+    waitForStatus(eventId: string, status: EventStatus, timeoutMs = 20_000): Promise<EventRecord> {
+      return waitForStatus(ports.store, eventId, status, timeoutMs);
     },
 
     /** Waits until every event is terminal; returns those that are not (none, when nothing is lost). */
-    async waitUntilAllTerminal(eventIds: readonly string[], timeoutMs: number): Promise<string[]> {
-      let pending = [...eventIds];
-      await pollUntil(
-        async () => {
-          const records = await Promise.all(pending.map((id) => ports.store.get(id)));
-          pending = pending.filter((_, i) => {
-            const record = records[i];
-            return record === undefined || !isTerminal(record.status);
-          });
-          return pending.length === 0 ? true : undefined;
-        },
-        { timeoutMs, intervalMs: 250 },
-      );
-      return pending;
+    waitUntilAllTerminal(eventIds: readonly string[], timeoutMs: number): Promise<string[]> {
+      return waitUntilAllTerminal(ports.store, eventIds, timeoutMs);
     },
 
-    async waitForQueueEmpty(timeoutMs = 20_000): Promise<void> {
-      const emptied = await pollUntil(
-        async () => ((await liveInputMessages(clients.sqs, queues)) === 0 ? true : undefined),
-        { timeoutMs, intervalMs: 200 },
-      );
-      if (emptied === undefined) throw new Error("input queues did not empty");
+    waitForQueueEmpty(timeoutMs = 20_000): Promise<void> {
+      return waitForQueueEmpty(clients.sqs, queues, timeoutMs);
     },
 
     /** Every dead-letter copy Ricochet wrote, read without consuming them. */
