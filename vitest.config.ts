@@ -49,6 +49,9 @@ export default defineConfig({
           include: [INFRA],
           exclude: [INTEGRATION],
           testTimeout: 60_000,
+          // Building a construct bundles its functions, in the files' beforeAll: on a loaded
+          // machine that takes longer than the default 10 s a hook is given.
+          hookTimeout: 60_000,
         },
       },
       {

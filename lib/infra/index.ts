@@ -4,6 +4,7 @@
  * whole.
  */
 
+export type { ResourceOverrides } from "./resource-overrides.js";
 export { RetryOrchestrator, TABLE_KEYS } from "./retry-orchestrator.js";
 export {
   type CircuitBreakerProps,

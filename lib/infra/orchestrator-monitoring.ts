@@ -32,6 +32,137 @@ export interface OrchestratorMonitoringProps {
 
 const PERIOD = Duration.minutes(1);
 
+/** The metrics that both an alarm and the dashboard read. */
+interface WatchedMetrics {
+  readonly deadLetterDepth: Metric;
+  readonly ingressDepth: Metric;
+  readonly internalDepth: Metric;
+  readonly oldestAge: Metric;
+  readonly errors: Metric;
+  readonly breakerOpenAge: Metric;
+}
+
+/** One of Ricochet's own EMF metrics, as Powertools publishes it (dimension `service`). */
+const emfMetric = (namespace: string, metricName: string, statistic: string = Stats.SUM): Metric =>
+  new Metric({
+    namespace,
+    metricName,
+    dimensionsMap: { service: SERVICE_NAME },
+    statistic,
+    period: PERIOD,
+  });
+
+const queueDepth = (queue: IQueue): Metric =>
+  queue.metricApproximateNumberOfMessagesVisible({ period: PERIOD, statistic: Stats.MAXIMUM });
+
+const watchedMetrics = (props: OrchestratorMonitoringProps): WatchedMetrics => ({
+  deadLetterDepth: queueDepth(props.deadLetterQueue),
+  ingressDepth: queueDepth(props.ingressQueue),
+  internalDepth: queueDepth(props.internalQueue),
+  oldestAge: props.ingressQueue.metricApproximateAgeOfOldestMessage({
+    period: PERIOD,
+    statistic: Stats.MAXIMUM,
+  }),
+  errors: props.orchestratorFunction.metricErrors({ period: PERIOD, statistic: Stats.SUM }),
+  breakerOpenAge: emfMetric(props.metricsNamespace, MetricName.BREAKER_OPEN_AGE, Stats.MAXIMUM),
+});
+
+/**
+ * An alarm that fires at or above its threshold; no data is not breaching, because every metric
+ * watched here is silent when nothing is wrong (an empty queue, an idle function).
+ */
+const atOrAbove = (
+  scope: Construct,
+  id: string,
+  alarm: { description: string; metric: Metric; threshold: number; evaluationPeriods: number },
+): Alarm =>
+  new Alarm(scope, id, {
+    alarmDescription: alarm.description,
+    metric: alarm.metric,
+    threshold: alarm.threshold,
+    comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+    evaluationPeriods: alarm.evaluationPeriods,
+    treatMissingData: TreatMissingData.NOT_BREACHING,
+  });
+
+const m = MetricName;
+
+/** The dashboard's rows: outcomes and contention, refusals and outages, latency and queues. */
+const dashboardRows = (namespace: string, metrics: WatchedMetrics): GraphWidget[][] => {
+  const sums = (names: readonly string[]): Metric[] =>
+    names.map((name) => emfMetric(namespace, name));
+  return [
+    [
+      new GraphWidget({
+        title: "Outcomes",
+        width: 12,
+        left: sums([
+          m.DELIVERED,
+          m.RETRY_SCHEDULED,
+          m.REJECTED,
+          m.DEAD_LETTERED,
+          m.INVALID_ENVELOPE,
+          m.POLICY_CLAMPED,
+        ]),
+      }),
+      new GraphWidget({
+        title: "Contention, hops, deferrals, draining and cancels",
+        width: 12,
+        left: sums([
+          m.DEFERRED,
+          m.DUPLICATE_SUPPRESSED,
+          m.STALE_DROPPED,
+          m.LEASE_CONFLICT,
+          m.LEASE_LOST,
+          m.MESSAGE_FAILED,
+          m.HOP,
+          m.DRAINED,
+          m.ORPHAN_DROPPED,
+          m.CANCELLED_DROPPED,
+        ]),
+      }),
+    ],
+    [
+      new GraphWidget({
+        // What producers sent that Ricochet refused to act on: forged attributes and other
+        // envelopes under an existing event id. Non-zero means a producer needs a look.
+        title: "Refused producer messages",
+        width: 12,
+        left: sums([m.FORGED_ATTRIBUTES, m.CONFLICTING_RESUBMISSION]),
+      }),
+      new GraphWidget({
+        title: "Oldest outage of a target turning events away (ms)",
+        width: 12,
+        left: [metrics.breakerOpenAge],
+      }),
+    ],
+    [
+      new GraphWidget({
+        title: "Attempt latency (ms)",
+        width: 8,
+        left: [Stats.p(50), Stats.p(99), Stats.MAXIMUM].map((stat) =>
+          emfMetric(namespace, m.ATTEMPT_LATENCY, stat),
+        ),
+      }),
+      new GraphWidget({
+        title: "Queue depths",
+        width: 8,
+        left: [
+          metrics.ingressDepth.with({ label: "ingress visible" }),
+          metrics.internalDepth.with({ label: "internal visible" }),
+          metrics.deadLetterDepth.with({ label: "dead-letter visible" }),
+        ],
+      }),
+      new GraphWidget({
+        title: "Oldest ingress message (s) and orchestrator errors",
+        width: 8,
+        left: [metrics.oldestAge],
+        right: [metrics.errors],
+      }),
+    ],
+  ];
+};
+
 /**
  * Alarms and a dashboard for one orchestrator. The alarms have no actions: the owner of the
  * deployment decides who is paged (`alarm.addAlarmAction(...)`).
@@ -53,148 +184,38 @@ export class OrchestratorMonitoring extends Construct {
 
   public constructor(scope: Construct, id: string, props: OrchestratorMonitoringProps) {
     super(scope, id);
-    const deadLetterDepth = props.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
-      period: PERIOD,
-      statistic: Stats.MAXIMUM,
-    });
-    const ingressDepth = props.ingressQueue.metricApproximateNumberOfMessagesVisible({
-      period: PERIOD,
-      statistic: Stats.MAXIMUM,
-    });
-    const oldestAge = props.ingressQueue.metricApproximateAgeOfOldestMessage({
-      period: PERIOD,
-      statistic: Stats.MAXIMUM,
-    });
-    const errors = props.orchestratorFunction.metricErrors({
-      period: PERIOD,
-      statistic: Stats.SUM,
-    });
-
-    this.deadLetterAlarm = new Alarm(this, "DeadLetterAlarm", {
-      alarmDescription: "Ricochet dead-lettered events are waiting for a redrive decision.",
-      metric: deadLetterDepth,
+    const metrics = watchedMetrics(props);
+    this.deadLetterAlarm = atOrAbove(this, "DeadLetterAlarm", {
+      description: "Ricochet dead-lettered events are waiting for a redrive decision.",
+      metric: metrics.deadLetterDepth,
       threshold: props.deadLetterAlarmThreshold,
-      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       evaluationPeriods: 1,
-      treatMissingData: TreatMissingData.NOT_BREACHING,
     });
-    this.oldestMessageAlarm = new Alarm(this, "OldestMessageAlarm", {
-      alarmDescription: "Ricochet's ingress backlog is older than expected: delivery is stalling.",
-      metric: oldestAge,
+    this.oldestMessageAlarm = atOrAbove(this, "OldestMessageAlarm", {
+      description: "Ricochet's ingress backlog is older than expected: delivery is stalling.",
+      metric: metrics.oldestAge,
       threshold: props.oldestMessageAge.toSeconds(),
-      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       evaluationPeriods: 3,
-      treatMissingData: TreatMissingData.NOT_BREACHING,
     });
-    this.orchestratorErrorsAlarm = new Alarm(this, "OrchestratorErrorsAlarm", {
-      alarmDescription:
-        "The Ricochet orchestrator function failed (a crash, not a target failure).",
-      metric: errors,
+    this.orchestratorErrorsAlarm = atOrAbove(this, "OrchestratorErrorsAlarm", {
+      description: "The Ricochet orchestrator function failed (a crash, not a target failure).",
+      metric: metrics.errors,
       threshold: 1,
-      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       evaluationPeriods: 1,
-      treatMissingData: TreatMissingData.NOT_BREACHING,
     });
-
-    const emf = (metricName: string, statistic: string = Stats.SUM): Metric =>
-      new Metric({
-        namespace: props.metricsNamespace,
-        metricName,
-        dimensionsMap: { service: SERVICE_NAME },
-        statistic,
-        period: PERIOD,
-      });
-    const m = MetricName;
-    const breakerOpenAge = emf(m.BREAKER_OPEN_AGE, Stats.MAXIMUM);
     this.breakerOpenAlarm =
       props.breakerOpenAge === undefined
         ? undefined
-        : new Alarm(this, "BreakerOpenAlarm", {
-            alarmDescription:
+        : atOrAbove(this, "BreakerOpenAlarm", {
+            description:
               "A Ricochet target's circuit breaker has stayed open too long: its events are " +
               "waiting; `ricochet targets` shows which.",
-            metric: breakerOpenAge,
+            metric: metrics.breakerOpenAge,
             threshold: props.breakerOpenAge.toMilliseconds(),
-            comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
             evaluationPeriods: 1,
-            treatMissingData: TreatMissingData.NOT_BREACHING,
           });
     this.dashboard = new Dashboard(this, "Dashboard", {
-      widgets: [
-        [
-          new GraphWidget({
-            title: "Outcomes",
-            width: 12,
-            left: [
-              m.DELIVERED,
-              m.RETRY_SCHEDULED,
-              m.REJECTED,
-              m.DEAD_LETTERED,
-              m.INVALID_ENVELOPE,
-              m.POLICY_CLAMPED,
-            ].map((name) => emf(name)),
-          }),
-          new GraphWidget({
-            title: "Contention, hops, deferrals, draining and cancels",
-            width: 12,
-            left: [
-              m.DEFERRED,
-              m.DUPLICATE_SUPPRESSED,
-              m.STALE_DROPPED,
-              m.LEASE_CONFLICT,
-              m.LEASE_LOST,
-              m.MESSAGE_FAILED,
-              m.HOP,
-              m.DRAINED,
-              m.ORPHAN_DROPPED,
-              m.CANCELLED_DROPPED,
-            ].map((name) => emf(name)),
-          }),
-        ],
-        [
-          new GraphWidget({
-            // What producers sent that Ricochet refused to act on: forged attributes and other
-            // envelopes under an existing event id. Non-zero means a producer needs a look.
-            title: "Refused producer messages",
-            width: 12,
-            left: [m.FORGED_ATTRIBUTES, m.CONFLICTING_RESUBMISSION].map((name) => emf(name)),
-          }),
-          new GraphWidget({
-            title: "Oldest outage of a target turning events away (ms)",
-            width: 12,
-            left: [breakerOpenAge],
-          }),
-        ],
-        [
-          new GraphWidget({
-            title: "Attempt latency (ms)",
-            width: 8,
-            left: [Stats.p(50), Stats.p(99), Stats.MAXIMUM].map((stat) =>
-              emf(m.ATTEMPT_LATENCY, stat),
-            ),
-          }),
-          new GraphWidget({
-            title: "Queue depths",
-            width: 8,
-            left: [
-              ingressDepth.with({ label: "ingress visible" }),
-              props.internalQueue
-                .metricApproximateNumberOfMessagesVisible({
-                  period: PERIOD,
-                  statistic: Stats.MAXIMUM,
-                })
-                .with({ label: "internal visible" }),
-              deadLetterDepth.with({ label: "dead-letter visible" }),
-            ],
-          }),
-          new GraphWidget({
-            title: "Oldest ingress message (s) and orchestrator errors",
-            width: 8,
-            left: [oldestAge],
-            right: [errors],
-          }),
-        ],
-      ],
+      widgets: dashboardRows(props.metricsNamespace, metrics),
     });
   }
 }

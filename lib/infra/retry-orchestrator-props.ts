@@ -36,6 +36,7 @@ import {
 import { DEFAULT_SHORT_WINDOW_THRESHOLD_SECONDS } from "../core/retry-window.js";
 import { type TargetsSettings, TargetsSettingsSchema } from "../core/target-settings.js";
 import { toProblems } from "../core/zod-problems.js";
+import { overrideProblems, type ResourceOverrides } from "./resource-overrides.js";
 
 /**
  * How the queues (and, with a key, the table) are encrypted at rest. Both choices encrypt; the
@@ -59,7 +60,7 @@ export class OrchestratorEncryption {
 }
 
 /** Configuration of a {@link RetryOrchestrator}. Every field is optional. */
-export interface RetryOrchestratorProps {
+export interface RetryOrchestratorProps extends ResourceOverrides {
   /**
    * The deployment's retry policy, applied over Ricochet's built-in default; an event's own
    * `policy` overrides it in turn. Validated at synth time.
@@ -304,6 +305,7 @@ export interface ResolvedRetryOrchestratorProps
       | "circuitBreaker"
       | "targets"
       | "recordConcurrency"
+      | keyof ResourceOverrides
     >
   > {
   readonly defaultPolicy: PolicyOverride | undefined;
@@ -381,8 +383,14 @@ const renamedPropProblems = (props: RetryOrchestratorProps): InputProblem[] =>
       ]
     : [];
 
-/** The numeric view of the props that the checks run on (durations in seconds). */
-const NumericPropsSchema = z
+/**
+ * The checks on the resolved props that zod can express: the numeric ranges (durations read
+ * as whole seconds first), the list entries (target hosts, secret header names, Lambda target
+ * ARNs, metric targets), the metrics namespace, and the two rules that join props (batch size
+ * against batching window, dead-letter against ingress retention). The policy, its limits, the
+ * breakers and the per-target settings are checked by their own schemas.
+ */
+const ResolvedPropsSchema = z
   .object({
     batchSize: int(1, 10_000),
     maxBatchingWindow: int(0, 300),
@@ -530,7 +538,7 @@ export const resolveRetryOrchestratorProps = (
     circuitBreaker: breakerSettingsOf(props.circuitBreaker),
     targets: props.targets,
   };
-  const checked = NumericPropsSchema.safeParse({
+  const checked = ResolvedPropsSchema.safeParse({
     ...resolved,
     maxBatchingWindow: seconds(resolved.maxBatchingWindow),
     functionTimeout: seconds(resolved.functionTimeout),
@@ -547,6 +555,7 @@ export const resolveRetryOrchestratorProps = (
     ...breakerProblems(props.circuitBreaker),
     ...targetsProblems(props.targets),
     ...renamedPropProblems(props),
+    ...overrideProblems(props),
   ];
   if (problems.length > 0) {
     throw new ConfigurationError(`invalid RetryOrchestrator props: ${formatProblems(problems)}`, {

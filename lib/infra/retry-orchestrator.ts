@@ -40,7 +40,7 @@ import {
   resolveRetryOrchestratorProps,
   VISIBILITY_TIMEOUT_FACTOR,
 } from "./retry-orchestrator-props.js";
-import { createRicochetFunction } from "./ricochet-function.js";
+import { createRicochetFunction, type RicochetFunctionProps } from "./ricochet-function.js";
 import { warnOnShortRetryWindow } from "./short-retry-window-warning.js";
 
 /** Attribute names of the attempt-record table: the DynamoDB adapter's, so they cannot drift. */
@@ -115,6 +115,7 @@ export class RetryOrchestrator extends Construct {
       : { encryption: QueueEncryption.SQS_MANAGED };
 
     this.deadLetterQueue = new Queue(this, "DeadLetterQueue", {
+      ...props.deadLetterQueueProps,
       ...queueEncryption,
       enforceSSL: true,
       retentionPeriod: settings.deadLetterRetention,
@@ -131,12 +132,16 @@ export class RetryOrchestrator extends Construct {
       deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: settings.maxReceiveCount },
       removalPolicy: settings.removalPolicy,
     };
-    this.ingressQueue = new Queue(this, "IngressQueue", inputQueue);
+    this.ingressQueue = new Queue(this, "IngressQueue", {
+      ...props.ingressQueueProps,
+      ...inputQueue,
+    });
     this.internalQueue = new Queue(this, "InternalQueue", inputQueue);
 
     this.table = new Table(this, "Table", {
+      ...props.tableProps,
       partitionKey: { name: TABLE_KEYS.PARTITION_KEY, type: AttributeType.STRING },
-      billingMode: BillingMode.PAY_PER_REQUEST,
+      billingMode: props.tableProps?.billingMode ?? BillingMode.PAY_PER_REQUEST,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       timeToLiveAttribute: TABLE_KEYS.TTL_ATTRIBUTE,
       ...(key
@@ -153,6 +158,7 @@ export class RetryOrchestrator extends Construct {
 
     const environment = this.environment(settings);
     this.orchestratorFunction = this.lambda("Orchestrator", "orchestrator", environment, {
+      ...props.orchestratorFunctionProps,
       timeout: settings.functionTimeout,
       memorySize: settings.memorySize,
       description: "Ricochet: delivers events from the ingress queue and schedules retries.",
@@ -338,20 +344,28 @@ export class RetryOrchestrator extends Construct {
     id: string,
     name: FunctionName,
     environment: Record<string, string>,
-    sizing: { timeout: Duration; memorySize: number; description: string },
+    sizing: Partial<RicochetFunctionProps> & {
+      timeout: Duration;
+      memorySize: number;
+      description: string;
+    },
   ): LambdaFunction {
-    const logGroup = new LogGroup(this, `${id}Logs`, {
-      retention: RetentionDays.ONE_MONTH,
-      removalPolicy: this.settings.removalPolicy,
-    });
+    const logGroup =
+      sizing.logGroup ??
+      new LogGroup(this, `${id}Logs`, {
+        retention: RetentionDays.ONE_MONTH,
+        removalPolicy: this.settings.removalPolicy,
+      });
+    // Ricochet's defaults first, the deployment's overrides over them, then what it must keep
+    // (the runtime and environment: overriding them is refused when the props are resolved).
     return createRicochetFunction(this, id, name, {
-      runtime: Runtime.NODEJS_24_X,
       architecture: Architecture.ARM_64,
       tracing: Tracing.ACTIVE,
       loggingFormat: LoggingFormat.JSON,
-      logGroup,
-      environment,
       ...sizing,
+      logGroup,
+      runtime: Runtime.NODEJS_24_X,
+      environment,
     });
   }
 

@@ -1,21 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { createOrchestrator } from "../../lib/app/orchestrator.js";
 import type { TargetAdmission, TargetBreakers } from "../../lib/app/target-breakers.js";
 import { createTargetLimiter, type TargetLimiter } from "../../lib/app/target-limits.js";
 import { MetricName } from "../../lib/contract/metric-names.js";
-import { CountingMetrics, silentLog } from "../../lib/core/observability.js";
-import { DEFAULT_POLICY } from "../../lib/core/policy.js";
-import { type DeliveryRequest, MessageOrigin } from "../../lib/core/ports.js";
+import { silentLog } from "../../lib/core/observability.js";
+import { MessageOrigin } from "../../lib/core/ports.js";
 import { seededRandom } from "../../lib/core/random.js";
 import { EventStatus } from "../../lib/core/status.js";
 import type { TargetLimits } from "../../lib/core/target-settings.js";
-import { createMemoryEventStore } from "../simulation/memory-event-store.js";
-import {
-  MemoryQueue,
-  memoryDeadLetterQueue,
-  memoryIngressQueue,
-} from "../simulation/memory-queue.js";
 import { createMemoryTargetLimitsStore } from "../simulation/memory-target-limits-store.js";
+import { memoryOrchestrator } from "../support/memory-orchestrator.js";
 
 /*
  * Where the limits sit in the orchestrator's admission: after the breaker, before the claim,
@@ -46,16 +39,12 @@ const fixedBreaker = (admission: TargetAdmission) => {
 };
 
 const world = (options: { limits: TargetLimits; breakers?: TargetBreakers }) => {
-  const clock = () => NOW;
-  const ingress = new MemoryQueue({ name: "ingress", clock });
-  const deadLetters = new MemoryQueue({ name: "dlq", clock });
-  const store = createMemoryEventStore();
   const limitsStore = createMemoryTargetLimitsStore();
   const asked: string[] = [];
   const real = createTargetLimiter({
     store: limitsStore,
     limitsFor: () => options.limits,
-    clock,
+    clock: () => NOW,
     random: seededRandom(1),
     log: silentLog,
     instanceId: "a",
@@ -66,30 +55,11 @@ const world = (options: { limits: TargetLimits; breakers?: TargetBreakers }) => 
       return real.admit(key, leaseMs);
     },
   };
-  const calls: DeliveryRequest[] = [];
-  const metrics = new CountingMetrics();
-  const orchestrator = createOrchestrator({
-    store,
-    ingress: memoryIngressQueue(ingress),
-    deadLetters: memoryDeadLetterQueue(deadLetters),
-    clock,
-    random: seededRandom(2),
+  const { orchestrator, store, calls, metrics, ingress, deadLetters } = memoryOrchestrator({
+    nowMs: NOW,
     workerId: "worker-a",
-    hopSeconds: 900,
-    retentionSeconds: 86_400,
-    targets: {
-      forTarget: () => ({
-        deliver: async (request) => {
-          calls.push(request);
-          return { kind: "response", statusCode: 200, durationMs: 1 };
-        },
-      }),
-    },
-    defaultPolicy: DEFAULT_POLICY,
-    log: silentLog,
-    metrics,
+    seed: 2,
     messageConcurrency: 1,
-    leaseMarginMs: 2_000,
     breakers: options.breakers,
     limits,
   });

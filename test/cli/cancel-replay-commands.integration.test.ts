@@ -2,7 +2,6 @@ import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { createDynamoEventStore } from "../../lib/adapters/dynamo-event-store.js";
 import { SCHEDULE_ATTRIBUTE } from "../../lib/adapters/message-schedule.js";
 import { NO_STS_ENDPOINT } from "../../lib/adapters/sts-caller-identity.js";
 import type { CancelReport } from "../../lib/app/cancel.js";
@@ -12,36 +11,22 @@ import { AuditAction, CallerSource } from "../../lib/core/record.js";
 import { EventStatus } from "../../lib/core/status.js";
 import { receiveRaw } from "../adapters/sqs-test-support.js";
 import { anEnvelope, anEventId } from "../support/factories.js";
-import {
-  createTestQueues,
-  createTestTable,
-  type TestQueues,
-  testClients,
-} from "../support/local-aws.js";
+import { testClients } from "../support/local-aws.js";
 import { recordedEvent } from "../support/recorded-event-fixture.js";
+import { createCliWorld } from "./cli-world.js";
 import { expectOneLineError, runCli } from "./run-cli.js";
 
 /*
  * `ricochet cancel` and `ricochet replay` as an operator runs them, against the emulators: records
  * written through the real store, the CLI in its own process.
  */
-const { sqs, documents } = testClients();
-let queues: TestQueues;
+const { sqs } = testClients();
+let internalQueueUrl: string;
 let store: EventStore;
-let resources: string[];
+let resources: readonly string[];
 
 beforeAll(async () => {
-  let table: string;
-  [queues, table] = await Promise.all([createTestQueues("cli-ops"), createTestTable("cli-ops")]);
-  store = createDynamoEventStore({ doc: documents, tableName: table });
-  resources = [
-    "--queue-url",
-    queues.ingressQueueUrl,
-    "--internal-queue-url",
-    queues.internalQueueUrl,
-    "--table",
-    table,
-  ];
+  ({ internalQueueUrl, store, resources } = await createCliWorld("cli-ops"));
 });
 
 const envelopeFile = async (text: string): Promise<string> => {
@@ -182,7 +167,7 @@ describe("ricochet replay", () => {
     const status = await runCli(["status", delivered.eventId, ...resources]);
     expect(status.stdout).toMatch(/replays\s*│\s*1/);
     // The envelope goes out as sent, on the internal queue, at the replay's generation.
-    const sent = await receiveRaw(sqs, queues.internalQueueUrl);
+    const sent = await receiveRaw(sqs, internalQueueUrl);
     const copy = sent.find((m) => m.Body === JSON.stringify(delivered));
     expect(copy?.MessageAttributes?.[SCHEDULE_ATTRIBUTE.GENERATION]?.StringValue).toBe(
       String(before.generation + 1),

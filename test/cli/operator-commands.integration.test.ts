@@ -2,9 +2,7 @@ import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { createDynamoEventStore } from "../../lib/adapters/dynamo-event-store.js";
 import { createDynamoTargetStateStore } from "../../lib/adapters/dynamo-target-state-store.js";
-import { createSqsDeadLetterQueue } from "../../lib/adapters/sqs-dead-letter-queue.js";
 import type { DeadLetterListing } from "../../lib/app/dead-letter-scan.js";
 import type { RedriveReport } from "../../lib/app/redrive.js";
 import { createTargetBreakers } from "../../lib/app/target-breakers.js";
@@ -17,38 +15,23 @@ import type { EventRecord } from "../../lib/core/record.js";
 import { missingQueueUrl } from "../adapters/sqs-test-support.js";
 import { deadLetterEvent } from "../support/dead-letter-fixture.js";
 import { anEnvelope, anEventId, anHttpTarget } from "../support/factories.js";
-import {
-  createTestQueues,
-  createTestTable,
-  type TestQueues,
-  testClients,
-} from "../support/local-aws.js";
+import { testClients } from "../support/local-aws.js";
+import { type CliWorld, createCliWorld } from "./cli-world.js";
 import { expectOneLineError, runCli } from "./run-cli.js";
 
-const { sqs, documents } = testClients();
+const { documents } = testClients();
 
-let queues: TestQueues;
-let table: string;
-let resources: string[];
+let world: CliWorld;
+let resources: readonly string[];
 let dead: Envelope[];
 /** A dead-lettered event of one partner's group, for the commands narrowed to one target. */
 let partnerEvent: Envelope;
 const PARTNER = "group:partner-7";
 
 beforeAll(async () => {
-  [queues, table] = await Promise.all([createTestQueues("cli"), createTestTable("cli")]);
-  resources = [
-    "--queue-url",
-    queues.ingressQueueUrl,
-    "--internal-queue-url",
-    queues.internalQueueUrl,
-    "--dead-letter-queue-url",
-    queues.deadLetterQueueUrl,
-    "--table",
-    table,
-  ];
-  const store = createDynamoEventStore({ doc: documents, tableName: table });
-  const dlq = createSqsDeadLetterQueue({ sqs, queueUrl: queues.deadLetterQueueUrl });
+  world = await createCliWorld("cli");
+  resources = world.resources;
+  const { store, dlq } = world;
   partnerEvent = anEnvelope({
     target: anHttpTarget({ url: "https://partner.example/hooks", group: "partner-7" }),
   });
@@ -65,7 +48,7 @@ beforeAll(async () => {
 /** The partner's breaker, opened by failures and turning one event away, as instances would. */
 const breakPartnerTarget = async () => {
   const breakers = createTargetBreakers({
-    store: createDynamoTargetStateStore({ doc: documents, tableName: table }),
+    store: createDynamoTargetStateStore({ doc: documents, tableName: world.tableName }),
     // Open for long enough that it is still open when the test reads it, however slow the run.
     settings: { ...DEFAULT_BREAKER_SETTINGS, openMs: 3_600_000, maxOpenMs: 3_600_000 },
     clock: Date.now,
@@ -123,7 +106,7 @@ describe("ricochet CLI", () => {
   });
 
   it("says when and how an event's policy was clamped to the deployment's limits", async () => {
-    const store = createDynamoEventStore({ doc: documents, tableName: table });
+    const { store } = world;
     const eventId = anEventId();
     const adjustments = [
       "maxAttempts 100 lowered to the deployment's ceiling 25",
@@ -150,7 +133,7 @@ describe("ricochet CLI", () => {
   });
 
   it("shows a scheduled event as due at its instant and how far off, the JSON keeping the raw fields", async () => {
-    const store = createDynamoEventStore({ doc: documents, tableName: table });
+    const { store } = world;
     const eventId = anEventId();
     const dueMs = Date.now() + 2 * 3_600_000;
     const due = new Date(dueMs).toISOString();
@@ -299,10 +282,9 @@ describe("ricochet CLI", () => {
   });
 
   it("exits 1 with one line for a queue that does not exist", async () => {
-    const result = await runCli(
-      ["submit", "--queue-url", missingQueueUrl(queues.ingressQueueUrl)],
-      { stdin: JSON.stringify(anEnvelope()) },
-    );
+    const result = await runCli(["submit", "--queue-url", missingQueueUrl(world.ingressQueueUrl)], {
+      stdin: JSON.stringify(anEnvelope()),
+    });
     expect(result.code).toBe(1);
     expectOneLineError(result.stderr);
     expect(result.stderr).toMatch(/queue does not exist/);

@@ -1,30 +1,9 @@
-import { execFile } from "node:child_process";
-import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
+import { type CliResult, runCli } from "./run-cli.js";
 
-const run = promisify(execFile);
-const CLI = fileURLToPath(new URL("../../bin/ricochet.js", import.meta.url));
-
-interface CliResult {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-/** Runs the installed CLI entry (the shim `npx ricochet` runs) in its own process, with `env` added. */
-const ricochetWith = async (env: NodeJS.ProcessEnv, ...args: string[]): Promise<CliResult> => {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [CLI, ...args], {
-      timeout: 20_000,
-      env: { ...process.env, RICOCHET_POLICY_LIMITS: "", ...env },
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code?: number; stdout?: string; stderr?: string };
-    return { code: failed.code ?? -1, stdout: failed.stdout ?? "", stderr: failed.stderr ?? "" };
-  }
-};
+/** Runs the CLI in its own process with `env` added (the policy limits' variables). */
+const ricochetWith = (env: Record<string, string>, ...args: string[]): Promise<CliResult> =>
+  runCli(args, { env });
 
 const ricochet = (...args: string[]): Promise<CliResult> => ricochetWith({}, ...args);
 

@@ -7,6 +7,7 @@ import { CallerSource, type EventRecord } from "../../lib/core/record.js";
 import { deadLetterEvent } from "../support/dead-letter-fixture.js";
 import { createRedriveWorld, type RedriveWorld } from "../support/redrive-world.js";
 import { type StsStandIn, startStsStandIn } from "../support/sts-stand-in.js";
+import { resourceFlags } from "./cli-world.js";
 import { expectOneLineError, runCli, runCliAtTerminal } from "./run-cli.js";
 
 /*
@@ -25,15 +26,6 @@ const ANA = {
 let sts: StsStandIn;
 let stsEnv: Record<string, string>;
 
-const resourcesOf = (world: RedriveWorld): string[] => [
-  "--queue-url",
-  world.ingressQueueUrl,
-  "--internal-queue-url",
-  world.internalQueueUrl,
-  "--dead-letter-queue-url",
-  world.deadLetterQueueUrl,
-];
-
 const recordOf = async (world: RedriveWorld, eventId: string): Promise<EventRecord> => {
   const record = await world.store.get(eventId);
   if (record === undefined) throw new Error(`no record for ${eventId}`);
@@ -50,11 +42,9 @@ afterAll(() => sts.close());
 
 describe("ricochet redrive records who acted", () => {
   let world: RedriveWorld;
-  let table: string[];
 
   beforeAll(async () => {
     world = await createRedriveWorld("cli-caller");
-    table = ["--table", world.tableName];
   });
 
   it("records the self-declared --by beside the caller STS names for the CLI's credentials", async () => {
@@ -69,8 +59,7 @@ describe("ricochet redrive records who acted", () => {
         "--why",
         "fixed",
         "--json",
-        ...resourcesOf(world),
-        ...table,
+        ...resourceFlags(world),
       ],
       { env: stsEnv },
     );
@@ -86,7 +75,9 @@ describe("ricochet redrive records who acted", () => {
     });
     expect(sts.accessKeys.at(-1)).toBe(LOCAL_CREDENTIALS.accessKeyId);
 
-    const shown = await runCli(["status", dead.eventId, ...table], { env: stsEnv });
+    const shown = await runCli(["status", dead.eventId, "--table", world.tableName], {
+      env: stsEnv,
+    });
     expect(shown.stdout).toContain("someone-else");
     expect(shown.stdout).toContain(`${ANA.arn} (operator's credentials)`);
   });
@@ -99,8 +90,7 @@ describe("ricochet redrive records who acted", () => {
       "--event-id",
       dead.eventId,
       "--json",
-      ...resourcesOf(world),
-      ...table,
+      ...resourceFlags(world),
     ]);
     expect(result.code).toBe(0);
     const [entry] = (await recordOf(world, dead.eventId)).redrives;
@@ -122,7 +112,7 @@ describe("ricochet redrive with no filter", () => {
 
   beforeAll(async () => {
     world = await createRedriveWorld("cli-all");
-    args = [...resourcesOf(world), "--table", world.tableName];
+    args = resourceFlags(world);
     deadIds = [
       (await deadLetterEvent(world.store, world.dlq)).eventId,
       (await deadLetterEvent(world.store, world.dlq)).eventId,

@@ -2,13 +2,13 @@ import { performance } from "node:perf_hooks";
 import { Command } from "commander";
 import { parseFraction, parseWholeNumber } from "../../lib/cli/cli-support.js";
 import { timingRatios } from "../support/deployed-timings.js";
-import type { Violation } from "./invariants.js";
 import {
   runSimulation,
   SENSITIVE_BREAKERS,
   SIMULATION_TIMINGS,
   TIGHT_LIMITS,
 } from "./simulation.js";
+import { addRun, noTotals } from "./simulation-totals.js";
 
 /*
  * `npm run simulate -- --seed S --runs K [--events N] [--json]`: runs K seeded simulations
@@ -45,25 +45,7 @@ interface Flags {
 
 const flags = program.opts<Flags>();
 const started = performance.now();
-const totals = {
-  events: 0,
-  delivered: 0,
-  rejected: 0,
-  deadLettered: 0,
-  crashes: 0,
-  redriven: 0,
-  forged: 0,
-  conflicting: 0,
-  resultWriteFaults: 0,
-  bulky: 0,
-  deferred: 0,
-  scheduled: 0,
-  cancelled: 0,
-  cancelsRefusedInFlight: 0,
-  replayed: 0,
-};
-const violations: Violation[] = [];
-const cancelledFrom: Record<string, number> = {};
+const totals = noTotals();
 for (let run = 0; run < flags.runs; run += 1) {
   const seed = flags.seed + run;
   const result = await runSimulation({
@@ -76,25 +58,8 @@ for (let run = 0; run < flags.runs; run += 1) {
     breakers: flags.breakers ? SENSITIVE_BREAKERS : undefined,
     limits: flags.limits ? TIGHT_LIMITS : undefined,
   });
-  totals.events += result.events;
-  totals.delivered += result.delivered;
-  totals.rejected += result.rejected;
-  totals.deadLettered += result.deadLettered;
-  totals.crashes += result.crashes;
-  totals.redriven += result.redriven;
-  totals.forged += result.hostile.forged;
-  totals.conflicting += result.hostile.conflicting;
-  totals.resultWriteFaults += result.resultWriteFaults;
-  totals.bulky += result.bulky;
-  totals.deferred += result.deferred;
-  totals.scheduled += result.scheduled;
-  totals.cancelled += result.cancelled;
-  for (const [from, count] of Object.entries(result.cancelledFrom))
-    cancelledFrom[from] = (cancelledFrom[from] ?? 0) + count;
-  totals.replayed += result.replayed;
-  totals.cancelsRefusedInFlight += result.cancelsRefusedInFlight;
+  addRun(totals, result);
   for (const violation of result.violations) {
-    violations.push(violation);
     if (!flags.json)
       console.error(`seed ${violation.seed}: ${violation.invariant}: ${violation.detail}`);
   }
@@ -105,8 +70,6 @@ const summary = {
   seed: flags.seed,
   ratios: timingRatios(SIMULATION_TIMINGS),
   ...totals,
-  cancelledFrom,
-  violations,
   seconds,
 };
 if (flags.json) {
@@ -119,7 +82,7 @@ if (flags.json) {
       `messages, ${totals.resultWriteFaults} failed result writes, ${totals.bulky} bulky events, ` +
       `${totals.deferred} deferrals, ${totals.scheduled} scheduled, ` +
       `${totals.cancelled} cancelled, ${totals.replayed} replays, ` +
-      `${violations.length} violation(s), ${seconds} s`,
+      `${totals.violations.length} violation(s), ${seconds} s`,
   );
 }
-process.exitCode = violations.length > 0 ? 1 : 0;
+process.exitCode = totals.violations.length > 0 ? 1 : 0;

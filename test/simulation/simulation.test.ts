@@ -7,38 +7,15 @@ import {
   type SimulationResult,
   TIGHT_LIMITS,
 } from "./simulation.js";
+import { addRun, noTotals } from "./simulation-totals.js";
 
 const SEEDS = Array.from({ length: 50 }, (_, i) => 1000 + i);
 
 describe("simulation of the orchestrator and redrive under seeded faults", () => {
   it("keeps every guarantee over 50 seeded runs with a hostile producer and failed result writes", async () => {
-    const violations = [];
-    const totals = {
-      crashes: 0,
-      redriven: 0,
-      forged: 0,
-      conflicting: 0,
-      resultWriteFaults: 0,
-      scheduled: 0,
-      cancelsRefusedInFlight: 0,
-      replayed: 0,
-    };
-    const cancelledFrom: Record<string, number> = {};
-    for (const seed of SEEDS) {
-      const result = await runSimulation({ seed });
-      violations.push(...result.violations);
-      totals.crashes += result.crashes;
-      totals.redriven += result.redriven;
-      totals.forged += result.hostile.forged;
-      totals.conflicting += result.hostile.conflicting;
-      totals.resultWriteFaults += result.resultWriteFaults;
-      totals.scheduled += result.scheduled;
-      totals.cancelsRefusedInFlight += result.cancelsRefusedInFlight;
-      totals.replayed += result.replayed;
-      for (const [from, count] of Object.entries(result.cancelledFrom))
-        cancelledFrom[from] = (cancelledFrom[from] ?? 0) + count;
-    }
-    expect(violations).toEqual([]);
+    const totals = noTotals();
+    for (const seed of SEEDS) addRun(totals, await runSimulation({ seed }));
+    expect(totals.violations).toEqual([]);
     // A run without faults, redrives or hostile messages would prove nothing.
     expect(totals.crashes).toBeGreaterThan(50);
     expect(totals.redriven).toBeGreaterThan(50);
@@ -49,7 +26,7 @@ describe("simulation of the orchestrator and redrive under seeded faults", () =>
     expect(totals.scheduled).toBeGreaterThan(50);
     // An operator cancelled events in each waiting status, met attempts in flight (refused, then
     // asked again), and replayed delivered events (the checks of control-invariants.ts).
-    expect(cancelledFrom).toMatchObject({
+    expect(totals.cancelledFrom).toMatchObject({
       scheduled: expect.any(Number),
       pending: expect.any(Number),
       retry_scheduled: expect.any(Number),

@@ -1,21 +1,12 @@
 import type { RicochetClientContext } from "../../lib/adapters/targets/lambda-target.js";
-import { type LocalReceiver, startReceiver } from "../adapters/targets/local-servers.js";
+import { type FunctionReply, startLoopbackLambda } from "./loopback-lambda.js";
+
+export type { FunctionReply } from "./loopback-lambda.js";
 
 /*
- * No Lambda emulator runs here, so this loopback server speaks the part of the Lambda Invoke REST
- * API Ricochet uses (`POST /2015-03-31/functions/{name}/invocations`, synchronous) and the real
- * `@aws-sdk/client-lambda` talks to it. It answers as Lambda does: 200 with the function's result,
- * or 200 with `X-Amz-Function-Error` and the runtime's `{ errorType, errorMessage }` payload.
+ * Lambda targets for the tests: functions whose replies the test scripts, answered over the
+ * Invoke API by the loopback server (./loopback-lambda.ts).
  */
-
-/** What a stand-in function does for one invocation. */
-export type FunctionReply =
-  | { readonly result: unknown }
-  | {
-      readonly error: { readonly errorType: string; readonly errorMessage: string };
-      /** As Lambda sets `X-Amz-Function-Error`; `Unhandled` unless the test needs `Handled`. */
-      readonly functionError?: "Unhandled" | "Handled";
-    };
 
 /** One invocation the stand-in answered. */
 export interface Invocation {
@@ -38,8 +29,6 @@ export interface LambdaStandIn {
   close(): Promise<void>;
 }
 
-const INVOKE_PATH = /^\/2015-03-31\/functions\/([^/]+)\/invocations$/;
-
 const decodeClientContext = (header: string | string[] | undefined) =>
   typeof header === "string"
     ? (JSON.parse(Buffer.from(header, "base64").toString("utf8")) as RicochetClientContext)
@@ -54,37 +43,22 @@ export const startLambdaStandIn = async (): Promise<LambdaStandIn> => {
   const invocations: Invocation[] = [];
   const invocationsOf = (functionName: string) =>
     invocations.filter((invocation) => invocation.functionName === functionName);
-  const server: LocalReceiver = await startReceiver((request, response) => {
+  const server = await startLoopbackLambda(({ functionName, event, headers }) => {
     const startedAt = Date.now();
-    const path = INVOKE_PATH.exec(request.url.split("?")[0] ?? "");
-    const functionName = decodeURIComponent(path?.[1] ?? "");
     const list = replies[functionName];
-    if (request.method !== "POST" || path === null || list === undefined || list.length === 0) {
-      response
-        .writeHead(404, { "Content-Type": "application/json" })
-        .end(JSON.stringify({ __type: "ResourceNotFoundException", message: "no such function" }));
-      return;
-    }
+    if (list === undefined || list.length === 0) return undefined;
     const reply = list[Math.min(invocationsOf(functionName).length, list.length - 1)];
     invocations.push({
       functionName,
-      event: JSON.parse(request.body),
-      clientContext: decodeClientContext(request.headers["x-amz-client-context"]),
+      event,
+      clientContext: decodeClientContext(headers["x-amz-client-context"]),
       startedAt,
       endedAt: Date.now(),
     });
-    if (reply !== undefined && "error" in reply) {
-      response
-        .writeHead(200, { "X-Amz-Function-Error": reply.functionError ?? "Unhandled" })
-        .end(JSON.stringify({ ...reply.error, trace: [] }));
-      return;
-    }
-    response
-      .writeHead(200, { "X-Amz-Executed-Version": "$LATEST" })
-      .end(JSON.stringify(reply?.result ?? null));
+    return reply;
   });
   return {
-    endpoint: `http://127.0.0.1:${server.port}`,
+    endpoint: server.endpoint,
     invocations,
     invocationsOf,
     script: (next) => {

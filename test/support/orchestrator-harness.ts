@@ -1,46 +1,30 @@
 import { createHash } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
-import {
-  ChangeMessageVisibilityCommand,
-  GetQueueAttributesCommand,
-  type MessageAttributeValue,
-  ReceiveMessageCommand,
-  SendMessageBatchCommand,
-} from "@aws-sdk/client-sqs";
+import { type MessageAttributeValue, SendMessageBatchCommand } from "@aws-sdk/client-sqs";
 import { afterAll, afterEach, beforeAll } from "vitest";
-import {
-  reservedAttributeNames,
-  scheduleFromAttributes,
-} from "../../lib/adapters/message-schedule.js";
-import { DEAD_LETTER_SUMMARY_ATTRIBUTE } from "../../lib/adapters/sqs-dead-letter-queue.js";
-import { parseDeadLetterCopy } from "../../lib/app/dead-letter-scan.js";
-import type { Orchestrator } from "../../lib/app/orchestrator.js";
 import { type RedriveReport, redrive } from "../../lib/app/redrive.js";
 import type { RedriveRequestInput } from "../../lib/app/redrive-request.js";
-import { ENV } from "../../lib/contract/environment.js";
 import type { DeadLetterMessage } from "../../lib/core/dead-letter.js";
 import type { Envelope } from "../../lib/core/envelope.js";
-import { QueueUnavailableError, StoreUnavailableError } from "../../lib/core/errors.js";
-import { CountingMetrics, silentLog } from "../../lib/core/observability.js";
+import { CountingMetrics } from "../../lib/core/observability.js";
 import type { PolicyOverride } from "../../lib/core/policy.js";
-import {
-  type DeadLetterQueue,
-  type EventStore,
-  MessageOrigin,
-  type ReceivedMessage,
-  type RecordResultRequest,
+import type {
+  DeadLetterQueue,
+  EventStore,
+  ReceivedMessage,
+  RecordResultRequest,
 } from "../../lib/core/ports.js";
 import type { EventRecord } from "../../lib/core/record.js";
-import { type EventStatus, isTerminal } from "../../lib/core/status.js";
-import { startEventSourcePoller } from "../../lib/local/event-source-poller.js";
-import { localConfig } from "../../lib/local/local-config.js";
-import type { RicochetConfig } from "../../lib/runtime/config.js";
+import type { EventStatus } from "../../lib/core/status.js";
+import { createPorts, type RicochetPorts } from "../../lib/runtime/create-ports.js";
+import { peekDeadLetters, receiveEvents } from "./harness-queue-reads.js";
 import {
-  createOrchestratorRuntime,
-  createPorts,
-  type RicochetPorts,
-} from "../../lib/runtime/create-ports.js";
-import { createSqsBatchHandler } from "../../lib/runtime/sqs-batch-handler.js";
+  waitFor,
+  waitForQueueEmpty,
+  waitForStatus,
+  waitUntilAllTerminal,
+} from "./harness-waits.js";
+import { harnessWorkers, type WorkerOptions } from "./harness-workers.js";
 import {
   createTestQueues,
   createTestTable,
@@ -49,24 +33,16 @@ import {
   testClients,
 } from "./local-aws.js";
 import { type Script, ScriptedReceiver, type ScriptedReply } from "./scripted-receiver.js";
-
-/** Lease margin in these tests: short, so takeovers after a "crash" happen within seconds. */
-const TEST_LEASE_MARGIN_MS = 1_000;
+import {
+  failFirstResultWrite,
+  failingDeadLetterSends,
+  killAfterFirstSend,
+  slowStore,
+} from "./store-faults.js";
 
 type Reply = number | ScriptedReply;
 
-export interface WorkerOptions {
-  readonly count?: number;
-  readonly store?: EventStore;
-  readonly deadLetters?: DeadLetterQueue;
-  readonly batchSize?: number;
-  readonly visibilityTimeoutSeconds?: number;
-  /** The poller's stand-in for the function timeout; default 30 s. */
-  readonly functionTimeoutMs?: number;
-  readonly hopSeconds?: number;
-  /** More `RICOCHET_*` variables for the workers' configuration (limits, default policy). */
-  readonly env?: NodeJS.ProcessEnv;
-}
+export type { WorkerOptions } from "./harness-workers.js";
 
 /**
  * Everything an orchestrator integration test needs: a queue pair and a table on the emulators,
@@ -82,73 +58,9 @@ export const createOrchestratorHarness = async (
   const receiver = new ScriptedReceiver(() => ({ status: 200 }));
   const baseUrl = await receiver.start();
   const metrics = new CountingMetrics();
-  const pollers: { stop(): Promise<void> }[] = [];
-
-  const configWith = (overrides: NodeJS.ProcessEnv = {}): RicochetConfig =>
-    localConfig({ tableName, ...queues }, overrides);
-  const config = configWith();
+  const workers = harnessWorkers({ clients, queues, tableName, metrics });
+  const { config } = workers;
   const ports: RicochetPorts = createPorts(config, clients);
-
-  const orchestrator = (options: WorkerOptions = {}): Orchestrator => {
-    const workerConfig =
-      options.hopSeconds === undefined && options.env === undefined
-        ? config
-        : configWith({
-            ...(options.hopSeconds === undefined
-              ? {}
-              : { [ENV.HOP_SECONDS]: String(options.hopSeconds) }),
-            ...options.env,
-          });
-    return createOrchestratorRuntime({
-      config: workerConfig,
-      ports: {
-        ...createPorts(workerConfig, clients),
-        ...(options.store === undefined ? {} : { store: options.store }),
-        ...(options.deadLetters === undefined ? {} : { deadLetters: options.deadLetters }),
-      },
-      log: silentLog,
-      metrics,
-      leaseMarginMs: TEST_LEASE_MARGIN_MS,
-    });
-  };
-
-  const handlerFor = (target: Orchestrator) =>
-    createSqsBatchHandler(target, { internalQueue: queues.internalQueueUrl });
-
-  const receiveAll = async (
-    queueUrl: string,
-  ): Promise<{ body: string; receiptHandle: string; summary?: string | undefined }[]> => {
-    const seen: { body: string; receiptHandle: string; summary?: string | undefined }[] = [];
-    for (;;) {
-      const { Messages = [] } = await clients.sqs.send(
-        new ReceiveMessageCommand({
-          QueueUrl: queueUrl,
-          MaxNumberOfMessages: 10,
-          VisibilityTimeout: 20,
-          MessageAttributeNames: ["All"],
-        }),
-      );
-      if (Messages.length === 0) break;
-      for (const m of Messages)
-        seen.push({
-          body: m.Body ?? "",
-          receiptHandle: m.ReceiptHandle ?? "",
-          summary: m.MessageAttributes?.[DEAD_LETTER_SUMMARY_ATTRIBUTE]?.StringValue,
-        });
-    }
-    await Promise.all(
-      seen.map((m) =>
-        clients.sqs.send(
-          new ChangeMessageVisibilityCommand({
-            QueueUrl: queueUrl,
-            ReceiptHandle: m.receiptHandle,
-            VisibilityTimeout: 0,
-          }),
-        ),
-      ),
-    );
-    return seen;
-  };
 
   const harness = {
     clients,
@@ -160,7 +72,7 @@ export const createOrchestratorHarness = async (
     store: ports.store,
     ports,
     config,
-    orchestrator,
+    orchestrator: workers.orchestrator,
 
     /** An envelope to the scripted receiver; `policy` and target fields as the test needs. */
     envelope(
@@ -199,28 +111,11 @@ export const createOrchestratorHarness = async (
 
     /** Starts `count` workers, each polling both input queues like the deployed function. */
     async startWorkers(options: WorkerOptions = {}): Promise<void> {
-      for (let i = 0; i < (options.count ?? 1); i += 1) {
-        const handler = handlerFor(orchestrator(options));
-        for (const queueUrl of [queues.ingressQueueUrl, queues.internalQueueUrl]) {
-          pollers.push(
-            startEventSourcePoller({
-              sqs: clients.sqs,
-              queueUrl,
-              handler,
-              batchSize: options.batchSize ?? 10,
-              batchingWindowMs: 0,
-              maxConcurrency: 1,
-              functionTimeoutMs: options.functionTimeoutMs ?? 30_000,
-              visibilityTimeoutSeconds: options.visibilityTimeoutSeconds ?? 30,
-              waitTimeSeconds: 1,
-            }),
-          );
-        }
-      }
+      workers.start(options);
     },
 
-    async stopWorkers(): Promise<void> {
-      await Promise.all(pollers.splice(0).map((poller) => poller.stop()));
+    stopWorkers(): Promise<void> {
+      return workers.stop();
     },
 
     async submit(envelopes: readonly Envelope[]): Promise<void> {
@@ -249,188 +144,49 @@ export const createOrchestratorHarness = async (
       }
     },
 
-    async waitFor(predicate: () => boolean, timeoutMs = 20_000): Promise<void> {
-      const until = Date.now() + timeoutMs;
-      while (!predicate()) {
-        if (Date.now() > until) throw new Error("condition not reached in time");
-        await sleep(50);
-      }
+    waitFor(predicate: () => boolean, timeoutMs = 20_000): Promise<void> {
+      return waitFor(predicate, timeoutMs);
     },
 
-    async waitForStatus(
-      eventId: string,
-      status: EventStatus,
-      timeoutMs = 20_000,
-    ): Promise<EventRecord> {
-      const until = Date.now() + timeoutMs;
-      let last: EventRecord | undefined;
-      while (Date.now() < until) {
-        last = await ports.store.get(eventId);
-        if (last?.status === status) return last;
-        await sleep(100);
-      }
-      throw new Error(`${eventId} did not reach ${status}; last seen: ${JSON.stringify(last)}`);
+    waitForStatus(eventId: string, status: EventStatus, timeoutMs = 20_000): Promise<EventRecord> {
+      return waitForStatus(ports.store, eventId, status, timeoutMs);
     },
 
     /** Waits until every event is terminal; returns those that are not (none, when nothing is lost). */
-    async waitUntilAllTerminal(eventIds: readonly string[], timeoutMs: number): Promise<string[]> {
-      const until = Date.now() + timeoutMs;
-      let pending = [...eventIds];
-      while (pending.length > 0 && Date.now() < until) {
-        const records = await Promise.all(pending.map((id) => ports.store.get(id)));
-        pending = pending.filter((_, i) => {
-          const record = records[i];
-          return record === undefined || !isTerminal(record.status);
-        });
-        if (pending.length > 0) await sleep(250);
-      }
-      return pending;
+    waitUntilAllTerminal(eventIds: readonly string[], timeoutMs: number): Promise<string[]> {
+      return waitUntilAllTerminal(ports.store, eventIds, timeoutMs);
     },
 
-    async waitForQueueEmpty(timeoutMs = 20_000): Promise<void> {
-      const until = Date.now() + timeoutMs;
-      while (Date.now() < until) {
-        let live = 0;
-        for (const queueUrl of [queues.ingressQueueUrl, queues.internalQueueUrl]) {
-          const { Attributes = {} } = await clients.sqs.send(
-            new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ["All"] }),
-          );
-          live +=
-            Number(Attributes.ApproximateNumberOfMessages ?? 0) +
-            Number(Attributes.ApproximateNumberOfMessagesNotVisible ?? 0) +
-            Number(Attributes.ApproximateNumberOfMessagesDelayed ?? 0);
-        }
-        if (live === 0) return;
-        await sleep(200);
-      }
-      throw new Error("input queues did not empty");
+    waitForQueueEmpty(timeoutMs = 20_000): Promise<void> {
+      return waitForQueueEmpty(clients.sqs, queues, timeoutMs);
     },
 
     /** Every dead-letter copy Ricochet wrote, read without consuming them. */
-    async deadLetters(): Promise<DeadLetterMessage[]> {
-      const messages = await receiveAll(queues.deadLetterQueueUrl);
-      return messages.flatMap((m) => {
-        const read = parseDeadLetterCopy(m.body, m.summary);
-        return read.ok ? [read.message] : [];
-      });
+    deadLetters(): Promise<DeadLetterMessage[]> {
+      return peekDeadLetters(clients.sqs, queues.deadLetterQueueUrl);
     },
 
     /**
      * Receives the messages of `eventIds` from both input queues, as a worker would; others are
      * released.
      */
-    async receiveIngress(eventIds: readonly string[]): Promise<ReceivedMessage[]> {
-      const received: ReceivedMessage[] = [];
-      const until = Date.now() + 10_000;
-      const queueUrls = [queues.ingressQueueUrl, queues.internalQueueUrl];
-      for (let turn = 0; received.length < eventIds.length && Date.now() < until; turn += 1) {
-        const queueUrl = queueUrls[turn % 2] ?? queues.ingressQueueUrl;
-        const { Messages = [] } = await clients.sqs.send(
-          new ReceiveMessageCommand({
-            QueueUrl: queueUrl,
-            MaxNumberOfMessages: 10,
-            VisibilityTimeout: 30,
-            MessageAttributeNames: ["All"],
-            MessageSystemAttributeNames: ["ApproximateReceiveCount", "SentTimestamp"],
-            WaitTimeSeconds: 1,
-          }),
-        );
-        for (const m of Messages) {
-          const body = m.Body ?? "";
-          if (!eventIds.some((id) => body.includes(`"eventId":"${id}"`))) {
-            await clients.sqs.send(
-              new ChangeMessageVisibilityCommand({
-                QueueUrl: queueUrl,
-                ReceiptHandle: m.ReceiptHandle,
-                VisibilityTimeout: 0,
-              }),
-            );
-            continue;
-          }
-          received.push({
-            messageId: m.MessageId ?? "",
-            receiptHandle: m.ReceiptHandle ?? "",
-            body,
-            origin:
-              queueUrl === queues.internalQueueUrl
-                ? MessageOrigin.RICOCHET
-                : MessageOrigin.PRODUCER,
-            schedule: scheduleFromAttributes(m.MessageAttributes),
-            reservedAttributes: reservedAttributeNames(m.MessageAttributes),
-            receiveCount: Number(m.Attributes?.ApproximateReceiveCount ?? 1),
-            sentAtMs: Number(m.Attributes?.SentTimestamp ?? 0),
-          });
-        }
-      }
-      return received;
+    receiveIngress(eventIds: readonly string[]): Promise<ReceivedMessage[]> {
+      return receiveEvents(clients.sqs, queues, eventIds);
     },
 
-    /** A store with `latencyMs` added before every call: widens every race window. */
+    /** The harness's store with `latencyMs` added before every call (store-faults.ts). */
     slowStore(latencyMs: number): EventStore {
-      const slow =
-        <A extends unknown[], R>(call: (...args: A) => Promise<R>) =>
-        async (...args: A): Promise<R> => {
-          await sleep(latencyMs);
-          return call(...args);
-        };
-      const s = ports.store;
-      return {
-        claim: slow(s.claim),
-        recordResult: slow(s.recordResult),
-        recordPendingDeadLetter: slow(s.recordPendingDeadLetter),
-        recordInvalid: slow(s.recordInvalid),
-        recordScheduled: slow(s.recordScheduled),
-        recordRedrive: slow(s.recordRedrive),
-        recordCancel: slow(s.recordCancel),
-        recordReplay: slow(s.recordReplay),
-        recordConflict: slow(s.recordConflict),
-        appendAudit: slow(s.appendAudit),
-        get: slow(s.get),
-        listByStatus: slow(s.listByStatus),
-      };
+      return slowStore(ports.store, latencyMs);
     },
 
-    /**
-     * A store whose first result write for `eventId` never returns: the worker "dies" after the
-     * target call and before recording. `release()` lets the hung call fail so the test can end.
-     */
+    /** The harness's store, whose first result write for `eventId` never returns. */
     killAfterFirstSend(eventId: string) {
-      let died = false;
-      let release: () => void = () => {};
-      const hung = new Promise<never>((_, reject) => {
-        release = () => reject(new Error("worker killed"));
-      });
-      hung.catch(() => {});
-      const store: EventStore = {
-        ...ports.store,
-        recordResult: async (request) => {
-          if (request.eventId === eventId && !died) {
-            died = true;
-            return hung;
-          }
-          return ports.store.recordResult(request);
-        },
-      };
-      return { store, died: () => died, release: () => release() };
+      return killAfterFirstSend(ports.store, eventId);
     },
 
-    /**
-     * A store whose first result write for `eventId` that matches `when` fails (a throttled
-     * write, say) after the attempt's effects (a retry sent, a dead-letter copy) were made.
-     */
+    /** The harness's store, whose first result write for `eventId` matching `when` fails. */
     failFirstResultWrite(eventId: string, when: (request: RecordResultRequest) => boolean) {
-      let failed = 0;
-      const store: EventStore = {
-        ...ports.store,
-        recordResult: async (request) => {
-          if (request.eventId === eventId && failed === 0 && when(request)) {
-            failed += 1;
-            throw new StoreUnavailableError("ProvisionedThroughputExceededException (injected)");
-          }
-          return ports.store.recordResult(request);
-        },
-      };
-      return { store, failures: () => failed };
+      return failFirstResultWrite(ports.store, eventId, when);
     },
 
     /** Runs a redrive over the harness's queues and store, as an operator would. */
@@ -448,22 +204,12 @@ export const createOrchestratorHarness = async (
       );
     },
 
-    /** A dead-letter queue whose first `count` sends fail (an SQS outage, a throttle). */
-    failingDeadLetterSends(count: number) {
-      let failed = 0;
-      const deadLetters: DeadLetterQueue = {
-        ...ports.deadLetters,
-        send: async (message) => {
-          if (failed < count) {
-            failed += 1;
-            throw new QueueUnavailableError(
-              "SendMessage to the dead-letter queue failed (injected)",
-            );
-          }
-          return ports.deadLetters.send(message);
-        },
-      };
-      return { deadLetters, failures: () => failed };
+    /** The harness's dead-letter queue, whose first `count` sends fail. */
+    failingDeadLetterSends(count: number): {
+      deadLetters: DeadLetterQueue;
+      failures: () => number;
+    } {
+      return failingDeadLetterSends(ports.deadLetters, count);
     },
 
     async close(): Promise<void> {

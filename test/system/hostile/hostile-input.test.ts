@@ -1,18 +1,9 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { parseDeadLetterCopy } from "../../../lib/app/dead-letter-scan.js";
-import { createOrchestrator } from "../../../lib/app/orchestrator.js";
 import { parseEnvelope } from "../../../lib/core/envelope.js";
-import { CountingMetrics, silentLog } from "../../../lib/core/observability.js";
-import { DEFAULT_POLICY } from "../../../lib/core/policy.js";
-import { type DeliveryRequest, type IngressQueue, MessageOrigin } from "../../../lib/core/ports.js";
-import { seededRandom } from "../../../lib/core/random.js";
-import { createMemoryEventStore } from "../../simulation/memory-event-store.js";
-import {
-  MemoryQueue,
-  memoryDeadLetterQueue,
-  memoryIngressQueue,
-} from "../../simulation/memory-queue.js";
+import { type IngressQueue, MessageOrigin } from "../../../lib/core/ports.js";
+import { memoryOrchestrator } from "../../support/memory-orchestrator.js";
 import { HOSTILE_CORPUS } from "./corpus.js";
 
 const NOW = Date.UTC(2030, 0, 1);
@@ -33,42 +24,19 @@ const VALID_BODIES = [
 ];
 
 const runHostileBatch = async () => {
-  const clock = () => NOW;
-  const ingress = new MemoryQueue({ name: "ingress", clock });
-  const deadLetters = new MemoryQueue({ name: "dlq", clock });
-  const store = createMemoryEventStore();
   const sent: string[] = [];
-  const ingressPort = memoryIngressQueue(ingress);
-  const countingIngress: IngressQueue = {
-    send: async (body, schedule, delay) => {
-      sent.push(body);
-      await ingressPort.send(body, schedule, delay);
-    },
-    changeVisibility: (message, seconds) => ingressPort.changeVisibility(message, seconds),
-  };
-  const calls: DeliveryRequest[] = [];
-  const orchestrator = createOrchestrator({
-    store,
-    ingress: countingIngress,
-    deadLetters: memoryDeadLetterQueue(deadLetters),
-    clock,
-    random: seededRandom(1),
+  const { orchestrator, ingress, deadLetters, store, calls } = memoryOrchestrator({
+    nowMs: NOW,
     workerId: "hostile-worker",
-    hopSeconds: 900,
-    retentionSeconds: 86_400,
-    targets: {
-      forTarget: () => ({
-        deliver: async (request) => {
-          calls.push(request);
-          return { kind: "response", statusCode: 200, durationMs: 1 };
-        },
-      }),
-    },
-    defaultPolicy: DEFAULT_POLICY,
-    log: silentLog,
-    metrics: new CountingMetrics(),
+    seed: 1,
     messageConcurrency: 4,
-    leaseMarginMs: 2_000,
+    ingress: (port): IngressQueue => ({
+      send: async (body, schedule, delay) => {
+        sent.push(body);
+        await port.send(body, schedule, delay);
+      },
+      changeVisibility: (message, seconds) => port.changeVisibility(message, seconds),
+    }),
   });
   const bodies = [...HOSTILE_CORPUS.map((m) => m.body), ...VALID_BODIES];
   // The ingress queue takes what SQS takes; the one body over 1 MiB goes in beside it, as a

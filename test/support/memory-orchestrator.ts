@@ -1,0 +1,79 @@
+import { createOrchestrator, type Orchestrator } from "../../lib/app/orchestrator.js";
+import type { TargetBreakers } from "../../lib/app/target-breakers.js";
+import type { TargetLimiter } from "../../lib/app/target-limits.js";
+import { CountingMetrics, silentLog } from "../../lib/core/observability.js";
+import { DEFAULT_POLICY } from "../../lib/core/policy.js";
+import type { DeliveryRequest, IngressQueue } from "../../lib/core/ports.js";
+import { seededRandom } from "../../lib/core/random.js";
+import { createMemoryEventStore, type MemoryEventStore } from "../simulation/memory-event-store.js";
+import {
+  MemoryQueue,
+  memoryDeadLetterQueue,
+  memoryIngressQueue,
+} from "../simulation/memory-queue.js";
+
+/** What {@link memoryOrchestrator} builds. */
+export interface MemoryOrchestratorOptions {
+  readonly nowMs: number;
+  readonly workerId: string;
+  /** Seed of the orchestrator's random stream (its jitter). */
+  readonly seed: number;
+  readonly messageConcurrency: number;
+  /** Wraps the ingress port, to watch what the orchestrator sends. */
+  readonly ingress?: (port: IngressQueue) => IngressQueue;
+  readonly breakers?: TargetBreakers | undefined;
+  readonly limits?: TargetLimiter | undefined;
+}
+
+/** An orchestrator and the in-memory deployment it works on. */
+export interface MemoryOrchestrator {
+  readonly orchestrator: Orchestrator;
+  readonly clock: () => number;
+  readonly ingress: MemoryQueue;
+  readonly deadLetters: MemoryQueue;
+  readonly store: MemoryEventStore;
+  /** Every call the target received, in order; each was answered 200. */
+  readonly calls: DeliveryRequest[];
+  readonly metrics: CountingMetrics;
+}
+
+/**
+ * The real orchestrator over in-memory queues and store, on a fixed clock, with a target that
+ * answers every call 200 and records it: for tests of what the orchestrator decides, without
+ * emulators.
+ */
+export const memoryOrchestrator = (options: MemoryOrchestratorOptions): MemoryOrchestrator => {
+  const clock = () => options.nowMs;
+  const ingress = new MemoryQueue({ name: "ingress", clock });
+  const deadLetters = new MemoryQueue({ name: "dlq", clock });
+  const store = createMemoryEventStore();
+  const calls: DeliveryRequest[] = [];
+  const metrics = new CountingMetrics();
+  const ingressPort = memoryIngressQueue(ingress);
+  const orchestrator = createOrchestrator({
+    store,
+    ingress: options.ingress?.(ingressPort) ?? ingressPort,
+    deadLetters: memoryDeadLetterQueue(deadLetters),
+    clock,
+    random: seededRandom(options.seed),
+    workerId: options.workerId,
+    hopSeconds: 900,
+    retentionSeconds: 86_400,
+    targets: {
+      forTarget: () => ({
+        deliver: async (request) => {
+          calls.push(request);
+          return { kind: "response", statusCode: 200, durationMs: 1 };
+        },
+      }),
+    },
+    defaultPolicy: DEFAULT_POLICY,
+    log: silentLog,
+    metrics,
+    messageConcurrency: options.messageConcurrency,
+    leaseMarginMs: 2_000,
+    breakers: options.breakers,
+    limits: options.limits,
+  });
+  return { orchestrator, clock, ingress, deadLetters, store, calls, metrics };
+};
