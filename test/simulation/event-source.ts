@@ -14,7 +14,7 @@ import { type InvocationTrace, keyOf } from "./trace.js";
  * orchestrator function on each batch, with Lambda's timeout, crashes and partial batch response.
  */
 
-/** How the orchestrator's log line for a deferral starts (lib/app/orchestrator.ts, `defer`). */
+/** How the orchestrator's log line for a deferral starts (lib/app/defer.ts). */
 const DEFERRAL_LOG_PREFIX = "event deferred";
 const LONG_POLL_MS = 20_000;
 
