@@ -39,6 +39,20 @@ const appendingAudit = (entry: AuditEntry): ExpressionPart => ({
   values: { ":empty": [], ":audit": [entry] },
 });
 
+/** Back to pending at a new generation with a fresh attempt budget: a redrive's and a replay's start. */
+const restartingAt = (request: {
+  readonly generation: number;
+  readonly attemptBudget: number;
+}): ExpressionPart => ({
+  expression: "#status = :pending, generation = :generation, attemptBudget = :budget",
+  names: STATUS_NAME,
+  values: {
+    ":pending": EventStatus.PENDING,
+    ":generation": request.generation,
+    ":budget": request.attemptBudget,
+  },
+});
+
 /** A claim takes the lease: in flight at `generation`, one attempt more, held by `worker`. */
 export const claimUpdate = (request: ClaimRequest): ExpressionPart => {
   const { generation, worker, nowMs } = request;
@@ -170,25 +184,25 @@ export const auditUpdate = (entry: AuditEntry): ExpressionPart => {
  * A redrive starts the event over at `generation` with a fresh budget, keeping its history and
  * noting the redrive; everything the previous generation left (lease, schedule, verdict) goes.
  */
-export const redriveUpdate = (request: RedriveRequest): ExpressionPart => ({
-  expression:
-    "SET #status = :pending, generation = :generation, attemptBudget = :budget, " +
-    "attempts = if_not_exists(attempts, :zero), updatedAt = :now, " +
-    "createdAt = if_not_exists(createdAt, :now), history = if_not_exists(history, :empty), " +
-    "redrives = list_append(if_not_exists(redrives, :empty), :audit) " +
-    `REMOVE expiresAt, nextAttemptAt, deadLetterReason, ${LEASE_ATTRIBUTES}, ` +
-    "listedStatus, pendingDeadLetter",
-  names: STATUS_NAME,
-  values: {
-    ":pending": EventStatus.PENDING,
-    ":generation": request.generation,
-    ":budget": request.attemptBudget,
-    ":zero": 0,
-    ":now": isoOf(request.nowMs),
-    ":empty": [],
-    ":audit": [request.audit],
-  },
-});
+export const redriveUpdate = (request: RedriveRequest): ExpressionPart => {
+  const restart = restartingAt(request);
+  return {
+    expression:
+      `SET ${restart.expression}, attempts = if_not_exists(attempts, :zero), updatedAt = :now, ` +
+      "createdAt = if_not_exists(createdAt, :now), history = if_not_exists(history, :empty), " +
+      "redrives = list_append(if_not_exists(redrives, :empty), :audit) " +
+      `REMOVE expiresAt, nextAttemptAt, deadLetterReason, ${LEASE_ATTRIBUTES}, ` +
+      "listedStatus, pendingDeadLetter",
+    names: STATUS_NAME,
+    values: {
+      ...restart.values,
+      ":zero": 0,
+      ":now": isoOf(request.nowMs),
+      ":empty": [],
+      ":audit": [request.audit],
+    },
+  };
+};
 
 /** A cancel ends a waiting event for good, audited, and lets TTL remove it later. */
 export const cancelUpdate = (request: CancelRecordRequest): ExpressionPart => {
@@ -207,17 +221,15 @@ export const cancelUpdate = (request: CancelRecordRequest): ExpressionPart => {
 
 /** A replay sends a delivered event again at `generation` with a fresh budget, audited. */
 export const replayUpdate = (request: ReplayRecordRequest): ExpressionPart => {
+  const restart = restartingAt(request);
   const audit = appendingAudit(request.audit);
   return {
     expression:
-      "SET #status = :pending, generation = :generation, attemptBudget = :budget, " +
-      `replays = if_not_exists(replays, :zero) + :one, updatedAt = :now, ${audit.expression} ` +
-      "REMOVE expiresAt, nextAttemptAt",
+      `SET ${restart.expression}, replays = if_not_exists(replays, :zero) + :one, ` +
+      `updatedAt = :now, ${audit.expression} REMOVE expiresAt, nextAttemptAt`,
     names: STATUS_NAME,
     values: {
-      ":pending": EventStatus.PENDING,
-      ":generation": request.generation,
-      ":budget": request.attemptBudget,
+      ...restart.values,
       ":zero": 0,
       ":one": 1,
       ":now": isoOf(request.nowMs),
