@@ -6,7 +6,7 @@ import { type AttemptResult, storedExcerpt } from "../../core/outcome.js";
 import { ErrorCategory } from "../../core/policy.js";
 import type { DeliveryRequest } from "../../core/ports.js";
 import type { DeliverySigner } from "../../core/signing.js";
-import { type Resolve, resolveSafeAddress } from "./address-policy.js";
+import { type Resolve, resolveSafeAddress, type SafeAddress } from "./address-policy.js";
 import type { ConnectionPools } from "./http-connection-pools.js";
 import { deliveryHeaders, openHttpRequest } from "./http-request.js";
 import { responseResult } from "./http-response-result.js";
@@ -18,7 +18,7 @@ import { notifySent } from "./notify-sent.js";
 export interface HttpCallPlan {
   readonly delivery: DeliveryRequest;
   readonly target: HttpTarget;
-  readonly address: ParsedTargetUrl;
+  readonly targetUrl: ParsedTargetUrl;
   /** The payload as JSON, exactly as sent and signed. */
   readonly body: string;
   /** Values blanked from every excerpt and message: secret headers and the URL's userinfo. */
@@ -53,6 +53,48 @@ const sign = async (
   } catch (error) {
     return { ok: false, message: `signing failed: ${errorMessage(error)}` };
   }
+};
+
+/** What opening the request needs, or the failure that ends the call before anything is sent. */
+type Readiness =
+  | {
+      readonly ok: true;
+      readonly address: Extract<SafeAddress, { ok: true }>;
+      readonly headers: Record<string, string>;
+    }
+  | { readonly ok: false; readonly category: ErrorCategory; readonly message: string };
+
+/**
+ * The steps before the request: resolve and check the address, then sign the body. Undefined
+ * when the call settled (timed out) meanwhile, so nothing more is done for it.
+ */
+const readyToSend = async (
+  plan: HttpCallPlan,
+  settings: HttpCallSettings,
+  settled: () => boolean,
+): Promise<Readiness | undefined> => {
+  const address = await resolveSafeAddress(
+    plan.targetUrl.url.hostname,
+    settings.policy,
+    settings.resolve,
+  );
+  if (settled()) return undefined;
+  if (!address.ok) return address;
+  let signature: Readonly<Record<string, string>> = {};
+  if (settings.signer !== undefined) {
+    const signed = await sign(settings.signer, plan.delivery.envelope.eventId, plan.body);
+    if (settled()) return undefined;
+    if (!signed.ok) return { ok: false, category: ErrorCategory.UNKNOWN, message: signed.message };
+    signature = signed.headers;
+  }
+  const headers = deliveryHeaders(
+    plan.delivery,
+    plan.target,
+    plan.body,
+    signature,
+    settings.userAgent,
+  );
+  return { ok: true, address, headers };
 };
 
 const timeoutMessage = (timeoutMs: number, flushed: boolean): string =>
@@ -126,32 +168,15 @@ export const callHttp = (plan: HttpCallPlan, settings: HttpCallSettings): Promis
     };
 
     const send = async (): Promise<void> => {
-      const safe = await resolveSafeAddress(
-        plan.address.url.hostname,
-        settings.policy,
-        settings.resolve,
-      );
-      if (settled) return;
-      if (!safe.ok) return fail(safe.category, safe.message, false);
-      let signature: Readonly<Record<string, string>> = {};
-      if (settings.signer !== undefined) {
-        const signed = await sign(settings.signer, plan.delivery.envelope.eventId, plan.body);
-        if (settled) return;
-        if (!signed.ok) return fail(ErrorCategory.UNKNOWN, signed.message, false);
-        signature = signed.headers;
-      }
-      const headers = deliveryHeaders(
-        plan.delivery,
-        plan.target,
-        plan.body,
-        signature,
-        settings.userAgent,
-      );
+      const ready = await readyToSend(plan, settings, () => settled);
+      if (ready === undefined) return;
+      if (!ready.ok) return fail(ready.category, ready.message, false);
+      const method = plan.target.method ?? "POST";
       request = openHttpRequest(
-        plan.address,
-        plan.target.method ?? "POST",
-        headers,
-        safe,
+        plan.targetUrl,
+        method,
+        ready.headers,
+        ready.address,
         settings.pools,
       );
       watch(request);

@@ -57,16 +57,16 @@ const planCall = (
 ): HttpCallPlan | AttemptResult => {
   const target: Envelope["target"] = delivery.envelope.target;
   if (target.type !== "http") return invalidTarget(`not an http target: ${target.type}`, elapsed());
-  const address = parseTargetUrl(target);
-  if (typeof address === "string") return invalidTarget(address, elapsed());
+  const targetUrl = parseTargetUrl(target);
+  if (typeof targetUrl === "string") return invalidTarget(targetUrl, elapsed());
   return {
     delivery,
     target,
-    address,
+    targetUrl,
     body: JSON.stringify(delivery.envelope.payload ?? null),
     secrets: [
       ...secretHeaderValues(target.headers, secretHeaderNames),
-      ...userinfoSecrets(address.username, address.password),
+      ...userinfoSecrets(targetUrl.username, targetUrl.password),
     ],
     timeoutMs: Math.min(
       target.timeoutMs ?? DEFAULT_TIMEOUT_MS,
