@@ -19,6 +19,7 @@ export type ConditionalAnswer =
   | { readonly kind: "written"; readonly old: Item | undefined }
   | RefusedWrite;
 
+/** One update of one record, under its condition. */
 export interface ConditionalUpdate {
   readonly eventId: string;
   readonly update: ExpressionPart;
