@@ -119,8 +119,9 @@ export const createTestQueues = async (prefix: string): Promise<TestQueues> => {
 export const STATUS_INDEX = STORE_STATUS_INDEX.name;
 
 /**
- * Creates a uniquely named attempt table like the stack's (partition key `eventId`, index
- * `byStatus` on `status` + `updatedAt`, on-demand) and returns its name once it is active.
+ * Creates a uniquely named attempt table like the stack's, from the same definition
+ * (lib/adapters/dynamo-record-item.ts: partition key `eventId`, sparse index `byStatus` on
+ * `listedStatus` + `updatedAt`, on-demand), and returns its name once it is active.
  */
 export const createTestTable = async (name: string): Promise<string> => {
   const clients = testClients();

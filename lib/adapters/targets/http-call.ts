@@ -1,0 +1,186 @@
+import type { ClientRequest, IncomingMessage } from "node:http";
+import type { AddressPolicy } from "../../core/address-policy.js";
+import type { HttpTarget } from "../../core/envelope.js";
+import { errorMessage } from "../../core/errors.js";
+import { type AttemptResult, storedExcerpt } from "../../core/outcome.js";
+import { ErrorCategory } from "../../core/policy.js";
+import type { DeliveryRequest } from "../../core/ports.js";
+import type { DeliverySigner } from "../../core/signing.js";
+import { type Resolve, resolveSafeAddress, type SafeAddress } from "./address-policy.js";
+import type { ConnectionPools } from "./http-connection-pools.js";
+import { deliveryHeaders, openHttpRequest } from "./http-request.js";
+import { responseResult } from "./http-response-result.js";
+import { socketFailure } from "./http-socket-failure.js";
+import type { ParsedTargetUrl } from "./http-target-url.js";
+import { notifySent } from "./notify-sent.js";
+
+/** One delivery call, checked and prepared: where to, what, and how long it may take. */
+export interface HttpCallPlan {
+  readonly delivery: DeliveryRequest;
+  readonly target: HttpTarget;
+  readonly targetUrl: ParsedTargetUrl;
+  /** The payload as JSON, exactly as sent and signed. */
+  readonly body: string;
+  /** Values blanked from every excerpt and message: secret headers and the URL's userinfo. */
+  readonly secrets: readonly string[];
+  /** The bound on the whole call: DNS, signing, connect and response. */
+  readonly timeoutMs: number;
+  /** Milliseconds since the call started. */
+  readonly elapsed: () => number;
+}
+
+/** What every call to one target shares. */
+export interface HttpCallSettings {
+  readonly policy: AddressPolicy;
+  readonly resolve: Resolve;
+  readonly signer: DeliverySigner | undefined;
+  readonly userAgent: string;
+  readonly maxExcerpt: number;
+  readonly pools: ConnectionPools;
+}
+
+/** Signature headers over the exact body, or why signing failed. */
+const sign = async (
+  signer: DeliverySigner,
+  eventId: string,
+  body: string,
+): Promise<
+  | { readonly ok: true; readonly headers: Readonly<Record<string, string>> }
+  | { readonly ok: false; readonly message: string }
+> => {
+  try {
+    return { ok: true, headers: await signer({ eventId, body }) };
+  } catch (error) {
+    return { ok: false, message: `signing failed: ${errorMessage(error)}` };
+  }
+};
+
+/** What opening the request needs, or the failure that ends the call before anything is sent. */
+type Readiness =
+  | {
+      readonly ok: true;
+      readonly address: Extract<SafeAddress, { ok: true }>;
+      readonly headers: Record<string, string>;
+    }
+  | { readonly ok: false; readonly category: ErrorCategory; readonly message: string };
+
+/**
+ * The steps before the request: resolve and check the address, then sign the body. Undefined
+ * when the call settled (timed out) meanwhile, so nothing more is done for it.
+ */
+const readyToSend = async (
+  plan: HttpCallPlan,
+  settings: HttpCallSettings,
+  settled: () => boolean,
+): Promise<Readiness | undefined> => {
+  const address = await resolveSafeAddress(
+    plan.targetUrl.url.hostname,
+    settings.policy,
+    settings.resolve,
+  );
+  if (settled()) return undefined;
+  if (!address.ok) return address;
+  let signature: Readonly<Record<string, string>> = {};
+  if (settings.signer !== undefined) {
+    const signed = await sign(settings.signer, plan.delivery.envelope.eventId, plan.body);
+    if (settled()) return undefined;
+    if (!signed.ok) return { ok: false, category: ErrorCategory.UNKNOWN, message: signed.message };
+    signature = signed.headers;
+  }
+  const headers = deliveryHeaders(
+    plan.delivery,
+    plan.target,
+    plan.body,
+    signature,
+    settings.userAgent,
+  );
+  return { ok: true, address, headers };
+};
+
+const timeoutMessage = (timeoutMs: number, flushed: boolean): string =>
+  flushed
+    ? `no response within ${timeoutMs} ms after the request was sent`
+    : `timed out after ${timeoutMs} ms before the request was sent`;
+
+/**
+ * Makes one call and settles with its result exactly once: the first of the response (whole, or
+ * cut at the excerpt bound), a failure, or the timeout. Whatever settles first also ends the
+ * call: a response received whole leaves its socket to the pool; anything cut short (a long
+ * body, a timeout, an error) closes it, since the connection's state is unknown.
+ */
+export const callHttp = (plan: HttpCallPlan, settings: HttpCallSettings): Promise<AttemptResult> =>
+  new Promise<AttemptResult>((settle) => {
+    let settled = false;
+    let flushed = false;
+    let request: ClientRequest | undefined;
+    let response: IncomingMessage | undefined;
+    const chunks: Buffer[] = [];
+    let received = 0;
+
+    const finish = (result: AttemptResult): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      if (response?.complete !== true) request?.destroy();
+      settle(result);
+    };
+    const fail = (category: ErrorCategory, message: string, requestSent = flushed): void =>
+      finish({
+        kind: "error",
+        category,
+        requestSent,
+        message: storedExcerpt(message, { secrets: plan.secrets }),
+        durationMs: plan.elapsed(),
+      });
+    const respond = (res: IncomingMessage): void =>
+      finish(
+        responseResult(res, { chunks, received }, settings.maxExcerpt, plan.secrets, plan.elapsed),
+      );
+
+    const timer = setTimeout(() => {
+      // Headers arrived but the body dawdles: the status is the outcome; keep what was read.
+      if (response !== undefined) return respond(response);
+      fail(ErrorCategory.TIMEOUT, timeoutMessage(plan.timeoutMs, flushed));
+    }, plan.timeoutMs);
+
+    const watch = (sent: ClientRequest): void => {
+      sent.on("finish", () => {
+        flushed = true;
+        notifySent(plan.delivery.onSent);
+      });
+      sent.on("response", (res) => {
+        response = res;
+        res.on("data", (chunk: Buffer) => {
+          chunks.push(chunk);
+          received += chunk.length;
+          if (received >= settings.maxExcerpt) respond(res);
+        });
+        res.on("end", () => respond(res));
+        // A reset in the middle of the body: the status line already said what happened.
+        res.on("error", () => respond(res));
+        res.on("aborted", () => respond(res));
+      });
+      sent.on("error", (error) => {
+        if (response !== undefined) return respond(response);
+        const failure = socketFailure(error, flushed);
+        fail(failure.category, failure.message, failure.requestSent);
+      });
+    };
+
+    const send = async (): Promise<void> => {
+      const ready = await readyToSend(plan, settings, () => settled);
+      if (ready === undefined) return;
+      if (!ready.ok) return fail(ready.category, ready.message, false);
+      const method = plan.target.method ?? "POST";
+      request = openHttpRequest(
+        plan.targetUrl,
+        method,
+        ready.headers,
+        ready.address,
+        settings.pools,
+      );
+      watch(request);
+      request.end(plan.body);
+    };
+    send().catch((error: unknown) => fail(ErrorCategory.UNKNOWN, errorMessage(error), flushed));
+  });
