@@ -26,8 +26,8 @@ const AFTER_DEAD_LETTER_COPY: ReadonlySet<string> = new Set([
 
 /**
  * The event id, when `commandName` and `input` are the store's result write scheduling an event's
- * first retry (lib/adapters/dynamo-event-store.ts: `:status` retry_scheduled, `:newGeneration`
- * 1) or ending it in the dead-letter queue (`:status` rejected or dead_lettered); undefined for
+ * first retry (`resultUpdate` in lib/adapters/dynamo-event-store/updates.ts: `:status`
+ * retry_scheduled, `:newGeneration` 1) or ending it in the dead-letter queue (`:status` rejected or dead_lettered); undefined for
  * every other call.
  */
 export const resultWriteAfterSendOf = (

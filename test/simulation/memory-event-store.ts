@@ -33,8 +33,9 @@ import { isoOf } from "../../lib/core/time-format.js";
 /*
  * The attempt store in memory, for the simulation and the hostile-input test. Each method is one
  * synchronous read-check-write, so it is atomic exactly like DynamoDB's conditional UpdateItem;
- * the conditions and updates are transcribed from lib/adapters/dynamo-event-store.ts, one for
- * one. Records go in and out as copies, as they would over the wire.
+ * the conditions and updates are transcribed, one for one, from
+ * lib/adapters/dynamo-event-store/conditions.ts and updates.ts. Records go in and out as copies,
+ * as they would over the wire.
  */
 
 export interface MemoryEventStoreOptions {
