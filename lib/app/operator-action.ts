@@ -33,17 +33,23 @@ export const auditStamp = (
   who: Pick<AuditEntry, "caller">,
 ): AuditStamp => ({ at: isoOf(nowMs), by, ...who });
 
+/** Stamps one run's audit entries; see {@link auditStamper}. */
+export interface AuditStamper {
+  /** The caller field alone, for an action that must read the clock later than it asks. */
+  readonly caller: () => Promise<Pick<AuditEntry, "caller">>;
+  /** Asks the caller, then reads the clock: the instant written and the entry's stamp. */
+  readonly now: (by: string) => Promise<{ readonly nowMs: number; readonly stamp: AuditStamp }>;
+}
+
 /**
  * Stamps a run's entries: the caller is asked once per run (see `callerFieldOnce`), and asked
  * before the clock is read, so an entry's `at` is when it was written, not when STS was asked.
  */
-export const auditStamper = (identity: CallerIdentity | undefined, clock: Clock) => {
+export const auditStamper = (identity: CallerIdentity | undefined, clock: Clock): AuditStamper => {
   const callerField = callerFieldOnce(identity);
   return {
-    /** The caller field alone, for an action that must read the clock later than it asks. */
     caller: callerField,
-    /** Asks the caller, then reads the clock: the instant written and the entry's stamp. */
-    now: async (by: string): Promise<{ readonly nowMs: number; readonly stamp: AuditStamp }> => {
+    now: async (by) => {
       const who = await callerField();
       const nowMs = clock();
       return { nowMs, stamp: auditStamp(by, nowMs, who) };

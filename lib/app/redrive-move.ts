@@ -1,9 +1,8 @@
 import type { DeadLetterMessage } from "../core/dead-letter.js";
 import { errorMessage } from "../core/errors.js";
-import type { RedriveEntry } from "../core/record.js";
-import type { ScannedMessage } from "./dead-letter-scan.js";
-import { releaseAll } from "./dead-letter-scan.js";
-import type { auditStamper } from "./operator-action.js";
+import type { EventRecord, RedriveEntry } from "../core/record.js";
+import { releaseAll, type ScannedMessage } from "./dead-letter-scan.js";
+import type { AuditStamper } from "./operator-action.js";
 import type { RedriveDeps } from "./redrive.js";
 import { redriveBudget } from "./redrive-budget.js";
 import { type MovedEvent, type RedriveRow, SkipReason } from "./redrive-report.js";
@@ -23,7 +22,7 @@ export interface RedriveRun {
   readonly request: RedriveRequest;
   /** Event ids moved (or found already moved) in this run: later copies are duplicates. */
   readonly handled: Set<string>;
-  readonly stamps: ReturnType<typeof auditStamper>;
+  readonly stamps: AuditStamper;
   /** Waits until the run's rate allows the next move. */
   readonly pace: () => Promise<void>;
 }
@@ -72,8 +71,33 @@ const verdictOf = async (run: RedriveRun, dl: DeadLetterMessage): Promise<Verdic
   return judgeCopy(run.deps.store, dl, read.envelope, run.deps.clock());
 };
 
-/** Sends, records and deletes: the move proper, for a copy judged movable. */
-const send = async (
+/**
+ * The redrive's write met a record that changed since it was read. If it is at the sent
+ * generation or beyond, some run sent a message for it before recording: the event is live and
+ * this copy is done with. Anything else leaves the copy, reported failed.
+ */
+const settleConflict = (
+  run: RedriveRun,
+  message: ScannedMessage,
+  dl: DeadLetterMessage,
+  eventId: string,
+  now: EventRecord | undefined,
+  generation: number,
+): Promise<RedriveRow> => {
+  if (now !== undefined && now.generation >= generation) {
+    run.handled.add(eventId);
+    return discard(run, message, dl.eventId, SkipReason.ALREADY_REDRIVEN);
+  }
+  const error = `the record changed during the redrive (now ${now?.status ?? "missing"}); try again`;
+  const messageId = message.received.messageId;
+  return leave(run, message, {
+    kind: "failed",
+    message: { eventId: dl.eventId, messageId, error },
+  });
+};
+
+/** Sends, records, then deletes the copy: the move proper, for a copy judged movable. */
+const moveCopy = async (
   run: RedriveRun,
   message: ScannedMessage,
   dl: DeadLetterMessage,
@@ -115,16 +139,7 @@ const send = async (
     nowMs,
   });
   if (recorded.kind === "conflict") {
-    const now = recorded.record;
-    if (now !== undefined && now.generation >= generation) {
-      run.handled.add(envelope.eventId);
-      return discard(run, message, dl.eventId, SkipReason.ALREADY_REDRIVEN);
-    }
-    const error = `the record changed during the redrive (now ${now?.status ?? "missing"}); try again`;
-    return leave(run, message, {
-      kind: "failed",
-      message: { eventId: dl.eventId, messageId, error },
-    });
+    return settleConflict(run, message, dl, envelope.eventId, recorded.record, generation);
   }
   run.handled.add(envelope.eventId);
   try {
@@ -176,7 +191,7 @@ export const moveMessage = async (
       case "delete":
         return await discard(run, message, eventId, verdict.reason);
       case "move":
-        return await send(run, message, dl, verdict);
+        return await moveCopy(run, message, dl, verdict);
     }
   } catch (error) {
     return leave(run, message, {

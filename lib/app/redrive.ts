@@ -11,7 +11,7 @@ import {
   scanDeadLetters,
 } from "./dead-letter-scan.js";
 import { auditStamper } from "./operator-action.js";
-import { moveMessage, movePacer } from "./redrive-move.js";
+import { moveMessage, movePacer, type RedriveRun } from "./redrive-move.js";
 import { addRow, type RedriveReport } from "./redrive-report.js";
 import {
   parseRedriveRequest,
@@ -144,7 +144,7 @@ export const redrive = async (
   const request = parseRedriveRequest(input);
   const report: RedriveReport = { dryRun: request.dryRun, moved: [], skipped: [], failed: [] };
   const selected = await selectMessages(deps, request);
-  const run = {
+  const run: RedriveRun = {
     deps,
     request,
     handled: new Set<string>(),
