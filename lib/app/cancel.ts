@@ -1,10 +1,15 @@
-import { callerFieldOnce } from "../core/caller.js";
 import { judgeCancel } from "../core/cancel-rule.js";
 import { errorMessage } from "../core/errors.js";
 import type { CallerIdentity, EventStore } from "../core/ports.js";
 import type { Clock } from "../core/random.js";
-import { AuditAction, type AuditEntry, type EventRecord } from "../core/record.js";
+import { AuditAction, type EventRecord } from "../core/record.js";
 import type { EventStatus } from "../core/status.js";
+import {
+  auditStamper,
+  type FailedEvent,
+  operatorAudit,
+  type RefusedEvent,
+} from "./operator-action.js";
 import { type CancelRequestInput, parseCancelRequest } from "./operator-request.js";
 
 /*
@@ -29,18 +34,6 @@ export interface CancelledEvent {
   readonly previousStatus: EventStatus;
 }
 
-/** An event the rule would not cancel, with the reason for the operator. */
-export interface RefusedEvent {
-  readonly eventId: string;
-  readonly reason: string;
-}
-
-/** An event whose cancel or replay failed (an AWS call); trying again is safe. */
-export interface FailedEvent {
-  readonly eventId: string;
-  readonly error: string;
-}
-
 /** What a cancel did (or, with `dryRun`, would do). */
 export interface CancelReport {
   readonly dryRun: boolean;
@@ -51,22 +44,6 @@ export interface CancelReport {
 
 /** Reads and writes per event: a record that keeps moving under the cancel is reported failed. */
 const MAX_TRIES = 3;
-
-/** The audit entry of an operator action, with the caller's AWS identity when it is known. */
-export const operatorAudit = (
-  action: AuditAction,
-  request: { readonly by: string; readonly reason: string },
-  previousStatus: EventStatus,
-  nowMs: number,
-  who: Pick<AuditEntry, "caller">,
-): AuditEntry => ({
-  at: new Date(nowMs).toISOString(),
-  by: request.by,
-  ...who,
-  action,
-  reason: request.reason,
-  previousStatus,
-});
 
 /**
  * Cancels the named events that are still waiting (pending, scheduled, or waiting for a retry), recording
@@ -80,7 +57,7 @@ export const cancelEvents = async (
   input: Omit<CancelRequestInput, "action">,
 ): Promise<CancelReport> => {
   const request = parseCancelRequest({ ...input, action: "cancel" });
-  const callerField = callerFieldOnce(deps.callerIdentity);
+  const stamps = auditStamper(deps.callerIdentity, deps.clock);
   const report: CancelReport = { dryRun: request.dryRun, cancelled: [], refused: [], failed: [] };
   for (const eventId of new Set(request.eventIds)) {
     try {
@@ -96,14 +73,12 @@ export const cancelEvents = async (
           report.cancelled.push({ eventId, previousStatus: status });
           break;
         }
-        // Asked before the clock is read, so the entry's `at` is when the cancel was written.
-        const who = await callerField();
-        const nowMs = deps.clock();
+        const { nowMs, stamp } = await stamps.now(request.by);
         const written = await deps.store.recordCancel({
           eventId,
           expectedStatus: status,
           generation,
-          audit: operatorAudit(AuditAction.CANCELLED, request, status, nowMs, who),
+          audit: operatorAudit(stamp, AuditAction.CANCELLED, request.reason, status),
           nowMs,
           retentionSeconds: deps.retentionSeconds,
         });

@@ -1,8 +1,7 @@
-import { callerFieldOnce } from "../core/caller.js";
 import { errorMessage } from "../core/errors.js";
 import type { CallerIdentity, DeadLetterQueue, EventStore } from "../core/ports.js";
 import type { Clock } from "../core/random.js";
-import { AuditAction, type AuditEntry, type EventRecord } from "../core/record.js";
+import { AuditAction, type EventRecord } from "../core/record.js";
 import { EventStatus } from "../core/status.js";
 import {
   DEFAULT_SCAN_VISIBILITY_SECONDS,
@@ -10,6 +9,7 @@ import {
   type ScannedMessage,
   scanDeadLetters,
 } from "./dead-letter-scan.js";
+import { auditStamper } from "./operator-action.js";
 
 /*
  * `ricochet dlq clean`: removes dead-letter copies that no longer stand for anything, so the
@@ -77,7 +77,7 @@ export const cleanDeadLetters = async (
   const report: CleanReport = { dryRun: request.dryRun, removed: [], kept: 0, failed: [] };
   const keep: ScannedMessage[] = [...unmatched];
   const records = new Map<string, EventRecord | undefined>();
-  const callerField = callerFieldOnce(deps.callerIdentity);
+  const stamps = auditStamper(deps.callerIdentity, deps.clock);
   for (const message of matched) {
     const eventId = eventIdOf(message);
     const messageId = message.received.messageId;
@@ -93,17 +93,13 @@ export const cleanDeadLetters = async (
         continue;
       }
       if (!request.dryRun) {
-        // Asked before the clock is read, so `at` is when the copy went, not when STS was asked.
-        const who = await callerField();
-        const entry: AuditEntry = {
-          at: new Date(deps.clock()).toISOString(),
-          by: request.by,
-          ...who,
+        const { stamp } = await stamps.now(request.by);
+        await deps.store.appendAudit(eventId, {
+          ...stamp,
           action: AuditAction.DEAD_LETTER_COPY_REMOVED,
           reason: request.reason ?? `dead-letter copy removed: ${why}`,
           messageId,
-        };
-        await deps.store.appendAudit(eventId, entry);
+        });
         await deps.deadLetterQueue.delete(message.received.receiptHandle);
       }
       report.removed.push({ eventId, messageId, why });

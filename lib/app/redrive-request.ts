@@ -68,7 +68,7 @@ export const RedriveRequestSchema = z
 
 /** What a caller may ask of a redrive (before defaults). */
 export type RedriveRequestInput = z.input<typeof RedriveRequestSchema>;
-/** A validated redrive request, defaults applied. */
+/** An operator's redrive request, validated, defaults applied (the store's write is `RedriveRecordRequest`). */
 export type RedriveRequest = z.output<typeof RedriveRequestSchema>;
 
 /**

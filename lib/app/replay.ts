@@ -1,4 +1,3 @@
-import { callerFieldOnce } from "../core/caller.js";
 import { type Envelope, parseEnvelope } from "../core/envelope.js";
 import { errorMessage, formatProblems } from "../core/errors.js";
 import { type RetryPolicy, resolvePolicy } from "../core/policy.js";
@@ -12,9 +11,15 @@ import type { Clock } from "../core/random.js";
 import { AuditAction } from "../core/record.js";
 import { judgeReplay } from "../core/replay-rule.js";
 import { EventStatus } from "../core/status.js";
-import { type FailedEvent, operatorAudit, type RefusedEvent } from "./cancel.js";
+import {
+  auditStamp,
+  auditStamper,
+  type FailedEvent,
+  operatorAudit,
+  type RefusedEvent,
+} from "./operator-action.js";
 import { parseReplayRequest, type ReplayRequestInput } from "./operator-request.js";
-import { redriveBudget } from "./redrive.js";
+import { redriveBudget } from "./redrive-budget.js";
 
 /*
  * Replay: a delivered event is sent again — the "resend" webhook platforms offer when a receiver
@@ -97,7 +102,7 @@ export const replayEvents = async (
   input: Omit<ReplayRequestInput, "action">,
 ): Promise<ReplayReport> => {
   const request = parseReplayRequest({ ...input, action: "replay" });
-  const callerField = callerFieldOnce(deps.callerIdentity);
+  const stamps = auditStamper(deps.callerIdentity, deps.clock);
   const report: ReplayReport = { dryRun: request.dryRun, replayed: [], refused: [], failed: [] };
   const offered = envelopesById(request.envelopes, report);
   for (const eventId of new Set(request.eventIds)) {
@@ -137,14 +142,19 @@ export const replayEvents = async (
       }
       // Asked before the copy leaves: a slow STS must not widen the gap between the send and
       // the record's write, in which the copy meets a record still at the old generation.
-      const who = await callerField();
+      const who = await stamps.caller();
       await deps.ingressQueue.send(body, { generation }, 0);
       const nowMs = deps.clock();
       const written = await deps.store.recordReplay({
         eventId,
         generation,
         attemptBudget,
-        audit: operatorAudit(AuditAction.REPLAYED, request, EventStatus.DELIVERED, nowMs, who),
+        audit: operatorAudit(
+          auditStamp(request.by, nowMs, who),
+          AuditAction.REPLAYED,
+          request.reason,
+          EventStatus.DELIVERED,
+        ),
         nowMs,
       });
       if (written.kind === "conflict") {

@@ -1,13 +1,7 @@
 import { userInfo } from "node:os";
 import type { AwsClients } from "../adapters/aws-clients.js";
-import type {
-  CallerIdentity,
-  DeadLetterQueue,
-  EventStore,
-  IngressQueue,
-  TargetStateStore,
-} from "../core/ports.js";
 import { CallerSource } from "../core/record.js";
+import type { OperatorPorts } from "../runtime/create-operator-ports.js";
 import { type ResourceFlags, type ResourceName, resolveResources } from "./resources.js";
 
 /**
@@ -15,17 +9,10 @@ import { type ResourceFlags, type ResourceName, resolveResources } from "./resou
  * configuration (AWS_ENDPOINT_URL* included). Only what a command names is resolved, so
  * `submit` works with just a queue URL.
  */
-export interface AwsSession {
+export interface AwsSession extends OperatorPorts {
   readonly clients: AwsClients;
   ingressQueueUrl(): string;
   redriveFunctionName(): string;
-  ingressQueue(): IngressQueue;
-  deadLetterQueue(): DeadLetterQueue;
-  store(): EventStore;
-  /** The targets' breaker items, in the event table. */
-  targetState(): TargetStateStore;
-  /** Who AWS says the CLI's credentials belong to, for audit entries (STS GetCallerIdentity). */
-  callerIdentity(): CallerIdentity;
 }
 
 /** Runs `work` with a session, closing the clients afterwards so the process exits promptly. */
@@ -36,20 +23,9 @@ export const withAwsSession = async <T>(
 ): Promise<T> => {
   // Imported when a command runs, not when the CLI starts: loading the AWS SDK clients took most
   // of `ricochet --help`'s time, and help, `policy explain` and usage errors need none of them.
-  const [
-    { createAwsClients },
-    { createDynamoEventStore },
-    { createSqsDeadLetterQueue },
-    { createSqsIngressQueue },
-    { createDynamoTargetStateStore },
-    { createStsCallerIdentity },
-  ] = await Promise.all([
+  const [{ createAwsClients }, { createOperatorPorts }] = await Promise.all([
     import("../adapters/aws-clients.js"),
-    import("../adapters/dynamo-event-store.js"),
-    import("../adapters/sqs-dead-letter-queue.js"),
-    import("../adapters/sqs-ingress-queue.js"),
-    import("../adapters/dynamo-target-state-store.js"),
-    import("../adapters/sts-caller-identity.js"),
+    import("../runtime/create-operator-ports.js"),
   ]);
   const clients = createAwsClients();
   try {
@@ -64,22 +40,10 @@ export const withAwsSession = async <T>(
       return value;
     };
     return await work({
+      ...createOperatorPorts({ clients, resource: need, callerSource: CallerSource.OPERATOR }),
       clients,
       ingressQueueUrl: () => need("ingressQueueUrl"),
       redriveFunctionName: () => need("redriveFunctionName"),
-      ingressQueue: () =>
-        createSqsIngressQueue({
-          sqs: clients.sqs,
-          ingressQueueUrl: need("ingressQueueUrl"),
-          internalQueueUrl: need("internalQueueUrl"),
-        }),
-      deadLetterQueue: () =>
-        createSqsDeadLetterQueue({ sqs: clients.sqs, queueUrl: need("deadLetterQueueUrl") }),
-      store: () => createDynamoEventStore({ doc: clients.documents, tableName: need("tableName") }),
-      targetState: () =>
-        createDynamoTargetStateStore({ doc: clients.documents, tableName: need("tableName") }),
-      callerIdentity: () =>
-        createStsCallerIdentity({ sts: clients.sts, source: CallerSource.OPERATOR }),
     });
   } finally {
     clients.destroy();

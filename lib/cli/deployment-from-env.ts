@@ -1,7 +1,7 @@
-import { DEFAULT_RECORD_RETENTION_DAYS } from "../contract/defaults.js";
 import { ENV } from "../contract/environment.js";
 import { ConfigurationError } from "../core/errors.js";
 import { DEFAULT_POLICY, type RetryPolicy, resolvePolicy } from "../core/policy.js";
+import { recordRetentionDaysFromEnv, retentionSeconds } from "../runtime/config.js";
 
 /*
  * The deployment settings an operator command needs to act as the functions would, read from
@@ -28,13 +28,8 @@ export const defaultPolicyFromEnv = (env: NodeJS.ProcessEnv = process.env): Retr
 
 /**
  * How long a record the CLI finishes (a cancel) is kept, in seconds: RICOCHET_RECORD_RETENTION_DAYS
- * as the functions read it.
- * @throws ConfigurationError when the variable is not a positive number of days.
+ * by the functions' own rule, so a cancel from the CLI keeps a record as long as one from them.
+ * @throws ConfigurationError when the variable is not a whole number of days from 1 to 3650.
  */
-export const recordRetentionSecondsFromEnv = (env: NodeJS.ProcessEnv = process.env): number => {
-  const raw = env[ENV.RECORD_RETENTION_DAYS];
-  const days = raw === undefined || raw.trim() === "" ? DEFAULT_RECORD_RETENTION_DAYS : Number(raw);
-  if (!Number.isFinite(days) || days <= 0)
-    throw new ConfigurationError(`${ENV.RECORD_RETENTION_DAYS} must be a positive number of days`);
-  return Math.round(days * 86_400);
-};
+export const recordRetentionSecondsFromEnv = (env: NodeJS.ProcessEnv = process.env): number =>
+  retentionSeconds(recordRetentionDaysFromEnv(env));

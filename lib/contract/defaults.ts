@@ -9,3 +9,6 @@ export const DEFAULT_RECORD_RETENTION_DAYS = 30;
 
 /** How many messages of one batch are attempted at once when RICOCHET_MESSAGE_CONCURRENCY is unset. */
 export const DEFAULT_MESSAGE_CONCURRENCY = 10;
+
+/** The longest RICOCHET_RECORD_RETENTION_DAYS may say: ten years. */
+export const MAX_RECORD_RETENTION_DAYS = 3650;

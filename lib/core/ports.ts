@@ -124,7 +124,8 @@ export interface RecordScheduledRequest {
   readonly policyAdjustments?: readonly string[] | undefined;
 }
 
-export interface RedriveRequest {
+/** A redrive's write: the record moves to `pending` at `generation`, with the budget and the entry. */
+export interface RedriveRecordRequest {
   readonly eventId: string;
   /** The generation the redriven message carries; the write requires the record one below it. */
   readonly generation: number;
@@ -132,6 +133,13 @@ export interface RedriveRequest {
   readonly audit: RedriveEntry;
   readonly nowMs: number;
 }
+
+/**
+ * @deprecated The store's write request is {@link RedriveRecordRequest}; `RedriveRequest` is the
+ * operator's request (lib/app/redrive-request.ts). Kept only until the event store's adapters
+ * import the new name; remove it then.
+ */
+export type RedriveRequest = RedriveRecordRequest;
 
 export type RedriveRecordOutcome =
   | { readonly kind: "recorded" }
@@ -192,7 +200,7 @@ export interface EventStore {
    * duplicate of the producer's message); any other record is left alone.
    */
   recordScheduled(request: RecordScheduledRequest): Promise<void>;
-  recordRedrive(request: RedriveRequest): Promise<RedriveRecordOutcome>;
+  recordRedrive(request: RedriveRecordRequest): Promise<RedriveRecordOutcome>;
   /** Marks a waiting event cancelled, unless it moved since the cancel read it. */
   recordCancel(request: CancelRecordRequest): Promise<OperatorWriteOutcome>;
   /** Moves a delivered event back to pending at the next generation, for a replay. */

@@ -3,6 +3,7 @@ import { MAX_SQS_DELAY_SECONDS } from "../contract/aws-limits.js";
 import {
   DEFAULT_MESSAGE_CONCURRENCY,
   DEFAULT_RECORD_RETENTION_DAYS,
+  MAX_RECORD_RETENTION_DAYS,
 } from "../contract/defaults.js";
 import { ENV, ENV_ALIASES, LAMBDA_RUNTIME_ENV } from "../contract/environment.js";
 import { MAX_METRIC_TARGETS } from "../contract/metric-names.js";
@@ -27,6 +28,16 @@ import {
 import { type TargetsSettings, TargetsSettingsSchema } from "../core/target-settings.js";
 import { toProblems } from "../core/zod-problems.js";
 
+const SECONDS_PER_DAY = 86_400;
+
+const RETENTION_RULE = `must be a whole number of days from 1 to ${MAX_RECORD_RETENTION_DAYS}`;
+
+/** RICOCHET_RECORD_RETENTION_DAYS's one rule, for the functions and the CLI alike. */
+const RecordRetentionDaysSchema = z
+  .int({ error: RETENTION_RULE })
+  .min(1, { error: RETENTION_RULE })
+  .max(MAX_RECORD_RETENTION_DAYS, { error: RETENTION_RULE });
+
 const ConfigSchema = z.object({
   tableName: z.string().min(1, "is required"),
   ingressQueueUrl: z.string().min(1, "is required"),
@@ -35,7 +46,7 @@ const ConfigSchema = z.object({
   defaultPolicy: PolicyFieldsSchema.optional(),
   allowedTargetHosts: z.array(z.string().min(1)),
   hopSeconds: z.int().min(1).max(MAX_SQS_DELAY_SECONDS),
-  recordRetentionDays: z.int().min(1).max(3650),
+  recordRetentionDays: RecordRetentionDaysSchema,
   signingSecret: z.string().min(1).optional(),
   secretHeaders: z.array(z.string().min(1)),
   messageConcurrency: z.int().min(1).max(100),
@@ -90,6 +101,24 @@ export const parseList = (value: string | undefined): string[] =>
 const numberOr = (value: string | undefined, fallback: number): number =>
   value === undefined || value.trim() === "" ? fallback : Number(value);
 
+const retentionDaysOf = (env: NodeJS.ProcessEnv): number =>
+  numberOr(env[ENV.RECORD_RETENTION_DAYS], DEFAULT_RECORD_RETENTION_DAYS);
+
+/**
+ * How long a finished record is kept, in days: RICOCHET_RECORD_RETENTION_DAYS, read by the one
+ * rule {@link loadConfig} applies, for a process (the CLI) that needs only this setting.
+ * @throws ConfigurationError when the variable is not a whole number of days from 1 to 3650.
+ */
+export const recordRetentionDaysFromEnv = (env: NodeJS.ProcessEnv = process.env): number => {
+  const parsed = RecordRetentionDaysSchema.safeParse(retentionDaysOf(env));
+  if (!parsed.success)
+    throw new ConfigurationError(`${ENV.RECORD_RETENTION_DAYS} ${RETENTION_RULE}`);
+  return parsed.data;
+};
+
+/** A retention in days as the TTL seconds the store writes. */
+export const retentionSeconds = (days: number): number => days * SECONDS_PER_DAY;
+
 const jsonOr = (name: string, value: string | undefined): unknown => {
   if (value === undefined || value.trim() === "") return undefined;
   try {
@@ -120,7 +149,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): RicochetConfig
     defaultPolicy: jsonOr(ENV.DEFAULT_POLICY, env[ENV.DEFAULT_POLICY]),
     allowedTargetHosts: parseList(env[ENV.ALLOWED_TARGET_HOSTS]),
     hopSeconds: numberOr(env[ENV.HOP_SECONDS], MAX_SQS_DELAY_SECONDS),
-    recordRetentionDays: numberOr(env[ENV.RECORD_RETENTION_DAYS], DEFAULT_RECORD_RETENTION_DAYS),
+    recordRetentionDays: retentionDaysOf(env),
     signingSecret: env[ENV.SIGNING_SECRET] || undefined,
     secretHeaders: parseList(env[ENV.SECRET_HEADERS]),
     messageConcurrency: numberOr(

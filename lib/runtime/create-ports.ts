@@ -30,7 +30,7 @@ import { type Clock, type RandomSource, systemClock, systemRandom } from "../cor
 import type { DeliverySigner } from "../core/signing.js";
 import { targetKeying } from "../core/target-groups.js";
 import { targetSettingsResolver } from "../core/target-settings.js";
-import type { RicochetConfig } from "./config.js";
+import { type RicochetConfig, retentionSeconds } from "./config.js";
 
 /** Lease time kept beyond the target's timeout: covers the result write and modest clock skew. */
 export const DEFAULT_LEASE_MARGIN_MS = 5_000;
@@ -135,7 +135,7 @@ export const createOrchestratorRuntime = (options: OrchestratorRuntimeOptions): 
     random,
     workerId,
     hopSeconds: config.hopSeconds,
-    retentionSeconds: config.recordRetentionDays * 86_400,
+    retentionSeconds: retentionSeconds(config.recordRetentionDays),
     defaultPolicy: config.defaultPolicy,
     policyLimits: config.policyLimits,
     log: options.log,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { redriveBudget } from "../../lib/app/redrive.js";
+import { redriveBudget } from "../../lib/app/redrive-budget.js";
 import { DEFAULT_POLICY } from "../../lib/core/policy.js";
 import { anEnvelope, anEventRecord } from "../support/factories.js";
 
