@@ -134,13 +134,6 @@ export interface RedriveRecordRequest {
   readonly nowMs: number;
 }
 
-/**
- * @deprecated The store's write request is {@link RedriveRecordRequest}; `RedriveRequest` is the
- * operator's request (lib/app/redrive-request.ts). Kept only until the event store's adapters
- * import the new name; remove it then.
- */
-export type RedriveRequest = RedriveRecordRequest;
-
 export type RedriveRecordOutcome =
   | { readonly kind: "recorded" }
   /** The record moved meanwhile (another redrive, or it is not terminal): not touched. */

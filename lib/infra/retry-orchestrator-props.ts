@@ -7,6 +7,7 @@ import { MAX_SQS_DELAY_SECONDS } from "../contract/aws-limits.js";
 import {
   DEFAULT_MESSAGE_CONCURRENCY,
   DEFAULT_RECORD_RETENTION_DAYS,
+  MAX_RECORD_RETENTION_DAYS,
 } from "../contract/defaults.js";
 import { MAX_METRIC_TARGETS } from "../contract/metric-names.js";
 import {
@@ -400,7 +401,7 @@ const ResolvedPropsSchema = z
     ingressRetention: int(SQS_MIN_RETENTION_SECONDS, SQS_MAX_RETENTION_SECONDS),
     deadLetterRetention: int(SQS_MIN_RETENTION_SECONDS, SQS_MAX_RETENTION_SECONDS),
     maxReceiveCount: int(1, 1000),
-    recordRetentionDays: int(1, 3650),
+    recordRetentionDays: int(1, MAX_RECORD_RETENTION_DAYS),
     deadLetterAlarmThreshold: int(1, 1_000_000),
     oldestMessageAlarmAge: int(60, SQS_MAX_RETENTION_SECONDS),
     breakerOpenAlarmAge: int(60, 86_400),

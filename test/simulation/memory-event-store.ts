@@ -15,7 +15,7 @@ import type {
   RecordResultRequest,
   RecordScheduledRequest,
   RedriveRecordOutcome,
-  RedriveRequest,
+  RedriveRecordRequest,
   ReplayRecordRequest,
 } from "../../lib/core/ports.js";
 import {
@@ -221,7 +221,7 @@ export const createMemoryEventStore = (options: MemoryEventStoreOptions = {}): M
     });
   };
 
-  const recordRedrive = async (request: RedriveRequest): Promise<RedriveRecordOutcome> => {
+  const recordRedrive = async (request: RedriveRecordRequest): Promise<RedriveRecordOutcome> => {
     const old = read(request.eventId);
     if (!mayRedrive(old, request.generation, request.nowMs)) {
       return { kind: "conflict", record: old };

@@ -3,7 +3,7 @@ import type {
   CancelRecordRequest,
   ClaimRequest,
   RecordScheduledRequest,
-  RedriveRequest,
+  RedriveRecordRequest,
   ReplayRecordRequest,
 } from "../../core/ports.js";
 import { EventStatus } from "../../core/status.js";
@@ -99,7 +99,7 @@ export const scheduleCondition = (request: RecordScheduledRequest): ExpressionPa
  * A redrive to `generation` (lib/core/redrive-rule.ts, mayRedrive): the previous generation ended
  * (dead-lettered, rejected), still waits, or died with its lease; or the record is gone.
  */
-export const redriveCondition = (request: RedriveRequest): ExpressionPart => ({
+export const redriveCondition = (request: RedriveRecordRequest): ExpressionPart => ({
   expression:
     `${RECORD_ABSENT} OR (generation = :previous AND ` +
     `(#status IN (:deadLettered, :rejected) OR ${WAITING} OR ${LEASE_EXPIRED}))`,

@@ -3,7 +3,7 @@ import type {
   CancelRecordRequest,
   OperatorWriteOutcome,
   RedriveRecordOutcome,
-  RedriveRequest,
+  RedriveRecordRequest,
   ReplayRecordRequest,
 } from "../../core/ports.js";
 import type { AuditEntry } from "../../core/record.js";
@@ -36,7 +36,7 @@ const updateOrConflict = async (
 /** Starts an event over at the next generation, unless it moved since the redrive read it. */
 export const recordRedrive = (
   context: StoreContext,
-  request: RedriveRequest,
+  request: RedriveRecordRequest,
 ): Promise<RedriveRecordOutcome> =>
   updateOrConflict(context, "recordRedrive", {
     eventId: request.eventId,

@@ -5,7 +5,7 @@ import type {
   RecordPendingDeadLetterRequest,
   RecordResultRequest,
   RecordScheduledRequest,
-  RedriveRequest,
+  RedriveRecordRequest,
   ReplayRecordRequest,
 } from "../../core/ports.js";
 import { type AuditEntry, appendBounded, MAX_HISTORY_ENTRIES } from "../../core/record.js";
@@ -184,7 +184,7 @@ export const auditUpdate = (entry: AuditEntry): ExpressionPart => {
  * A redrive starts the event over at `generation` with a fresh budget, keeping its history and
  * noting the redrive; everything the previous generation left (lease, schedule, verdict) goes.
  */
-export const redriveUpdate = (request: RedriveRequest): ExpressionPart => {
+export const redriveUpdate = (request: RedriveRecordRequest): ExpressionPart => {
   const restart = restartingAt(request);
   return {
     expression:

@@ -27,7 +27,7 @@ import type {
   CancelRecordRequest,
   RecordConflictRequest,
   RecordPendingDeadLetterRequest,
-  RedriveRequest,
+  RedriveRecordRequest,
   ReplayRecordRequest,
 } from "../../../lib/core/ports.js";
 import {
@@ -98,7 +98,7 @@ const pendingDeadLetter: RecordPendingDeadLetterRequest = {
   nowMs: FIXED_NOW_MS,
 };
 const conflict: RecordConflictRequest = { eventId: "evt-1", digest: "abc", nowMs: FIXED_NOW_MS };
-const redrive: RedriveRequest = {
+const redrive: RedriveRecordRequest = {
   eventId: "evt-1",
   generation: 3,
   attemptBudget: 5,
