@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { readUserDocuments } from "../support/user-documents.js";
-import { runCli } from "./run-cli.js";
+import { runCli } from "../../cli/run-cli.js";
+import { readUserDocuments } from "../../support/user-documents.js";
 
 /*
  * The README and docs/ teach operators the CLI by example (a command line, or a transcript's line

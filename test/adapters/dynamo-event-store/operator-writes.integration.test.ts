@@ -1,11 +1,11 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { createDynamoEventStore } from "../../lib/adapters/dynamo-event-store.js";
-import type { ClaimRequest, EventStore } from "../../lib/core/ports.js";
-import { AuditAction, type AuditEntry, type EventRecord } from "../../lib/core/record.js";
-import { EventStatus } from "../../lib/core/status.js";
-import { ANA_CALLER } from "../support/counting-caller-identity.js";
-import { anAttemptEntry, anEventId, FIXED_NOW_MS } from "../support/factories.js";
-import { createTestTable, testClients } from "../support/local-aws.js";
+import { createDynamoEventStore } from "../../../lib/adapters/dynamo-event-store.js";
+import type { ClaimRequest, EventStore } from "../../../lib/core/ports.js";
+import { AuditAction, type AuditEntry, type EventRecord } from "../../../lib/core/record.js";
+import { EventStatus } from "../../../lib/core/status.js";
+import { ANA_CALLER } from "../../support/counting-caller-identity.js";
+import { anAttemptEntry, anEventId, FIXED_NOW_MS } from "../../support/factories.js";
+import { createTestTable, testClients } from "../../support/local-aws.js";
 
 /*
  * The cancel and replay writes against DynamoDB Local: the rules of lib/core/cancel-rule.ts and

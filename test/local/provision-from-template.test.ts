@@ -1,15 +1,15 @@
 import { DescribeTableCommand, DescribeTimeToLiveCommand } from "@aws-sdk/client-dynamodb";
 import { GetQueueAttributesCommand } from "@aws-sdk/client-sqs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type AwsClients, createAwsClients } from "../../../lib/adapters/aws-clients.js";
-import { LOCAL_CREDENTIALS } from "../../../lib/contract/local-identity.js";
+import { type AwsClients, createAwsClients } from "../../lib/adapters/aws-clients.js";
+import { LOCAL_CREDENTIALS } from "../../lib/contract/local-identity.js";
 import {
   CFN_TYPE,
   type ProvisionedResources,
   provisionFromTemplate,
-} from "../../../lib/local/provision-from-template.js";
-import { type LocalAws, startLocalAws } from "../../../lib/local/start-local-aws.js";
-import { type CfnTemplate, synthesizeTemplate } from "../../../lib/local/synthesize-template.js";
+} from "../../lib/local/provision-from-template.js";
+import { type LocalAws, startLocalAws } from "../../lib/local/start-local-aws.js";
+import { type CfnTemplate, synthesizeTemplate } from "../../lib/local/synthesize-template.js";
 
 let local: LocalAws;
 let clients: AwsClients;

@@ -2,19 +2,19 @@ import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { SCHEDULE_ATTRIBUTE } from "../../lib/adapters/message-schedule.js";
-import { NO_STS_ENDPOINT } from "../../lib/adapters/sts-caller-identity.js";
-import type { CancelReport } from "../../lib/app/cancel.js";
-import type { ReplayReport } from "../../lib/app/replay.js";
-import type { EventStore } from "../../lib/core/ports.js";
-import { AuditAction, CallerSource } from "../../lib/core/record.js";
-import { EventStatus } from "../../lib/core/status.js";
-import { receiveRaw } from "../adapters/sqs-test-support.js";
-import { anEnvelope, anEventId } from "../support/factories.js";
-import { testClients } from "../support/local-aws.js";
-import { recordedEvent } from "../support/recorded-event-fixture.js";
-import { createCliWorld } from "./cli-world.js";
-import { expectOneLineError, runCli } from "./run-cli.js";
+import { SCHEDULE_ATTRIBUTE } from "../../../lib/adapters/message-schedule.js";
+import { NO_STS_ENDPOINT } from "../../../lib/adapters/sts-caller-identity.js";
+import type { CancelReport } from "../../../lib/app/cancel.js";
+import type { ReplayReport } from "../../../lib/app/replay.js";
+import type { EventStore } from "../../../lib/core/ports.js";
+import { AuditAction, CallerSource } from "../../../lib/core/record.js";
+import { EventStatus } from "../../../lib/core/status.js";
+import { receiveRaw } from "../../adapters/sqs-test-support.js";
+import { createCliWorld } from "../../cli/cli-world.js";
+import { expectOneLineError, runCli } from "../../cli/run-cli.js";
+import { anEnvelope, anEventId } from "../../support/factories.js";
+import { testClients } from "../../support/local-aws.js";
+import { recordedEvent } from "../../support/recorded-event-fixture.js";
 
 /*
  * `ricochet cancel` and `ricochet replay` as an operator runs them, against the emulators: records

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { ENV } from "../../../lib/contract/environment.js";
-import { describeHostAllowances, hostAllowances } from "../../../lib/local/dev-host-allowances.js";
-import { applyLocalOverrides } from "../../../lib/local/dev-session.js";
+import { ENV } from "../../lib/contract/environment.js";
+import { describeHostAllowances, hostAllowances } from "../../lib/local/dev-host-allowances.js";
+import { applyLocalOverrides } from "../../lib/local/dev-session.js";
 
 describe("hostAllowances", () => {
   it("adds the demo receiver, --allow-host and the environment's list, each with its reason", () => {

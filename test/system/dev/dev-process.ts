@@ -3,7 +3,7 @@ import { fileURLToPath } from "node:url";
 import { ENV } from "../../../lib/contract/environment.js";
 import type { DemoSummary } from "../../../lib/local/demo/demo-summary.js";
 
-export const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
+export const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
 
 /**
  * Environment of a child `ricochet dev`: no inherited endpoint, so it starts its own emulators,

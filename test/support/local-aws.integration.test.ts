@@ -7,7 +7,7 @@ import {
   STATUS_INDEX,
   TEST_MAX_RECEIVE_COUNT,
   testClients,
-} from "../support/local-aws.js";
+} from "./local-aws.js";
 
 describe("test resources", () => {
   it("creates a fresh ingress queue that redrives to its dead-letter queue", async () => {
