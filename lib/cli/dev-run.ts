@@ -16,6 +16,7 @@ import { describeHostAllowances, hostAllowances } from "../local/dev-host-allowa
 import { type DevSession, startDevSession } from "../local/dev-session.js";
 import { ExitCode } from "./cli-support.js";
 import type { DevFlags } from "./dev-command.js";
+import { untilSignal } from "./until-signal.js";
 
 /** The scripted run gives up after this long; the requirement is under 3 minutes for 200 events. */
 const ONCE_TIMEOUT_MS = 170_000;
@@ -27,22 +28,6 @@ const stderrLog: Log = {
   warn: (message, ...extra) => process.stderr.write(`warn: ${message} ${JSON.stringify(extra)}\n`),
   error: (message, ...extra) =>
     process.stderr.write(`error: ${message} ${JSON.stringify(extra)}\n`),
-};
-
-/** Resolves on the first SIGINT or SIGTERM. */
-const untilSignal = (): { promise: Promise<string>; received: () => boolean } => {
-  let got = false;
-  const promise = new Promise<string>((resolve) => {
-    const on = (signal: string) => {
-      got = true;
-      process.off("SIGINT", on);
-      process.off("SIGTERM", on);
-      resolve(signal);
-    };
-    process.on("SIGINT", on);
-    process.on("SIGTERM", on);
-  });
-  return { promise, received: () => got };
 };
 
 const renderSummary = (s: DemoSummary): string =>
