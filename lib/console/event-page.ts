@@ -13,8 +13,10 @@ import {
 } from "./event-timeline.js";
 import { type Html, pageLayout, shown } from "./page-layout.js";
 
-const took = (from: string, to: string): string =>
-  formatSeconds(Math.max(0, Date.parse(to) - Date.parse(from)) / 1000);
+const took = (from: string, to: string): string => {
+  const ms = Math.max(0, Date.parse(to) - Date.parse(from));
+  return ms < 1000 ? `${ms} ms` : formatSeconds(ms / 1000);
+};
 
 const attemptItem = (
   a: AttemptItem,
@@ -23,7 +25,7 @@ const attemptItem = (
 ${a.statusCode === undefined ? "" : html` · HTTP ${a.statusCode}`}${a.errorCategory === undefined ? "" : html` · ${a.errorCategory}`}
 <br>claimed <time>${a.claimedAt}</time>${a.sentAt === undefined ? "" : html` · sent <time>${a.sentAt}</time>`} · finished <time>${a.finishedAt}</time> (${took(a.claimedAt, a.finishedAt)})
 <br><span class="message">${a.message}</span>
-${a.delaySeconds === undefined ? "" : html`<div class="gap">⏱ next attempt in ${a.delaySeconds}s</div>`}
+${a.delaySeconds === undefined ? "" : html`<div class="gap">↓ next attempt in ${a.delaySeconds}s</div>`}
 </li>`;
 
 const runningItem = (r: RunningItem): Html =>

@@ -39,7 +39,7 @@ export const pageLayout = (title: string, body: Html): Html => html`<!doctype ht
 <head>
 <meta charset="utf-8">
 <title>${title} · Ricochet console</title>
-<meta name="referrer" content="no-referrer">
+<meta name="referrer" content="same-origin">
 <style>${raw(STYLE)}</style>
 <script src="${HTMX_PATH}" defer></script>
 </head>
