@@ -103,7 +103,7 @@ describe("the console in a browser", () => {
       expect(await item.getAttribute("data-delay")).toBe(
         entry.delaySeconds === undefined ? "" : String(entry.delaySeconds),
       );
-      const text = await item.innerText();
+      const text = await item.textContent();
       expect(text).toContain(entry.claimedAt);
       expect(text).toContain(entry.finishedAt);
       expect(text).toContain(entry.message);
@@ -126,7 +126,7 @@ describe("the console in a browser", () => {
     await page.click('#redrive-form button[type="submit"]');
 
     await expect.poll(() => page.locator("tr[data-moved]").count()).toBe(2);
-    expect(await page.locator("p.summary").innerText()).toContain("Dry run: 2 would move");
+    expect(await page.locator("p.summary").textContent()).toContain("Dry run: 2 would move");
     for (const id of deadLettered) {
       const record = await world.deps.store.get(id);
       expect(record?.status).toBe("dead_lettered");
@@ -134,7 +134,7 @@ describe("the console in a browser", () => {
     }
 
     await page.click('#confirm-form button[type="submit"]');
-    await expect.poll(() => page.locator("p.summary").innerText()).toContain("2 moved");
+    await expect.poll(() => page.locator("p.summary").textContent()).toContain("2 moved");
     for (const id of deadLettered) {
       const record = await world.deps.store.get(id);
       expect(record?.redrives).toHaveLength(1);
@@ -150,6 +150,6 @@ describe("the console in a browser", () => {
     await page.goto(`${world.origin}/event?id=${encodeURIComponent(deadLettered[0] ?? "")}`);
     const audit = page.locator('ol.timeline li.audit[data-action="redriven"]');
     await expect.poll(() => audit.count()).toBe(1);
-    expect(await audit.locator(".by").innerText()).toBe(CONSOLE_TEST_BY);
+    expect(await audit.locator(".by").textContent()).toBe(CONSOLE_TEST_BY);
   });
 });
