@@ -1,8 +1,7 @@
 import { delayRange } from "../core/backoff.js";
 import { describeCaller } from "../core/caller.js";
-import type { OutcomeClass } from "../core/outcome.js";
 import type { RetryPolicy } from "../core/policy.js";
-import type { EventRecord } from "../core/record.js";
+import type { AttemptEntry, EventRecord } from "../core/record.js";
 import { redactCredentials } from "../core/redact.js";
 
 /*
@@ -12,21 +11,11 @@ import { redactCredentials } from "../core/redact.js";
  * record written before a redaction rule existed still shows no credential.
  */
 
-/** A finished (or abandoned) attempt on the timeline. */
-export interface AttemptItem {
+/** A finished (or abandoned) attempt on the timeline, as its history entry holds it. */
+export interface AttemptItem extends Omit<AttemptEntry, "worker"> {
   readonly kind: "attempt";
   /** When it began: the timeline's order. */
   readonly at: string;
-  readonly attempt: number;
-  readonly claimedAt: string;
-  readonly sentAt?: string | undefined;
-  readonly finishedAt: string;
-  readonly outcome: OutcomeClass;
-  readonly statusCode?: number | undefined;
-  readonly errorCategory?: string | undefined;
-  readonly message: string;
-  /** The delay drawn before the next attempt, when one was scheduled. */
-  readonly delaySeconds?: number | undefined;
 }
 
 /** The attempt running now (claimed, no result yet). */
@@ -54,18 +43,11 @@ export type TimelineItem = AttemptItem | RunningItem | AuditItem;
 
 /** The record's attempts and audit entries, oldest first (an attempt before an action at a tie). */
 export const eventTimeline = (record: EventRecord): TimelineItem[] => {
-  const attempts: TimelineItem[] = record.history.map((entry) => ({
+  const attempts: TimelineItem[] = record.history.map(({ worker: _, ...entry }) => ({
+    ...entry,
     kind: "attempt",
     at: entry.claimedAt,
-    attempt: entry.attempt,
-    claimedAt: entry.claimedAt,
-    sentAt: entry.sentAt,
-    finishedAt: entry.finishedAt,
-    outcome: entry.outcome,
-    statusCode: entry.statusCode,
-    errorCategory: entry.errorCategory,
     message: redactCredentials(entry.message),
-    delaySeconds: entry.delaySeconds,
   }));
   const running: TimelineItem[] =
     record.currentAttempt === undefined
