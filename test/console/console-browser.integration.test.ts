@@ -91,6 +91,23 @@ describe("the console in a browser", () => {
     await expect.poll(() => page.locator("#event-list tr[data-event-id]").count()).toBe(2);
   });
 
+  it("refreshes the list by itself when an event is delivered meanwhile", async () => {
+    await page.goto(`${world.origin}/events?status=delivered`);
+    const rows = page.locator("#event-list tr[data-event-id]");
+    await expect.poll(() => rows.count()).toBe(1);
+    await seedAttempts(world.deps.store, [
+      { outcome: "success", statusCode: 204, message: "HTTP 204" },
+    ]);
+    // No reload: htmx polls the list every refreshSeconds (2 s here).
+    await expect.poll(() => rows.count(), { timeout: 10_000 }).toBe(2);
+  });
+
+  it("finds an event by its id from the search form", async () => {
+    await page.fill('input[name="id"]', retried.eventId);
+    await page.press('input[name="id"]', "Enter");
+    await expect.poll(() => page.locator("h1").textContent()).toBe(`Event ${retried.eventId}`);
+  });
+
   it("shows an event's attempts on a timeline that matches its record", async () => {
     await page.goto(`${world.origin}/event?id=${encodeURIComponent(retried.eventId)}`);
     const items = page.locator("ol.timeline li.attempt");
