@@ -56,8 +56,8 @@ ${report.failed.map((f) => html`<tr><td>failed</td><td>${shown(f.eventId)}</td><
 
 /**
  * A redrive's report. After a dry run that would move something, the confirmation form: the same
- * request again, with `confirm`, so what moves is what was asked (and what was shown, unless the
- * queue changed meanwhile, which the real run's report then says).
+ * request again, with `confirm`, narrowed to the events the dry run listed, so that an event
+ * dead-lettered meanwhile is not moved unseen (one redriven meanwhile is skipped, and said so).
  */
 export const redriveReportPage = (
   report: RedriveReport,
@@ -68,7 +68,7 @@ export const redriveReportPage = (
     report.dryRun && report.moved.length > 0
       ? html`<form method="post" action="/dead-letters/redrive" id="confirm-form">
 <input type="hidden" name="${FORM_TOKEN_FIELD}" value="${token}">
-${hidden("reason", request.reasons?.[0])}${hidden("eventIds", request.eventIds?.join(" "))}
+${hidden("reason", request.reasons?.[0])}${hidden("eventIds", report.moved.map((m) => m.eventId).join(" "))}
 ${hidden("target", request.target)}${hidden("resetAttempts", request.resetAttempts === true ? "on" : undefined)}
 ${hidden("why", request.why)}
 <input type="hidden" name="confirm" value="yes">

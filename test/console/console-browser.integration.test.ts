@@ -150,6 +150,17 @@ describe("the console in a browser", () => {
       expect(record?.redrives).toEqual([]);
     }
 
+    // The confirmation moves what the dry run showed, and nothing dead-lettered since.
+    expect(
+      (await page.locator('#confirm-form input[name="eventIds"]').getAttribute("value"))?.split(
+        " ",
+      ),
+    ).toEqual(expect.arrayContaining(deadLettered));
+    await deadLetterEvent(
+      world.deps.store,
+      world.deps.deadLetterQueue,
+      anEnvelope({ eventId: "late" }),
+    );
     await page.click('#confirm-form button[type="submit"]');
     await expect.poll(() => page.locator("p.summary").textContent()).toContain("2 moved");
     for (const id of deadLettered) {
@@ -162,6 +173,8 @@ describe("the console in a browser", () => {
         previousStatus: "dead_lettered",
       });
     }
+
+    expect((await world.deps.store.get("late"))?.redrives).toEqual([]);
 
     // The redrive is on the event's own timeline too.
     await page.goto(`${world.origin}/event?id=${encodeURIComponent(deadLettered[0] ?? "")}`);
