@@ -2,6 +2,9 @@ import { mkdir } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTargetBreakers } from "../../lib/app/target-breakers.js";
+import { DEFAULT_BREAKER_SETTINGS } from "../../lib/core/circuit-breaker.js";
+import { silentLog } from "../../lib/core/observability.js";
 import type { EventRecord } from "../../lib/core/record.js";
 import { PROJECT_ROOT } from "../../lib/infra/bundling.js";
 import { ANA_CALLER } from "../support/counting-caller-identity.js";
@@ -131,6 +134,25 @@ describe("the console in a browser", () => {
       await mkdir(dirname(SCREENSHOT), { recursive: true });
       await page.screenshot({ path: SCREENSHOT, fullPage: true });
     }
+  });
+
+  it("shows a failing target's breaker open, its last error redacted", async () => {
+    const partner = "http:https://partner.example:443";
+    const breakers = createTargetBreakers({
+      store: world.deps.targetState,
+      // Open for long enough that it is still open when the page reads it, however slow the run.
+      settings: { ...DEFAULT_BREAKER_SETTINGS, openMs: 3_600_000, maxOpenMs: 3_600_000 },
+      clock: Date.now,
+      log: silentLog,
+    });
+    for (let i = 0; i < DEFAULT_BREAKER_SETTINGS.minimumCalls; i += 1)
+      await breakers.recordCall(partner, true, "call", "HTTP 503: Bearer abc.def.ghi says no");
+    await page.goto(`${world.origin}/targets`);
+    const row = page.locator(`tr[data-target="${partner}"]`);
+    expect(await row.locator("[data-state]").getAttribute("data-state")).toBe("open");
+    const text = (await row.textContent()) ?? "";
+    expect(text).toContain("HTTP 503");
+    expect(text).not.toContain("abc.def.ghi");
   });
 
   it("redrives from the dead-letter page only after a dry run and a confirmation, audited like the CLI", async () => {
