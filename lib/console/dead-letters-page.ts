@@ -1,28 +1,29 @@
 import { html } from "hono/html";
+import type { DeadLetterListing } from "../app/dead-letter-scan.js";
 import type { RedriveReport } from "../app/redrive.js";
 import type { RedriveRequestInput } from "../app/redrive-request.js";
 import { type DeadLetterGroup, UNREADABLE_REASON } from "./dead-letter-groups.js";
 import { FORM_TOKEN_FIELD, type Html, pageLayout, shown } from "./page-layout.js";
 
+const eventCell = (m: DeadLetterListing): Html =>
+  m.eventId === undefined
+    ? html`<em>${shown(m.error)}</em>`
+    : html`<a href="/event?id=${encodeURIComponent(m.eventId)}">${m.eventId}</a>`;
+
+const messageRow = (m: DeadLetterListing): Html =>
+  html`<tr><td>${eventCell(m)}</td><td>${shown(m.attempts)}</td><td>${m.deadLetteredAt}</td>
+<td>${shown(m.lastOutcome)}</td><td>${m.messageId}</td></tr>`;
+
 const groupSection = (group: DeadLetterGroup): Html => html`<section data-reason="${group.reason}">
 <h2>${group.reason} <span class="count">${group.count}</span></h2>
 <p>dead-lettered ${group.oldest} … ${group.newest}</p>
-<table><thead><tr><th>event</th><th>attempts</th><th>dead-lettered</th><th>last outcome</th><th>message</th></tr></thead><tbody>
-${group.messages.map(
-  (
-    m,
-  ) => html`<tr><td>${m.eventId === undefined ? html`<em>${shown(m.error)}</em>` : html`<a href="/event?id=${encodeURIComponent(m.eventId)}">${m.eventId}</a>`}</td>
-<td>${shown(m.attempts)}</td><td>${m.deadLetteredAt}</td><td>${shown(m.lastOutcome)}</td><td>${m.messageId}</td></tr>`,
-)}
-</tbody></table></section>`;
+<table><thead><tr><th>event</th><th>attempts</th><th>dead-lettered</th><th>last outcome</th><th>message</th></tr></thead>
+<tbody>${group.messages.map(messageRow)}</tbody></table></section>`;
 
-const reasonOptions = (groups: readonly DeadLetterGroup[], chosen?: string): Html[] =>
+const reasonOptions = (groups: readonly DeadLetterGroup[]): Html[] =>
   groups
     .filter((g) => g.reason !== UNREADABLE_REASON)
-    .map(
-      (g) =>
-        html`<option value="${g.reason}" ${g.reason === chosen ? "selected" : ""}>${g.reason} (${g.count})</option>`,
-    );
+    .map((g) => html`<option value="${g.reason}">${g.reason} (${g.count})</option>`);
 
 /** The dead-letter queue grouped by reason, and the redrive form (its first post is a dry run). */
 export const deadLettersPage = (groups: readonly DeadLetterGroup[], token: string): Html =>
