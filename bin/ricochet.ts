@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { registerCancelCommand } from "../lib/cli/cancel-command.js";
 import { createProgram, ExitCode, runProgram } from "../lib/cli/cli-support.js";
+import { registerConsoleCommand } from "../lib/cli/console-command.js";
 import { registerDevCommand } from "../lib/cli/dev-command.js";
 import { registerDlqCommands } from "../lib/cli/dlq-command.js";
 import { registerEventsCommand } from "../lib/cli/events-command.js";
@@ -32,6 +33,7 @@ registerRedriveCommand(program);
 registerCancelCommand(program);
 registerReplayCommand(program);
 registerTargetsCommand(program);
+registerConsoleCommand(program);
 registerDevCommand(program);
 
 const exitCode = await runProgram(program, process.argv);

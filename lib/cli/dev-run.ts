@@ -16,6 +16,8 @@ import { describeHostAllowances, hostAllowances } from "../local/dev-host-allowa
 import { type DevSession, startDevSession } from "../local/dev-session.js";
 import { ExitCode } from "./cli-support.js";
 import type { DevFlags } from "./dev-command.js";
+import { startDevConsole } from "./dev-console.js";
+import { untilSignal } from "./until-signal.js";
 
 /** The scripted run gives up after this long; the requirement is under 3 minutes for 200 events. */
 const ONCE_TIMEOUT_MS = 170_000;
@@ -27,22 +29,6 @@ const stderrLog: Log = {
   warn: (message, ...extra) => process.stderr.write(`warn: ${message} ${JSON.stringify(extra)}\n`),
   error: (message, ...extra) =>
     process.stderr.write(`error: ${message} ${JSON.stringify(extra)}\n`),
-};
-
-/** Resolves on the first SIGINT or SIGTERM. */
-const untilSignal = (): { promise: Promise<string>; received: () => boolean } => {
-  let got = false;
-  const promise = new Promise<string>((resolve) => {
-    const on = (signal: string) => {
-      got = true;
-      process.off("SIGINT", on);
-      process.off("SIGTERM", on);
-      resolve(signal);
-    };
-    process.on("SIGINT", on);
-    process.on("SIGTERM", on);
-  });
-  return { promise, received: () => got };
 };
 
 const renderSummary = (s: DemoSummary): string =>
@@ -93,13 +79,22 @@ export const runDev = async (flags: DevFlags): Promise<void> => {
     // Seeded jitter makes a scripted run replayable; the live demo draws like production.
     ...(flags.once ? { random: seededRandom(seed) } : {}),
   });
+  // The scripted run (--once) exits when the demo ends: nobody would open a console.
+  const webConsole = flags.once
+    ? undefined
+    : await startDevConsole(session).catch(async (error) => {
+        await session.stop();
+        throw error;
+      });
   try {
     const overrides = [
       ...(flags.demo ? [`demo policy ${JSON.stringify(DEMO_POLICY)} (seconds, not minutes)`] : []),
       ...describeHostAllowances(allowances),
       ...(flags.demo ? [`demo seed ${seed}`] : []),
     ];
-    (flags.json ? process.stderr : process.stdout).write(renderBanner(session, overrides));
+    (flags.json ? process.stderr : process.stdout).write(
+      renderBanner(session, overrides, webConsole?.url),
+    );
     if (flags.demo) {
       const summary = await playDemo(session, flags, seed, signal);
       if (flags.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
@@ -112,6 +107,7 @@ export const runDev = async (flags: DevFlags): Promise<void> => {
     if (!signal.received()) await signal.promise;
   } finally {
     process.stderr.write("stopping Ricochet and its emulators…\n");
+    await webConsole?.close().catch(() => undefined);
     await session.stop();
   }
 };

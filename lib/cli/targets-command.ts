@@ -4,12 +4,10 @@ import { ENV } from "../contract/environment.js";
 import {
   type BreakerSettings,
   BreakerSettingsSchema,
-  BreakerState,
   DEFAULT_BREAKER_SETTINGS,
 } from "../core/circuit-breaker.js";
 import { ConfigurationError, formatProblems } from "../core/errors.js";
-import type { ListedTarget } from "../core/ports.js";
-import { currentWindow } from "../core/target-view.js";
+import { type TargetReport, targetReport } from "../core/target-report.js";
 import { formatSeconds } from "../core/time-format.js";
 import { toProblems } from "../core/zod-problems.js";
 import { withAwsSession } from "./aws-session.js";
@@ -24,57 +22,8 @@ interface TargetsFlags extends ResourceFlags {
   readonly json: boolean;
 }
 
-/** One target as `ricochet targets` reports it; times are ISO 8601. */
-export interface TargetReport {
-  readonly target: string;
-  readonly state: BreakerState;
-  /** When an open breaker lets a probe through. */
-  readonly reopenAt?: string | undefined;
-  /**
-   * Calls and failures counted in the current window. Successes are written only with a failure,
-   * so `calls` leaves out those since the last failure: the rate is an upper bound.
-   */
-  readonly calls: number;
-  readonly failures: number;
-  readonly failureRate?: number | undefined;
-  /** Deferrals since the breaker last opened (approximate; see docs/design-notes.md). */
-  readonly deferred: number;
-  readonly lastError?: string | undefined;
-  readonly lastErrorAt?: string | undefined;
-  readonly openedAt?: string | undefined;
-  readonly closedAt?: string | undefined;
-  readonly updatedAt: string;
-}
-
-const iso = (ms: number | undefined): string | undefined =>
-  ms === undefined ? undefined : new Date(ms).toISOString();
-
-/** What an operator is shown of a listed target at `nowMs`. */
-export const targetReport = (
-  listed: ListedTarget,
-  nowMs: number,
-  windowMs: number,
-): TargetReport => {
-  const { breaker, notes } = listed;
-  const { calls, failures } = currentWindow(breaker, nowMs, windowMs);
-  return {
-    target: listed.key,
-    state: breaker.state,
-    reopenAt: breaker.state === BreakerState.OPEN ? iso(breaker.reopenAtMs) : undefined,
-    calls,
-    failures,
-    failureRate: calls === 0 ? undefined : failures / calls,
-    deferred: notes?.deferred ?? 0,
-    lastError: notes?.lastError,
-    lastErrorAt: iso(notes?.lastErrorAtMs),
-    openedAt: iso(notes?.openedAtMs),
-    closedAt: iso(notes?.closedAtMs),
-    updatedAt: listed.updatedAt,
-  };
-};
-
 /** The breakers' window as the functions use it: `RICOCHET_CIRCUIT_BREAKER`, else the default. */
-const breakerSettingsFromEnv = (env: NodeJS.ProcessEnv = process.env): BreakerSettings => {
+export const breakerSettingsFromEnv = (env: NodeJS.ProcessEnv = process.env): BreakerSettings => {
   const raw = env[ENV.CIRCUIT_BREAKER]?.trim() ?? "";
   if (raw === "" || raw === "on" || raw === "off") return DEFAULT_BREAKER_SETTINGS;
   let value: unknown;

@@ -6,10 +6,15 @@ const quote = (value: string): string => `'${value.replaceAll("'", "'\\''")}'`;
 
 /**
  * What a producer needs to use the local Ricochet: endpoints, resources, the variables to export,
- * and a submission by the `ricochet` CLI and by the AWS CLI. `overrides` lists what differs from
+ * a submission by the `ricochet` CLI and by the AWS CLI, and the web console's address (its
+ * token included) when one runs. `overrides` lists what differs from
  * the deployed configuration, so nobody mistakes the demo's policy for the real one.
  */
-export const renderBanner = (session: DevSession, overrides: readonly string[]): string => {
+export const renderBanner = (
+  session: DevSession,
+  overrides: readonly string[],
+  consoleUrl?: string,
+): string => {
   const { local, config, resources, settings } = session;
   const example = JSON.stringify({
     eventId: "hello-1",
@@ -20,6 +25,7 @@ export const renderBanner = (session: DevSession, overrides: readonly string[]):
   return [
     "Ricochet is running locally (provisioned from the synthesized CDK template).",
     "",
+    ...(consoleUrl === undefined ? [] : [`  web console        ${consoleUrl}`]),
     `  SQS endpoint       ${local.endpoints.sqs}${local.startedEmulators ? "" : " (external)"}`,
     `  DynamoDB endpoint  ${local.endpoints.dynamodb}`,
     `  emulator pids      ${local.pids.length === 0 ? "none (external endpoints)" : local.pids.join(", ")}`,

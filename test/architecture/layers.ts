@@ -17,7 +17,19 @@ export const LAYER_IMPORTS = {
   entry: ["contract", "core", "app", "adapters", "runtime", "client", "entry"],
   infra: ["contract", "core", "infra"],
   local: ["contract", "core", "app", "adapters", "runtime", "client", "infra", "local"],
-  cli: ["contract", "core", "app", "adapters", "runtime", "client", "infra", "local", "cli"],
+  console: ["contract", "core", "app", "adapters", "runtime", "client", "console"],
+  cli: [
+    "contract",
+    "core",
+    "app",
+    "adapters",
+    "runtime",
+    "client",
+    "infra",
+    "local",
+    "console",
+    "cli",
+  ],
 } as const satisfies Record<string, readonly string[]>;
 
 export type Layer = keyof typeof LAYER_IMPORTS;

@@ -6,12 +6,12 @@ import { createDynamoTargetStateStore } from "../../../lib/adapters/dynamo-targe
 import type { DeadLetterListing } from "../../../lib/app/dead-letter-scan.js";
 import type { RedriveReport } from "../../../lib/app/redrive.js";
 import { createTargetBreakers } from "../../../lib/app/target-breakers.js";
-import type { TargetReport } from "../../../lib/cli/targets-command.js";
 import type { SubmitReport } from "../../../lib/client/producer-client.js";
 import { DEFAULT_BREAKER_SETTINGS } from "../../../lib/core/circuit-breaker.js";
 import type { Envelope } from "../../../lib/core/envelope.js";
 import { silentLog } from "../../../lib/core/observability.js";
 import type { EventRecord } from "../../../lib/core/record.js";
+import type { TargetReport } from "../../../lib/core/target-report.js";
 import { missingQueueUrl } from "../../adapters/sqs-test-support.js";
 import { type CliWorld, createCliWorld } from "../../cli/cli-world.js";
 import { expectOneLineError, runCli } from "../../cli/run-cli.js";

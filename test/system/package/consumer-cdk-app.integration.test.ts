@@ -113,6 +113,7 @@ describe("a new CDK app with the packed package installed", () => {
       "cancel",
       "replay",
       "targets",
+      "console",
       "policy",
       "dev",
     ]) {

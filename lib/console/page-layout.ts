@@ -1,0 +1,66 @@
+import { html, raw } from "hono/html";
+
+/** A piece of HTML built with Hono's `html` template, which escapes every value put into it. */
+export type Html = ReturnType<typeof html>;
+
+/** Where the server serves htmx from (never a CDN: the page needs nothing beyond 127.0.0.1). */
+export const HTMX_PATH = "/assets/htmx.min.js";
+
+/** The name of the hidden field every form carries the token in. */
+export const FORM_TOKEN_FIELD = "token";
+
+// Minimal, inline: no stylesheet request, no build step.
+const STYLE = `
+body{font:14px/1.4 system-ui,sans-serif;margin:0;color:#222}
+header{background:#223;color:#fff;padding:.5rem 1rem;display:flex;gap:1.5rem;align-items:center}
+header a{color:#cde;text-decoration:none}header strong{color:#fff}
+main{padding:1rem}
+table{border-collapse:collapse;margin:.5rem 0}
+th,td{border-bottom:1px solid #ddd;padding:.25rem .6rem;text-align:left;vertical-align:top}
+th{background:#f4f4f8}
+.tabs a{margin-right:.8rem}.tabs a.on{font-weight:bold;text-decoration:none;color:#000}
+.count{color:#666}
+.timeline{list-style:none;padding-left:1rem;border-left:3px solid #ccd}
+.timeline li{margin:.6rem 0;padding:.4rem .6rem;background:#f8f8fb;border-radius:4px}
+.timeline li.audit{background:#fff6e0}
+.timeline li.running{background:#e8f4ff}
+.gap{color:#666;font-size:.9em;margin:.2rem 0 .2rem .6rem}
+.outcome-success{color:#176317}.outcome-retryable,.outcome-uncertain{color:#8a5a00}
+.outcome-permanent{color:#a11}
+.within{color:#176317}.above,.below{color:#8a5a00}
+.refused{color:#a11}
+form.inline{display:inline}
+fieldset{border:1px solid #ccd;margin:.5rem 0}
+`;
+
+/** A whole page: header with the console's sections, then `body`. */
+export const pageLayout = (title: string, body: Html): Html => html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>${title} · Ricochet console</title>
+<meta name="referrer" content="same-origin">
+<style>${raw(STYLE)}</style>
+<script src="${HTMX_PATH}" defer></script>
+</head>
+<body>
+<header>
+<strong>Ricochet</strong>
+<a href="/events">Events</a>
+<a href="/dead-letters">Dead letters</a>
+<a href="/targets">Targets</a>
+</header>
+<main>
+<h1>${title}</h1>
+${body}
+</main>
+</body>
+</html>`;
+
+/** A refusal or an error, as a page. */
+export const messagePage = (title: string, message: string): Html =>
+  pageLayout(title, html`<p class="refused">${message}</p>`);
+
+/** An optional value, shown as nothing when absent. */
+export const shown = (value: string | number | undefined): string =>
+  value === undefined ? "" : String(value);

@@ -1,0 +1,52 @@
+import { BreakerState } from "./circuit-breaker.js";
+import type { ListedTarget } from "./ports.js";
+import { currentWindow } from "./target-view.js";
+
+/** One target as operators are shown it (`ricochet targets`, the console); times are ISO 8601. */
+export interface TargetReport {
+  readonly target: string;
+  readonly state: BreakerState;
+  /** When an open breaker lets a probe through. */
+  readonly reopenAt?: string | undefined;
+  /**
+   * Calls and failures counted in the current window. Successes are written only with a failure,
+   * so `calls` leaves out those since the last failure: the rate is an upper bound.
+   */
+  readonly calls: number;
+  readonly failures: number;
+  readonly failureRate?: number | undefined;
+  /** Deferrals since the breaker last opened (approximate; see docs/design-notes.md). */
+  readonly deferred: number;
+  readonly lastError?: string | undefined;
+  readonly lastErrorAt?: string | undefined;
+  readonly openedAt?: string | undefined;
+  readonly closedAt?: string | undefined;
+  readonly updatedAt: string;
+}
+
+const iso = (ms: number | undefined): string | undefined =>
+  ms === undefined ? undefined : new Date(ms).toISOString();
+
+/** What an operator is shown of a listed target at `nowMs`, its breaker window `windowMs` long. */
+export const targetReport = (
+  listed: ListedTarget,
+  nowMs: number,
+  windowMs: number,
+): TargetReport => {
+  const { breaker, notes } = listed;
+  const { calls, failures } = currentWindow(breaker, nowMs, windowMs);
+  return {
+    target: listed.key,
+    state: breaker.state,
+    reopenAt: breaker.state === BreakerState.OPEN ? iso(breaker.reopenAtMs) : undefined,
+    calls,
+    failures,
+    failureRate: calls === 0 ? undefined : failures / calls,
+    deferred: notes?.deferred ?? 0,
+    lastError: notes?.lastError,
+    lastErrorAt: iso(notes?.lastErrorAtMs),
+    openedAt: iso(notes?.openedAtMs),
+    closedAt: iso(notes?.closedAtMs),
+    updatedAt: listed.updatedAt,
+  };
+};

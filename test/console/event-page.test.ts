@@ -1,0 +1,32 @@
+import { describe, expect, it } from "vitest";
+import { eventPage } from "../../lib/console/event-page.js";
+import { DEFAULT_POLICY } from "../../lib/core/policy.js";
+import { anAttemptEntry, anEventRecord } from "../support/factories.js";
+
+describe("eventPage", () => {
+  it("escapes what a target or an operator wrote, so a record cannot script the page", () => {
+    const hostile = `<script>alert("x")</script><img src=x onerror=alert(1)>`;
+    const page = String(
+      eventPage(
+        anEventRecord({
+          history: [anAttemptEntry({ message: hostile })],
+          audit: [
+            { at: "2030-01-01T00:00:09.000Z", by: hostile, action: "cancelled", reason: hostile },
+          ],
+          lastOutcome: { class: "permanent", message: hostile },
+        }),
+        DEFAULT_POLICY,
+      ),
+    );
+    expect(page).not.toContain("<script>alert");
+    expect(page).not.toContain("<img");
+    expect(page).toContain("&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;");
+  });
+
+  it("loads no script but the console's own htmx", () => {
+    const page = String(eventPage(anEventRecord(), DEFAULT_POLICY));
+    expect([...page.matchAll(/<script[^>]*>/g)].map((m) => m[0])).toEqual([
+      '<script src="/assets/htmx.min.js" defer>',
+    ]);
+  });
+});
