@@ -6,6 +6,8 @@
  * another site. See README, "Console".
  */
 
+import { timingSafeEqual } from "node:crypto";
+
 /** The parts of a request the guard judges; header names are lower-case. */
 export interface GuardedRequest {
   readonly method: string;
@@ -33,12 +35,10 @@ export const ownHosts = (port: number): readonly string[] => [
 
 /** Compares in time independent of where the strings differ, so a timing cannot guess it. */
 export const sameSecret = (given: string | undefined, expected: string): boolean => {
-  if (given === undefined || given.length !== expected.length) return false;
-  let difference = 0;
-  for (let i = 0; i < expected.length; i += 1) {
-    difference |= given.charCodeAt(i) ^ expected.charCodeAt(i);
-  }
-  return difference === 0;
+  if (given === undefined) return false;
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
 };
 
 const refuse = (status: 401 | 403, reason: string): GuardVerdict => ({ ok: false, status, reason });
