@@ -37,7 +37,9 @@ export const recordRequests = (
           typeof body === "string"
             ? body
             : body instanceof Uint8Array
-              ? Buffer.from(body).toString("utf8")
+              ? // Decoded from the bytes: the SDK's body is a Uint8Array that warns when treated
+                // as a string, and Buffer.from() would call its valueOf().
+                new TextDecoder().decode(body)
               : undefined;
         if (text !== undefined) bodies.push(JSON.parse(text) as Record<string, unknown>);
       }
