@@ -8,7 +8,7 @@ import {
   InvalidRequestError,
   RicochetError,
 } from "../core/errors.js";
-import { naturalTargetKey } from "../core/target-key.js";
+import { targetKeyOfTyped } from "../core/target-key.js";
 
 /*
  * Helpers every `ricochet` command shares, so all of them fail, parse numbers and print JSON
@@ -164,17 +164,11 @@ export const targetOption = (): Option =>
   new Option(
     "--target <key>",
     "only events to this target: a key from `ricochet targets`, or a URL (its origin)",
-  ).argParser((value: string): string =>
-    /^https?:\/\//i.test(value) ? targetKeyOfUrl(value) : value,
-  );
-
-const targetKeyOfUrl = (url: string): string => {
-  try {
-    return naturalTargetKey({ type: "http", url });
-  } catch {
-    throw new InvalidArgumentError("must be a target key or a valid URL.");
-  }
-};
+  ).argParser((value: string): string => {
+    const key = targetKeyOfTyped(value);
+    if (key === undefined) throw new InvalidArgumentError("must be a target key or a valid URL.");
+    return key;
+  });
 
 /** `--reason <reason...>`: narrows a dead-letter command to these reasons (`dlq list`, `redrive`). */
 export const deadLetterReasonOption = (): Option =>

@@ -1,7 +1,7 @@
 import type { EventStore } from "../core/ports.js";
 import type { EventRecord } from "../core/record.js";
 import { ALL_STATUSES, type EventStatus } from "../core/status.js";
-import { naturalTargetKey } from "../core/target-key.js";
+import { targetKeyOfTyped } from "../core/target-key.js";
 
 /*
  * Events by status, as the console lists them, through the store's listByStatus, the call
@@ -37,16 +37,6 @@ export interface EventListing {
   readonly hasNext: boolean;
 }
 
-/** A target as typed: a key from the targets page, or a URL, meaning its origin (as the CLI). */
-const targetKeyOf = (typed: string): string => {
-  if (!/^https?:\/\//i.test(typed)) return typed;
-  try {
-    return naturalTargetKey({ type: "http", url: typed });
-  } catch {
-    return typed;
-  }
-};
-
 /**
  * The query a request's parameters describe: an unknown status falls back to `dead_lettered`
  * (the index's, cheapest to read), a bad page number to the first page.
@@ -61,7 +51,8 @@ export const eventQueryOf = (params: {
   const target = params.target?.trim();
   return {
     status,
-    targetKey: target === undefined || target === "" ? undefined : targetKeyOf(target),
+    targetKey:
+      target === undefined || target === "" ? undefined : (targetKeyOfTyped(target) ?? target),
     page: Number.isSafeInteger(page) && page >= 0 ? page : 0,
   };
 };

@@ -63,3 +63,16 @@ export const naturalTargetKey = (target: Target): string =>
   target.type === "http"
     ? `http:${originOf(target.url)}`
     : `lambda:${functionOf(target.functionName)}`;
+
+/**
+ * A target as an operator types it: a key as `ricochet targets` prints it, or an HTTP URL,
+ * meaning its origin's key. Undefined for a URL that does not parse.
+ */
+export const targetKeyOfTyped = (typed: string): string | undefined => {
+  if (!/^https?:\/\//i.test(typed)) return typed;
+  try {
+    return naturalTargetKey({ type: "http", url: typed });
+  } catch {
+    return undefined;
+  }
+};

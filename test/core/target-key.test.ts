@@ -2,7 +2,11 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { describeTarget } from "../../lib/core/redact.js";
 import { targetKeying } from "../../lib/core/target-groups.js";
-import { naturalTargetKey, targetKeyOfRecord } from "../../lib/core/target-key.js";
+import {
+  naturalTargetKey,
+  targetKeyOfRecord,
+  targetKeyOfTyped,
+} from "../../lib/core/target-key.js";
 import { aLambdaTarget, anHttpTarget } from "../support/factories.js";
 
 describe("naturalTargetKey", () => {
@@ -106,5 +110,28 @@ describe("targetKeyOfRecord", () => {
     ["an invalid URL's summary", { targetSummary: "http POST (invalid url)" }],
   ])("gives no key for %s", (_name, record) => {
     expect(targetKeyOfRecord(record)).toBeUndefined();
+  });
+});
+
+describe("targetKeyOfTyped", () => {
+  it.each([
+    [
+      "a key, as ricochet targets prints it",
+      "http:https://api.example.com:443",
+      "http:https://api.example.com:443",
+    ],
+    ["a group's key", "tenant-7", "tenant-7"],
+    [
+      "a URL, meaning its origin",
+      "https://api.example.com:8443/hooks/a?x=1",
+      "http:https://api.example.com:8443",
+    ],
+    ["an upper-case scheme", "HTTP://api.example.com/x", "http:http://api.example.com:80"],
+  ])("reads %s", (_name, typed, key) => {
+    expect(targetKeyOfTyped(typed)).toBe(key);
+  });
+
+  it("gives no key for a URL that does not parse", () => {
+    expect(targetKeyOfTyped("https://")).toBeUndefined();
   });
 });
