@@ -1,6 +1,7 @@
 import { BreakerState } from "./circuit-breaker.js";
 import type { ListedTarget } from "./ports.js";
 import { currentWindow } from "./target-view.js";
+import { isoOf } from "./time-format.js";
 
 /** One target as operators are shown it (`ricochet targets`, the console); times are ISO 8601. */
 export interface TargetReport {
@@ -24,8 +25,8 @@ export interface TargetReport {
   readonly updatedAt: string;
 }
 
-const iso = (ms: number | undefined): string | undefined =>
-  ms === undefined ? undefined : new Date(ms).toISOString();
+const isoOrNone = (ms: number | undefined): string | undefined =>
+  ms === undefined ? undefined : isoOf(ms);
 
 /** What an operator is shown of a listed target at `nowMs`, its breaker window `windowMs` long. */
 export const targetReport = (
@@ -38,15 +39,15 @@ export const targetReport = (
   return {
     target: listed.key,
     state: breaker.state,
-    reopenAt: breaker.state === BreakerState.OPEN ? iso(breaker.reopenAtMs) : undefined,
+    reopenAt: breaker.state === BreakerState.OPEN ? isoOrNone(breaker.reopenAtMs) : undefined,
     calls,
     failures,
     failureRate: calls === 0 ? undefined : failures / calls,
     deferred: notes?.deferred ?? 0,
     lastError: notes?.lastError,
-    lastErrorAt: iso(notes?.lastErrorAtMs),
-    openedAt: iso(notes?.openedAtMs),
-    closedAt: iso(notes?.closedAtMs),
+    lastErrorAt: isoOrNone(notes?.lastErrorAtMs),
+    openedAt: isoOrNone(notes?.openedAtMs),
+    closedAt: isoOrNone(notes?.closedAtMs),
     updatedAt: listed.updatedAt,
   };
 };
