@@ -121,19 +121,7 @@ export const createConsoleApp = (
     const form = (await c.req.parseBody()) as RedriveForm;
     const request = redriveRequestOf(form, deps.by);
     // The call `ricochet redrive` makes, with the same ports, policy and caller lookup.
-    const report = await redrive(
-      {
-        deadLetterQueue: deps.deadLetterQueue,
-        ingressQueue: deps.ingressQueue,
-        store: deps.store,
-        clock: deps.clock,
-        sleep: deps.sleep,
-        defaultPolicy: deps.defaultPolicy,
-        policyLimits: deps.policyLimits,
-        callerIdentity: deps.callerIdentity,
-      },
-      request,
-    );
+    const report = await redrive(deps, request);
     return c.html(redriveReportPage(report, request, identity.token));
   });
 
