@@ -63,6 +63,6 @@ export const LAMBDA_RUNTIME_ENV = {
  * Former names still read when the current one is unset, so a function deployed with an older
  * construct keeps its settings.
  */
-export const ENV_ALIASES: Readonly<Partial<Record<string, string>>> = {
+export const ENV_ALIASES = {
   [ENV.MESSAGE_CONCURRENCY]: "RICOCHET_RECORD_CONCURRENCY",
-};
+} as const;

@@ -153,7 +153,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): RicochetConfig
     signingSecret: env[ENV.SIGNING_SECRET] || undefined,
     secretHeaders: parseList(env[ENV.SECRET_HEADERS]),
     messageConcurrency: numberOr(
-      env[ENV.MESSAGE_CONCURRENCY] ?? env[ENV_ALIASES[ENV.MESSAGE_CONCURRENCY] ?? ""],
+      env[ENV.MESSAGE_CONCURRENCY] ?? env[ENV_ALIASES[ENV.MESSAGE_CONCURRENCY]],
       DEFAULT_MESSAGE_CONCURRENCY,
     ),
     policyLimits: jsonOr(ENV.POLICY_LIMITS, env[ENV.POLICY_LIMITS]),
