@@ -74,7 +74,7 @@ export const registerEventsCommand = (program: Command): void => {
       flags.olderThan === undefined
         ? undefined
         : new Date(Date.now() - flags.olderThan * 1000).toISOString();
-    const records = await withAwsSession(["tableName"], flags, (session) =>
+    const { records } = await withAwsSession(["tableName"], flags, (session) =>
       session.store().listByStatus({
         status: flags.status,
         updatedBefore,

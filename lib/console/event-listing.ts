@@ -7,12 +7,23 @@ import { targetKeyOfTyped } from "../core/target-key.js";
  * Events by status, as the console lists them, through the store's listByStatus, the call
  * `ricochet events` makes. The store has no cursor: a page is read as the first
  * (page + 1) × size records and cut, which is fine for the pages a person clicks through.
+ *
+ * The list refreshes itself, so every read it makes is bounded in items *read*, not only in
+ * matches: a status outside the index (or any status filtered by target) is found by scanning,
+ * and a scan for a rare status would otherwise read the whole table on every refresh.
  */
 
 /** Events on one page of the list. */
 export const EVENTS_PAGE_SIZE = 25;
 /** A status's count is read up to this many; above, the page says "1000+". */
 export const COUNT_CAP = 1000;
+/**
+ * Items one status's count may read. Counts of the index's statuses read no more than they
+ * count (the cap and one); the others scan, and say so when this cuts them short.
+ */
+export const COUNT_READ_BUDGET = 2 * COUNT_CAP;
+/** Items the listed page may read: enough for a few pages of a common status, bounded for a rare one. */
+export const PAGE_READ_BUDGET = 5000;
 
 /** What the list shows: which status, which target, which page. */
 export interface EventQuery {
@@ -28,6 +39,11 @@ export interface StatusCount {
   readonly count: number;
   /** True when there are more than `count`. */
   readonly more: boolean;
+  /**
+   * True when the count stopped at {@link COUNT_READ_BUDGET} items read: `count` were found
+   * among them, and the rest of the table was not looked at.
+   */
+  readonly partial: boolean;
 }
 
 export interface EventListing {
@@ -35,6 +51,11 @@ export interface EventListing {
   readonly counts: readonly StatusCount[];
   readonly records: readonly EventRecord[];
   readonly hasNext: boolean;
+  /**
+   * True when the page's read stopped at {@link PAGE_READ_BUDGET} items before it had the page:
+   * more events may be in this status than are shown.
+   */
+  readonly partial: boolean;
 }
 
 /**
@@ -58,14 +79,24 @@ export const eventQueryOf = (params: {
 };
 
 /** Reads the counts of every status and the query's page (statuses other than the index's scan). */
-export const listEvents = async (store: EventStore, query: EventQuery): Promise<EventListing> => {
+export const listEvents = async (
+  store: Pick<EventStore, "listByStatus">,
+  query: EventQuery,
+): Promise<EventListing> => {
   const counting = ALL_STATUSES.map(async (status): Promise<StatusCount> => {
-    const found = await store.listByStatus({
+    const { records, cutShort } = await store.listByStatus({
       status,
       targetKey: query.targetKey,
       limit: COUNT_CAP + 1,
+      maxItemsRead: COUNT_READ_BUDGET,
     });
-    return { status, count: Math.min(found.length, COUNT_CAP), more: found.length > COUNT_CAP };
+    const found = records.length;
+    return {
+      status,
+      count: Math.min(found, COUNT_CAP),
+      more: found > COUNT_CAP,
+      partial: cutShort,
+    };
   });
   const start = query.page * EVENTS_PAGE_SIZE;
   const [counts, upToPage] = await Promise.all([
@@ -74,12 +105,15 @@ export const listEvents = async (store: EventStore, query: EventQuery): Promise<
       status: query.status,
       targetKey: query.targetKey,
       limit: start + EVENTS_PAGE_SIZE + 1,
+      maxItemsRead: PAGE_READ_BUDGET,
     }),
   ]);
+  const { records, cutShort } = upToPage;
   return {
     query,
     counts,
-    records: upToPage.slice(start, start + EVENTS_PAGE_SIZE),
-    hasNext: upToPage.length > start + EVENTS_PAGE_SIZE,
+    records: records.slice(start, start + EVENTS_PAGE_SIZE),
+    hasNext: records.length > start + EVENTS_PAGE_SIZE,
+    partial: cutShort,
   };
 };

@@ -1,6 +1,12 @@
 import { html } from "hono/html";
 import { redactCredentials } from "../core/redact.js";
-import type { EventListing, EventQuery } from "./event-listing.js";
+import {
+  COUNT_READ_BUDGET,
+  type EventListing,
+  type EventQuery,
+  PAGE_READ_BUDGET,
+  type StatusCount,
+} from "./event-listing.js";
 import { type Html, pageLayout, shown } from "./page-layout.js";
 
 const listUrl = (path: string, query: EventQuery, page = query.page): string => {
@@ -9,12 +15,22 @@ const listUrl = (path: string, query: EventQuery, page = query.page): string => 
   return `${path}?${params}`;
 };
 
+/**
+ * A status's count as shown: exact, capped ("1000+"), or, when the count's read budget stopped a
+ * scan, what was found so far ("≥ 3", "?" for none) with the reason on hover.
+ */
+const countLabel = (c: StatusCount): Html => {
+  if (!c.partial) return html`<span class="count">${c.count}${c.more ? "+" : ""}</span>`;
+  const why = `found in the first ${COUNT_READ_BUDGET} records read; the rest of the table was not scanned (ricochet events --status ${c.status} reads it all)`;
+  return html`<span class="count partial" title="${why}">${c.count === 0 ? "?" : `≥ ${c.count}`}</span>`;
+};
+
 /** The part of the events page that refreshes itself: counts, the page of events, paging. */
 export const eventListFragment = (listing: EventListing, refreshSeconds: number): Html => {
   const { query } = listing;
   const tabs = listing.counts.map(
     (c) =>
-      html`<a href="${listUrl("/events", { ...query, status: c.status }, 0)}" class="${c.status === query.status ? "on" : ""}" data-status="${c.status}">${c.status} <span class="count">${c.count}${c.more ? "+" : ""}</span></a>`,
+      html`<a href="${listUrl("/events", { ...query, status: c.status }, 0)}" class="${c.status === query.status ? "on" : ""}" data-status="${c.status}">${c.status} ${countLabel(c)}</a>`,
   );
   const rows = listing.records.map(
     (r) => html`<tr data-event-id="${r.eventId}">
@@ -29,6 +45,11 @@ ${
     ? html`<p>No ${query.status} events${query.targetKey === undefined ? "" : ` to ${query.targetKey}`}.</p>`
     : html`<table><thead><tr><th>event</th><th>status</th><th>attempts</th><th>updated</th><th>target</th><th>last outcome</th></tr></thead>
 <tbody>${rows}</tbody></table>`
+}
+${
+  listing.partial
+    ? html`<p class="partial">Stopped after reading ${PAGE_READ_BUDGET} records of the table: more ${query.status} events may exist than are listed. <code>ricochet events --status ${query.status}</code> reads the whole table.</p>`
+    : ""
 }
 <p>${query.page > 0 ? html`<a href="${listUrl("/events", query, query.page - 1)}">← previous</a>` : ""}
 page ${query.page + 1}

@@ -175,6 +175,22 @@ export interface ListByStatusRequest {
    */
   readonly targetKey?: string | undefined;
   readonly limit: number;
+  /**
+   * Stop after reading about this many items, matching or not (whole pages: DynamoDB's `Limit`
+   * bounds the items a page evaluates). Without it a listing of a status outside the index, or
+   * filtered by target, may read the whole table to find `limit` matches. Default: no bound.
+   */
+  readonly maxItemsRead?: number | undefined;
+}
+
+/** The records of a {@link EventStore.listByStatus}, and whether the read budget cut it short. */
+export interface StatusListing {
+  readonly records: EventRecord[];
+  /**
+   * True when `maxItemsRead` ran out before `limit` records were found and before the status
+   * was read through: more records may match than are listed.
+   */
+  readonly cutShort: boolean;
 }
 
 /** The attempt store: one record per event. */
@@ -203,7 +219,7 @@ export interface EventStore {
   /** Appends an operator action to the record's audit trail (no-op when the record is gone). */
   appendAudit(eventId: string, entry: AuditEntry): Promise<void>;
   get(eventId: string): Promise<EventRecord | undefined>;
-  listByStatus(request: ListByStatusRequest): Promise<EventRecord[]>;
+  listByStatus(request: ListByStatusRequest): Promise<StatusListing>;
 }
 
 /**

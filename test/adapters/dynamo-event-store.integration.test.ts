@@ -262,7 +262,7 @@ describe("DynamoDB event store", () => {
       await store.recordResult(
         resultOf(await claimed(recent), status, { nowMs: FIXED_NOW_MS + 60_000 }),
       );
-      const listed = await store.listByStatus({
+      const { records: listed } = await store.listByStatus({
         status,
         updatedBefore: new Date(FIXED_NOW_MS + 30_000).toISOString(),
         limit: 1_000,
@@ -295,7 +295,9 @@ describe("DynamoDB event store", () => {
         await store.recordResult(resultOf(record, status));
 
       const listOf = async (targetKey: string) =>
-        (await store.listByStatus({ status, targetKey, limit: 1_000 })).map((r) => r.eventId);
+        (await store.listByStatus({ status, targetKey, limit: 1_000 })).records.map(
+          (r) => r.eventId,
+        );
 
       expect(new Set(await listOf("http:https://partner.example:443"))).toEqual(
         new Set(ids.partner),
@@ -308,9 +310,82 @@ describe("DynamoDB event store", () => {
           targetKey: "http:https://partner.example:443",
           limit: 1,
         }),
-      ).toHaveLength(1);
+      ).toMatchObject({ records: [expect.anything()], cutShort: false });
     },
   );
+
+  describe("with a read budget", () => {
+    // A table of its own, so that the items read are exactly these.
+    let budgeted: EventStore;
+    const ids = Array.from({ length: 12 }, (_, n) => `budget-${n}`);
+    beforeAll(async () => {
+      const tableName = await createTestTable("list-budget");
+      budgeted = createDynamoEventStore({ doc: documents, tableName });
+      for (const [n, id] of ids.entries()) {
+        const record = await budgeted.claim(claimOf(id));
+        if (record.kind !== "claimed") throw new Error(`claim of ${id}: ${record.kind}`);
+        // One in four dead-lettered (the index), the others delivered (a scan).
+        const status = n % 4 === 0 ? EventStatus.DEAD_LETTERED : EventStatus.DELIVERED;
+        await budgeted.recordResult(resultOf(record.record, status));
+      }
+    });
+
+    it.each([
+      // [case, status, target, limit, maxItemsRead, records listed, cut short]
+      [
+        "a scan stopped by the budget before its limit",
+        EventStatus.DELIVERED,
+        undefined,
+        50,
+        4,
+        "at most 4",
+        true,
+      ],
+      [
+        "a scan that reads the table through within the budget",
+        EventStatus.DELIVERED,
+        undefined,
+        50,
+        100,
+        9,
+        false,
+      ],
+      [
+        "a scan that finds its limit within the budget",
+        EventStatus.DELIVERED,
+        undefined,
+        2,
+        100,
+        2,
+        false,
+      ],
+      [
+        "the index, whose items all match, up to its limit",
+        EventStatus.DEAD_LETTERED,
+        undefined,
+        2,
+        2,
+        2,
+        false,
+      ],
+      [
+        "the index filtered by a target none has, stopped by the budget",
+        EventStatus.DEAD_LETTERED,
+        "http:https://nobody.example:443",
+        50,
+        1,
+        0,
+        true,
+      ],
+      ["the index read through", EventStatus.DEAD_LETTERED, undefined, 50, 100, 3, false],
+    ] as const)("%s", async (_case, status, targetKey, limit, maxItemsRead, listed, cutShort) => {
+      const result = await budgeted.listByStatus({ status, targetKey, limit, maxItemsRead });
+      expect(result.cutShort).toBe(cutShort);
+      if (typeof listed === "number") expect(result.records).toHaveLength(listed);
+      else expect(result.records.length).toBeLessThanOrEqual(4);
+      expect(result.records.every((r) => r.status === status)).toBe(true);
+    });
+  });
 
   it("takes a redriven record out of the index and back to pending at the next generation", async () => {
     const id = anEventId();
@@ -334,7 +409,10 @@ describe("DynamoDB event store", () => {
     });
 
     expect(outcome).toEqual({ kind: "recorded" });
-    const listed = await store.listByStatus({ status: EventStatus.DEAD_LETTERED, limit: 1_000 });
+    const { records: listed } = await store.listByStatus({
+      status: EventStatus.DEAD_LETTERED,
+      limit: 1_000,
+    });
     expect(listed.map((r) => r.eventId)).not.toContain(id);
     expect(await store.get(id)).toMatchObject({
       status: "pending",

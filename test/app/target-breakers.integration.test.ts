@@ -348,7 +348,7 @@ describe("listing targets", () => {
     expect(await real.list(2)).toHaveLength(2);
     const events = createDynamoEventStore({ doc: testClients().documents, tableName });
     for (const status of ALL_STATUSES) {
-      expect(await events.listByStatus({ status, limit: 10 })).toEqual([]);
+      expect((await events.listByStatus({ status, limit: 10 })).records).toEqual([]);
     }
   });
 });

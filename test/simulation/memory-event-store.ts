@@ -17,6 +17,7 @@ import type {
   RedriveRecordOutcome,
   RedriveRecordRequest,
   ReplayRecordRequest,
+  StatusListing,
 } from "../../lib/core/ports.js";
 import {
   type AuditEntry,
@@ -259,8 +260,10 @@ export const createMemoryEventStore = (options: MemoryEventStoreOptions = {}): M
     return { kind: "recorded" };
   };
 
-  const listByStatus = async (request: ListByStatusRequest): Promise<EventRecord[]> =>
-    [...items.values()]
+  // Reads everything: a read budget bounds cost, of which memory has none, so nothing is cut short.
+  const listByStatus = async (request: ListByStatusRequest): Promise<StatusListing> => ({
+    cutShort: false,
+    records: [...items.values()]
       .filter(
         (r) =>
           r.status === request.status &&
@@ -270,7 +273,8 @@ export const createMemoryEventStore = (options: MemoryEventStoreOptions = {}): M
       // The byStatus index sorts by updatedAt.
       .sort((a, b) => (a.updatedAt < b.updatedAt ? -1 : a.updatedAt > b.updatedAt ? 1 : 0))
       .slice(0, request.limit)
-      .map((r) => structuredClone(r));
+      .map((r) => structuredClone(r)),
+  });
 
   const recordConflict = async (request: RecordConflictRequest): Promise<void> => {
     const old = read(request.eventId);

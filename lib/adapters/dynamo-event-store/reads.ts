@@ -1,5 +1,5 @@
 import { STATUS_INDEX } from "../../contract/record-table.js";
-import type { ListByStatusRequest } from "../../core/ports.js";
+import type { ListByStatusRequest, StatusListing } from "../../core/ports.js";
 import type { EventRecord } from "../../core/record.js";
 import { targetKeyOfRecord } from "../../core/target-key.js";
 import { itemToRecord, LISTED_STATUSES } from "../dynamo-record-item.js";
@@ -28,17 +28,20 @@ export const get = async (
 type Page = {
   readonly Items?: Record<string, unknown>[];
   readonly LastEvaluatedKey?: Record<string, unknown>;
+  /** Items the page read, before any filter. */
+  readonly ScannedCount?: number;
 };
 
 /**
- * One page of items in the request's status: a Query of the sparse index for a listed status
- * (at most `remaining` items when no target filter thins the page), a filtered Scan otherwise.
+ * One page of items in the request's status: a Query of the sparse index for a listed status, a
+ * filtered Scan otherwise. `pageLimit` bounds the items the page reads (undefined: DynamoDB's
+ * 1 MB page).
  */
 const statusPage = (
   context: StoreContext,
   request: ListByStatusRequest,
   startKey: Record<string, unknown> | undefined,
-  remaining: number,
+  pageLimit: number | undefined,
 ): Promise<Page> => {
   const before = request.updatedBefore;
   const values = {
@@ -53,8 +56,7 @@ const statusPage = (
         IndexName: STATUS_INDEX.name,
         KeyConditionExpression: `${STATUS_INDEX.partitionKey} = :status${olderThan}`,
         ExpressionAttributeValues: values,
-        // Filtered by target here, so a page of `limit` items may hold fewer matches.
-        ...(request.targetKey === undefined ? { Limit: remaining } : {}),
+        Limit: pageLimit,
         ExclusiveStartKey: startKey,
       }),
     );
@@ -65,7 +67,9 @@ const statusPage = (
       FilterExpression: `#status = :status${olderThan}`,
       ExpressionAttributeNames: STATUS_NAME,
       ExpressionAttributeValues: values,
-      ConsistentRead: true,
+      // Eventually consistent, at half the read units: a listing is a look, not a decision.
+      ConsistentRead: false,
+      Limit: pageLimit,
       ExclusiveStartKey: startKey,
     }),
   );
@@ -75,31 +79,45 @@ const statusPage = (
  * Records in one status. The statuses an operator acts on (dead-lettered, rejected) are read
  * from the sparse index, oldest update first. Any other status needs a filtered scan of the
  * table, which is slow and costly on a large table — fine for an occasional diagnosis, not for
- * a dashboard — and returns the first `limit` matches found, not necessarily the oldest.
+ * a dashboard unless `maxItemsRead` bounds it — and returns the first `limit` matches found, not
+ * necessarily the oldest.
  */
 export const listByStatus = async (
   context: StoreContext,
   request: ListByStatusRequest,
-): Promise<EventRecord[]> => {
-  const { targetKey, limit } = request;
+): Promise<StatusListing> => {
+  const { targetKey, limit, maxItemsRead = Number.POSITIVE_INFINITY } = request;
+  // Without a filter, an index page's items are all matches: read no more than are wanted.
+  const everyItemMatches = LISTED_STATUSES.has(request.status) && targetKey === undefined;
   const records: EventRecord[] = [];
+  let read = 0;
   let startKey: Record<string, unknown> | undefined;
   try {
     do {
-      const page = await statusPage(context, request, startKey, limit - records.length);
+      const wanted = everyItemMatches ? limit - records.length : Number.POSITIVE_INFINITY;
+      const pageLimit = Math.max(1, Math.min(wanted, maxItemsRead - read));
+      const page = await statusPage(
+        context,
+        request,
+        startKey,
+        Number.isFinite(pageLimit) ? pageLimit : undefined,
+      );
+      read += page.ScannedCount ?? page.Items?.length ?? 0;
       for (const item of page.Items ?? []) {
         const record = itemToRecord(item);
         if (targetKey === undefined || targetKeyOfRecord(record) === targetKey)
           records.push(record);
       }
       startKey = page.LastEvaluatedKey;
-    } while (startKey !== undefined && records.length < limit);
+    } while (startKey !== undefined && records.length < limit && read < maxItemsRead);
   } catch (error) {
     return storeFailure(context, error, "listByStatus");
   }
+  const cutShort = startKey !== undefined && records.length < limit;
   // A scan stops at `limit` matches in table order, so these are some of the matching records,
   // not necessarily the oldest; they are sorted like the index's for a consistent listing.
-  return LISTED_STATUSES.has(request.status)
+  const listed = LISTED_STATUSES.has(request.status)
     ? records.slice(0, limit)
     : records.sort((a, b) => a.updatedAt.localeCompare(b.updatedAt)).slice(0, limit);
+  return { records: listed, cutShort };
 };
