@@ -24,6 +24,11 @@ export interface SqsIngressQueueOptions {
    * its own message. Absent: one `SendMessage` per send, at once.
    */
   readonly sendWindowMs?: number;
+  /**
+   * With `sendWindowMs`: how long a send made in a {@link IngressQueue.gatherSends} scope may
+   * wait for the scope's other messages (the batcher's default when absent).
+   */
+  readonly sendGatherMaxMs?: number;
 }
 
 /**
@@ -46,25 +51,49 @@ export const createSqsIngressQueue = ({
   internalQueueUrl,
   maxDelaySeconds = MAX_SQS_DELAY_SECONDS,
   sendWindowMs,
+  sendGatherMaxMs,
 }: SqsIngressQueueOptions): IngressQueue => {
-  const sendInternal =
+  const batcher =
     sendWindowMs === undefined
-      ? (message: OutgoingMessage) => sendMessage(sqs, internalQueueUrl, message)
-      : createSqsSendBatcher({ sqs, queueUrl: internalQueueUrl, windowMs: sendWindowMs }).send;
+      ? undefined
+      : createSqsSendBatcher({
+          sqs,
+          queueUrl: internalQueueUrl,
+          windowMs: sendWindowMs,
+          ...(sendGatherMaxMs === undefined ? {} : { gatherMaxMs: sendGatherMaxMs }),
+        });
+  const outgoing = (body: string, schedule: MessageSchedule, delaySeconds: number) => ({
+    body,
+    attributes: scheduleToAttributes(schedule),
+    delaySeconds: clampDelaySeconds(delaySeconds, maxDelaySeconds),
+  });
+  const changeVisibility = (message: MessageHandle, seconds: number) =>
+    changeMessageVisibility(
+      sqs,
+      message.origin === MessageOrigin.RICOCHET ? internalQueueUrl : ingressQueueUrl,
+      message.receiptHandle,
+      seconds,
+    );
+  const sendAlone = (message: OutgoingMessage) => sendMessage(sqs, internalQueueUrl, message);
+  const sendInternal = batcher?.send ?? sendAlone;
   return {
-    send: (body: string, schedule: MessageSchedule, delaySeconds: number): Promise<void> =>
-      sendInternal({
-        body,
-        attributes: scheduleToAttributes(schedule),
-        delaySeconds: clampDelaySeconds(delaySeconds, maxDelaySeconds),
-      }),
-
-    changeVisibility: (message: MessageHandle, seconds: number) =>
-      changeMessageVisibility(
-        sqs,
-        message.origin === MessageOrigin.RICOCHET ? internalQueueUrl : ingressQueueUrl,
-        message.receiptHandle,
-        seconds,
-      ),
+    send: (body, schedule, delaySeconds) => sendInternal(outgoing(body, schedule, delaySeconds)),
+    changeVisibility,
+    ...(batcher === undefined
+      ? {}
+      : {
+          gatherSends: () => {
+            const scope = batcher.gather();
+            return {
+              queue: {
+                send: (body, schedule, delaySeconds) =>
+                  scope.send(outgoing(body, schedule, delaySeconds)),
+                changeVisibility,
+              },
+              begin: scope.begin,
+              end: scope.end,
+            };
+          },
+        }),
   };
 };

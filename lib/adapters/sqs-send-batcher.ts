@@ -18,9 +18,27 @@ export interface OutgoingMessage {
   readonly delaySeconds?: number | undefined;
 }
 
+/**
+ * The sends of one invocation's batch of messages, gathered: see {@link SqsSendBatcher.gather}.
+ * `begin` when a message starts, `end` when it is done; between the two, its sends go through
+ * `send`.
+ */
+export interface SendScope {
+  send(message: OutgoingMessage): Promise<void>;
+  begin(): void;
+  end(): void;
+}
+
 /** Sends messages to one queue; each promise settles with its own message's fate. */
 export interface SqsSendBatcher {
   send(message: OutgoingMessage): Promise<void>;
+  /**
+   * A scope whose sends wait, past the window, for the scope's other running messages to end
+   * or to send too (at most `gatherMaxMs`): an invocation's retries then share one request
+   * however far apart their calls end, where the window alone gathers only failures that come
+   * within a few ms of each other.
+   */
+  gather(): SendScope;
 }
 
 export interface SqsSendBatcherOptions {
@@ -32,12 +50,31 @@ export interface SqsSendBatcherOptions {
    * sent this way is late by at most this much.
    */
   readonly windowMs: number;
+  /**
+   * How long, at most, a batch whose oldest message was sent in a {@link SqsSendBatcher.gather}
+   * scope waits for that scope's running messages (default {@link DEFAULT_GATHER_MAX_MS}). It
+   * bounds how late a retry can be sent when a sibling's call is slow, and it is far below the
+   * lease margin, so the attempt's result write still comes inside its lease.
+   */
+  readonly gatherMaxMs?: number;
   readonly limits?: SendBatchLimits;
+}
+
+/**
+ * Half a second: a retry is late by at most this when a sibling's call is still running. The
+ * default retry delays are whole seconds, from 5 s on.
+ */
+export const DEFAULT_GATHER_MAX_MS = 500;
+
+/** A scope's messages that are running and not waiting on one of their own sends. */
+interface ScopeState {
+  running: number;
 }
 
 interface Waiting {
   readonly message: OutgoingMessage;
   readonly bytes: number;
+  readonly scope: ScopeState | undefined;
   readonly resolve: () => void;
   readonly reject: (error: unknown) => void;
 }
@@ -53,17 +90,23 @@ export const createSqsSendBatcher = ({
   sqs,
   queueUrl,
   windowMs,
+  gatherMaxMs = DEFAULT_GATHER_MAX_MS,
   limits = SQS_SEND_BATCH_LIMITS,
 }: SqsSendBatcherOptions): SqsSendBatcher => {
-  if (!Number.isFinite(windowMs) || windowMs < 0 || limits.maxEntries < 2) {
+  const valid = (ms: number) => Number.isFinite(ms) && ms >= 0;
+  if (!valid(windowMs) || !valid(gatherMaxMs) || limits.maxEntries < 2) {
     throw new ConfigurationError(
-      `invalid send batching: windowMs ${windowMs}, maxEntries ${limits.maxEntries}`,
+      `invalid send batching: windowMs ${windowMs}, gatherMaxMs ${gatherMaxMs}, maxEntries ${limits.maxEntries}`,
     );
   }
   const call = { operation: "SendMessageBatch", queueUrl };
   let gathered: Waiting[] = [];
   let gatheredBytes = 0;
-  let timer: NodeJS.Timeout | undefined;
+  // The window has passed for the batch being gathered; from then on it goes as soon as the
+  // scope of its oldest message has nothing running (at once for a message sent outside a scope).
+  let windowPassed = false;
+  let windowTimer: NodeJS.Timeout | undefined;
+  let capTimer: NodeJS.Timeout | undefined;
 
   const sendBatch = async (batch: readonly Waiting[]): Promise<void> => {
     const { SendMessageBatchCommand } = sqsSdk();
@@ -101,8 +144,11 @@ export const createSqsSendBatcher = ({
   };
 
   const flush = (): void => {
-    clearTimeout(timer);
-    timer = undefined;
+    clearTimeout(windowTimer);
+    clearTimeout(capTimer);
+    windowTimer = undefined;
+    capTimer = undefined;
+    windowPassed = false;
     const batch = gathered;
     gathered = [];
     gatheredBytes = 0;
@@ -117,25 +163,63 @@ export const createSqsSendBatcher = ({
     });
   };
 
+  /*
+   * Only the oldest message's scope is waited for: later ones ride along, or the batch would
+   * wait for as long as new scopes kept joining it (several invocations in one process).
+   */
+  const flushIfReady = (): void => {
+    const oldest = gathered[0];
+    if (oldest === undefined || !windowPassed) return;
+    if (oldest.scope === undefined || oldest.scope.running === 0) flush();
+  };
+
+  const startTimers = (): void => {
+    windowTimer = setTimeout(() => {
+      windowPassed = true;
+      flushIfReady();
+    }, windowMs);
+    capTimer = setTimeout(flush, Math.max(windowMs, gatherMaxMs));
+  };
+
+  const enqueue = (message: OutgoingMessage, scope: ScopeState | undefined): Promise<void> =>
+    new Promise<void>((resolve, reject) => {
+      assertSqsMessageSize(message.body, message.attributes);
+      const bytes = sqsMessageBytes(message.body, message.attributes);
+      const step = admitToBatch({ entries: gathered.length, bytes: gatheredBytes }, bytes, limits);
+      if (step === BatchStep.ALONE) {
+        sendMessage(sqs, queueUrl, message).then(resolve, reject);
+        return;
+      }
+      if (step === BatchStep.FLUSH_THEN_ADD) flush();
+      gathered.push({ message, bytes, scope, resolve, reject });
+      gatheredBytes += bytes;
+      if (step === BatchStep.ADD_THEN_FLUSH) flush();
+      else if (gathered.length === 1) startTimers();
+      else flushIfReady();
+    });
+
   return {
-    send: (message) =>
-      new Promise<void>((resolve, reject) => {
-        assertSqsMessageSize(message.body, message.attributes);
-        const bytes = sqsMessageBytes(message.body, message.attributes);
-        const step = admitToBatch(
-          { entries: gathered.length, bytes: gatheredBytes },
-          bytes,
-          limits,
-        );
-        if (step === BatchStep.ALONE) {
-          sendMessage(sqs, queueUrl, message).then(resolve, reject);
-          return;
-        }
-        if (step === BatchStep.FLUSH_THEN_ADD) flush();
-        gathered.push({ message, bytes, resolve, reject });
-        gatheredBytes += bytes;
-        if (step === BatchStep.ADD_THEN_FLUSH) flush();
-        else timer ??= setTimeout(flush, windowMs);
-      }),
+    send: (message) => enqueue(message, undefined),
+    gather: () => {
+      const scope: ScopeState = { running: 0 };
+      return {
+        begin: () => {
+          scope.running += 1;
+        },
+        end: () => {
+          scope.running -= 1;
+          flushIfReady();
+        },
+        send: async (message) => {
+          // Waiting on its own send, a message cannot send again: the batch need not wait for it.
+          scope.running -= 1;
+          try {
+            await enqueue(message, scope);
+          } finally {
+            scope.running += 1;
+          }
+        },
+      };
+    },
   };
 };

@@ -18,6 +18,7 @@ export const callBudgetOf = ({ deps }: OrchestratorContext, remainingMs: number)
 
 /** Handles one parsed message with a call budget; never throws. */
 export type MessageHandler = (
+  ctx: OrchestratorContext,
   message: ReceivedMessage,
   parsed: EnvelopeParseResult,
   callBudgetMs: number,
@@ -49,14 +50,21 @@ const drain = async ({ deps }: OrchestratorContext, message: ReceivedMessage): P
 
 /**
  * Handles a batch, returning the ids of the messages that must stay on the queue (SQS partial
- * batch response): those left for later, and those drained for want of time.
+ * batch response): those left for later, and those drained for want of time. The batch's sends
+ * are gathered (when the queue can): each message counts as running until it ends or waits on
+ * its own send, so the invocation's retries leave in one request.
  */
 export const processBatch = async (
-  ctx: OrchestratorContext,
+  batchCtx: OrchestratorContext,
   handle: MessageHandler,
   messages: readonly ReceivedMessage[],
   remainingMs: () => number,
 ): Promise<string[]> => {
+  const gathering = batchCtx.deps.ingress.gatherSends?.();
+  const ctx =
+    gathering === undefined
+      ? batchCtx
+      : { ...batchCtx, deps: { ...batchCtx.deps, ingress: gathering.queue } };
   const { deps } = ctx;
   const failed: string[] = [];
   // What the invocation had at the start bounds every call in it (a fresh one: the timeout).
@@ -72,8 +80,13 @@ export const processBatch = async (
       failed.push(message.messageId);
       return;
     }
-    const verdict = await handle(message, parsed, callBudgetOf(ctx, remainingMs()));
-    if (verdict.kind === "retry_later") failed.push(message.messageId);
+    gathering?.begin();
+    try {
+      const verdict = await handle(ctx, message, parsed, callBudgetOf(ctx, remainingMs()));
+      if (verdict.kind === "retry_later") failed.push(message.messageId);
+    } finally {
+      gathering?.end();
+    }
   });
   return failed;
 };

@@ -100,11 +100,10 @@ const processMessage = async (
 
 export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
   const ctx = orchestratorContext(deps);
-  const handleOne = (message: ReceivedMessage, parsed: EnvelopeParseResult, callBudgetMs: number) =>
-    processMessage(ctx, message, parsed, callBudgetMs);
   return {
     processMessage: (message, remainingMs) =>
-      handleOne(message, parseEnvelope(message.body), callBudgetOf(ctx, remainingMs())),
-    processBatch: (messages, remainingMs) => processBatch(ctx, handleOne, messages, remainingMs),
+      processMessage(ctx, message, parseEnvelope(message.body), callBudgetOf(ctx, remainingMs())),
+    processBatch: (messages, remainingMs) =>
+      processBatch(ctx, processMessage, messages, remainingMs),
   };
 };

@@ -283,6 +283,22 @@ export interface IngressQueue {
   send(body: string, schedule: MessageSchedule, delaySeconds: number): Promise<void>;
   /** Hides a received message, on whichever queue it came from, for `seconds` more (0: at once). */
   changeVisibility(message: MessageHandle, seconds: number): Promise<void>;
+  /**
+   * Gathers the sends of one batch of messages, so that an invocation's retries, hops and
+   * deferrals share requests even when their calls end far apart. Absent where sends are not
+   * batched: each goes as it comes.
+   */
+  gatherSends?(): SendGathering;
+}
+
+/** The sends of one batch: see {@link IngressQueue.gatherSends}. */
+export interface SendGathering {
+  /** The queue to send through while the batch runs. */
+  readonly queue: IngressQueue;
+  /** A message of the batch started: a gathered send may wait for it to send or end. */
+  begin(): void;
+  /** That message is done: it sends nothing more. */
+  end(): void;
 }
 
 /** A message read from the dead-letter queue, before its body and summary are interpreted. */

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   scheduleFromAttributes,
@@ -158,5 +159,110 @@ describe("SQS send batcher", () => {
     const sent = batches.bodies.at(-1) as { QueueUrl: string; Entries: { DelaySeconds: number }[] };
     expect(sent.QueueUrl).toBe(created.internalQueueUrl);
     expect(sent.Entries.map((e) => e.DelaySeconds)).toEqual([900, 900, 900]);
+  });
+
+  describe("gathered in a scope (one invocation's messages)", () => {
+    const scopedBatcher = (gatherMaxMs: number) =>
+      createSqsSendBatcher({
+        sqs: clients.sqs,
+        queueUrl: queues.internalQueueUrl,
+        windowMs: 5,
+        gatherMaxMs,
+      });
+
+    /** A scope's message: begins now, after `afterMs` sends (or not) and ends. */
+    const runMessage = async (
+      scope: ReturnType<ReturnType<typeof createSqsSendBatcher>["gather"]>,
+      afterMs: number,
+      send: OutgoingMessage | undefined,
+    ) => {
+      await sleep(afterMs);
+      try {
+        if (send !== undefined) await scope.send(send);
+      } finally {
+        scope.end();
+      }
+    };
+
+    it("holds a send until the scope's other messages have sent or ended: three failures 60 ms apart leave in one request", async () => {
+      const batcher = scopedBatcher(2_000);
+      const scope = batcher.gather();
+      for (let i = 0; i < 4; i += 1) scope.begin();
+      const wire = await onTheWire(() =>
+        Promise.all([
+          runMessage(scope, 0, message(1)),
+          runMessage(scope, 60, message(2)),
+          runMessage(scope, 90, undefined),
+          runMessage(scope, 120, message(3)),
+        ]),
+      );
+      expect(wire).toEqual({ batchSizes: [3], singles: 0 });
+    });
+
+    it("waits no longer than gatherMaxMs for a slow sibling: the early failure goes alone, before the sibling ends", async () => {
+      const batcher = scopedBatcher(50);
+      const scope = batcher.gather();
+      scope.begin();
+      scope.begin();
+      let sentAt = 0;
+      const started = Date.now();
+      const wire = await onTheWire(() =>
+        Promise.all([
+          runMessage(scope, 0, message(1)).then(() => {
+            sentAt = Date.now() - started;
+          }),
+          runMessage(scope, 600, message(2)),
+        ]),
+      );
+      expect(sentAt).toBeLessThan(500);
+      expect(wire).toEqual({ batchSizes: [], singles: 2 });
+    });
+
+    it("sends as soon as the oldest send's scope is idle, taking along what another scope gathered meanwhile", async () => {
+      const batcher = scopedBatcher(5_000);
+      const first = batcher.gather();
+      const second = batcher.gather();
+      first.begin();
+      first.begin();
+      second.begin();
+      second.begin();
+      let secondSiblingEnded = false;
+      const wire = await onTheWire(async () => {
+        const sends = [
+          runMessage(first, 0, message(1)),
+          runMessage(second, 10, message(2)),
+          runMessage(first, 40, undefined),
+        ];
+        await Promise.all(sends);
+        secondSiblingEnded = true;
+        // The second scope's other message is still running: it did not hold the batch.
+        second.end();
+      });
+      expect(secondSiblingEnded).toBe(true);
+      expect(wire).toEqual({ batchSizes: [2], singles: 0 });
+    });
+
+    it("gathers through the ingress port's scope: the port sends a batch's re-sends together", async () => {
+      const created = await createTestQueues("batcher-gather");
+      const ingress = createSqsIngressQueue({
+        sqs: clients.sqs,
+        ingressQueueUrl: created.ingressQueueUrl,
+        internalQueueUrl: created.internalQueueUrl,
+        sendWindowMs: 5,
+        sendGatherMaxMs: 2_000,
+      });
+      const gathering = ingress.gatherSends?.();
+      if (gathering === undefined) throw new Error("a batching ingress queue gathers sends");
+      gathering.begin();
+      gathering.begin();
+      const resend = async (n: number, afterMs: number) => {
+        await sleep(afterMs);
+        await gathering.queue.send(`{"n":${n}}`, { generation: n }, 1);
+        gathering.end();
+      };
+      const wire = await onTheWire(() => Promise.all([resend(1, 0), resend(2, 80)]));
+      expect(wire).toEqual({ batchSizes: [2], singles: 0 });
+      expect(await drain(created.internalQueueUrl, 2)).toHaveLength(2);
+    });
   });
 });

@@ -50,7 +50,7 @@ export type { WorkerOptions } from "./harness-workers.js";
  */
 export const createOrchestratorHarness = async (
   prefix: string,
-  options: Pick<TestClientOptions, "lambdaEndpoint"> = {},
+  options: Pick<TestClientOptions, "lambdaEndpoint" | "middleware"> = {},
 ) => {
   const clients = testClients(options);
   const queues: TestQueues = await createTestQueues(prefix);
