@@ -21,7 +21,7 @@ import {
 } from "./support/request-counter.js";
 import { median, type PairedRatio, pairedRatio } from "./support/round-statistics.js";
 import { percentile, retryGapSamples } from "./support/schedule-error.js";
-import { startSeededReceiver } from "./support/seeded-receiver.js";
+import { type AnswerLatency, startSeededReceiver } from "./support/seeded-receiver.js";
 
 export interface BenchOptions {
   readonly local: LocalAwsTarget;
@@ -31,6 +31,12 @@ export interface BenchOptions {
   readonly seed?: number;
   /** Share of calls answered 503 in the flaky scenario; default 0.3. */
   readonly failureRate?: number;
+  /**
+   * How long the receiver takes to answer each call (seeded, the same for every contender);
+   * default at once. Real targets answer over a spread of times, which decides how an
+   * invocation's retries can share a request.
+   */
+  readonly latency?: AnswerLatency | undefined;
   /** Also run every contender against a receiver that never fails; default true. */
   readonly healthy?: boolean;
   readonly pollers?: number;
@@ -119,6 +125,8 @@ export interface BenchResult {
   readonly rounds: number;
   readonly seed: number;
   readonly failureRate: number;
+  /** The receiver's answer times, when it did not answer at once. */
+  readonly latency?: AnswerLatency;
   readonly pollers: number;
   readonly batchSize: number;
   /** Events submitted per second; 0 when all were sent at once (then rates measure capacity). */
@@ -198,7 +206,10 @@ export const liveMessages = async (
 const runContender = async (
   contender: Contender,
   round: number,
-  options: Required<Omit<BenchOptions, "progress" | "measureBundle" | "warmupEvents" | "healthy">>,
+  options: Required<
+    Omit<BenchOptions, "progress" | "measureBundle" | "warmupEvents" | "healthy" | "latency">
+  > &
+    Pick<BenchOptions, "latency">,
   plainClients: AwsClients,
 ): Promise<RoundFigures> => {
   const counter = createRequestCounter();
@@ -208,6 +219,7 @@ const runContender = async (
   const receiver = await startSeededReceiver({
     seed: options.seed,
     failureRate: options.failureRate,
+    latency: options.latency,
   });
   let failedBatches = 0;
   try {
@@ -373,6 +385,7 @@ export const runBenchmark = async (options: BenchOptions): Promise<BenchResult> 
     rounds: options.rounds,
     seed: options.seed ?? 7,
     failureRate: options.failureRate ?? 0.3,
+    latency: options.latency,
     pollers: options.pollers ?? 2,
     batchSize: options.batchSize ?? 10,
     submitRate: options.submitRate ?? 0,
@@ -448,6 +461,7 @@ export const runBenchmark = async (options: BenchOptions): Promise<BenchResult> 
       rounds: settings.rounds,
       seed: settings.seed,
       failureRate: settings.failureRate,
+      ...(settings.latency === undefined ? {} : { latency: settings.latency }),
       pollers: settings.pollers,
       batchSize: settings.batchSize,
       submitRate: settings.submitRate,

@@ -5,6 +5,7 @@
  *   npm run bench                              # 1 000 events × 3 rounds, a table
  *   npm run bench -- --json --events 100 --rounds 1
  *   npm run bench -- --rate 20        # submit 20 events/s instead of all at once
+ *   npm run bench -- --latency 20-300 # the receiver answers each call after 20 to 300 ms
  *   npm run bench -- --cold-start --samples 9   # only the orchestrator bundle's initMs/firstBatchMs
  *   npm run bench -- --scenario noisy-neighbour # only one bad target among ten (~4 minutes)
  *   npm run bench -- --scenario noisy-neighbour --noisy-rounds 3   # steadier p99s (~10 minutes)
@@ -19,6 +20,7 @@ import { measureBundle } from "./bundle-figures.js";
 import { type BenchResult, type ContenderFigures, runBenchmark } from "./harness.js";
 import { runNoisyNeighbour } from "./noisy-neighbour/noisy-neighbour.js";
 import { noisyNeighbourTable } from "./noisy-neighbour/noisy-table.js";
+import type { AnswerLatency } from "./support/seeded-receiver.js";
 
 /** What `--scenario` selects; `all` (the default) runs both, the retries first. */
 const SCENARIOS = ["all", "retries", "noisy-neighbour"] as const;
@@ -55,6 +57,7 @@ const { values } = parseArgs({
     rounds: { type: "string" },
     seed: { type: "string" },
     rate: { type: "string" },
+    latency: { type: "string" },
     pollers: { type: "string" },
     "cold-start": { type: "boolean", default: false },
     samples: { type: "string" },
@@ -62,6 +65,18 @@ const { values } = parseArgs({
     "noisy-rounds": { type: "string" },
   },
 });
+
+/** `--latency MIN-MAX` (ms, whole numbers, MIN ≤ MAX), or one number for a fixed answer time. */
+const latencyOf = (value: string | undefined): AnswerLatency | undefined => {
+  if (value === undefined) return undefined;
+  const match = /^(\d+)(?:-(\d+))?$/.exec(value);
+  const minMs = Number(match?.[1]);
+  const maxMs = Number(match?.[2] ?? match?.[1]);
+  if (match === null || maxMs < minMs || maxMs > 60_000) {
+    throw new Error(`--latency must be MIN-MAX in ms (at most 60000), e.g. 20-300, got ${value}`);
+  }
+  return { minMs, maxMs };
+};
 
 type Figures = BenchResult["contenders"];
 
@@ -119,7 +134,7 @@ const printTables = (result: BenchResult): void => {
     `${result.events} events × ${result.rounds} rounds, ${result.pollers} pollers × batches of ${result.batchSize}, ${result.submitRate === 0 ? "all submitted at once" : `submitted at ${result.submitRate} events/s (rates are capped by it)`}; medians over rounds`,
   );
   console.log(
-    `\nFlaky receiver: ${Math.round(result.failureRate * 100)}% of calls answer 503 (seed ${result.seed})`,
+    `\nFlaky receiver: ${Math.round(result.failureRate * 100)}% of calls answer 503 (seed ${result.seed})${result.latency === undefined ? "" : `, each answer after ${result.latency.minMs}–${result.latency.maxMs} ms`}`,
   );
   console.log(tableOf(result.contenders, true));
   if (result.healthy !== undefined) {
@@ -164,6 +179,7 @@ try {
           rounds: wholeNumber("rounds", values.rounds, 3),
           seed: wholeNumber("seed", values.seed, 7),
           ...(values.rate === undefined ? {} : { submitRate: wholeNumber("rate", values.rate, 1) }),
+          latency: latencyOf(values.latency),
           ...(values.pollers === undefined
             ? {}
             : { pollers: wholeNumber("pollers", values.pollers, 1) }),

@@ -18,10 +18,32 @@ export const seededFailure = (
   eventId: string,
   callIndex: number,
   rate: number,
-): boolean => {
-  const digest = createHash("sha256").update(`${seed}:${eventId}:${callIndex}`).digest();
-  return digest.readUInt32BE(0) / 2 ** 32 < rate;
-};
+): boolean => seededFraction(`${seed}:${eventId}:${callIndex}`) < rate;
+
+/** A fraction in [0, 1) drawn from `key` alone. */
+const seededFraction = (key: string): number =>
+  createHash("sha256").update(key).digest().readUInt32BE(0) / 2 ** 32;
+
+/** How long the receiver takes to answer: each call draws from [minMs, maxMs]. */
+export interface AnswerLatency {
+  readonly minMs: number;
+  readonly maxMs: number;
+}
+
+/**
+ * The answer time of call `callIndex` for `eventId`, drawn like {@link seededFailure} (from its own
+ * key), so every contender waits exactly as long for the same call.
+ */
+export const seededLatencyMs = (
+  seed: number,
+  eventId: string,
+  callIndex: number,
+  latency: AnswerLatency,
+): number =>
+  latency.minMs +
+  Math.floor(
+    seededFraction(`latency:${seed}:${eventId}:${callIndex}`) * (latency.maxMs - latency.minMs + 1),
+  );
 
 /** The benchmark's target: an HTTP server on 127.0.0.1 keyed by the event id in the path. */
 export interface SeededReceiver {
@@ -37,12 +59,15 @@ export interface SeededReceiver {
 }
 
 /**
- * Starts a receiver that answers 503 to a seeded `failureRate` of calls and 200 otherwise. The
- * event id is the last path segment: every contender calls `${baseUrl}/${eventId}`.
+ * Starts a receiver that answers 503 to a seeded `failureRate` of calls and 200 otherwise, after a
+ * seeded `latency` if one is given. The event id is the last path segment: every contender calls
+ * `${baseUrl}/${eventId}`.
  */
 export const startSeededReceiver = async (options: {
   readonly seed: number;
   readonly failureRate: number;
+  /** Answer at once when absent. */
+  readonly latency?: AnswerLatency | undefined;
 }): Promise<SeededReceiver> => {
   const calls = new Map<string, ReceiverCall[]>();
   const deliveredIds = new Set<string>();
@@ -62,12 +87,16 @@ export const startSeededReceiver = async (options: {
         : 200;
       list.push({ callIndex, startedAt, status });
       total += 1;
-      if (status === 200 && !deliveredIds.has(eventId)) {
-        deliveredIds.add(eventId);
-        lastDeliveryAt = Date.now();
-      }
-      response.writeHead(status, { "content-type": "text/plain" });
-      response.end(status === 200 ? "ok" : "unavailable");
+      const answer = () => {
+        if (status === 200 && !deliveredIds.has(eventId)) {
+          deliveredIds.add(eventId);
+          lastDeliveryAt = Date.now();
+        }
+        response.writeHead(status, { "content-type": "text/plain" });
+        response.end(status === 200 ? "ok" : "unavailable");
+      };
+      if (options.latency === undefined) answer();
+      else setTimeout(answer, seededLatencyMs(options.seed, eventId, callIndex, options.latency));
     });
   };
   const server: Server = createServer(handle);
