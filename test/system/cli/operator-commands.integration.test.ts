@@ -171,6 +171,23 @@ describe("ricochet CLI", () => {
     expect(ids.sort()).toEqual(dead.map((e) => e.eventId).sort());
   });
 
+  it("warns on stderr when --max-read stops a listing early, and keeps stdout's JSON as it was", async () => {
+    const args = [
+      "events",
+      "--status",
+      "dead_lettered",
+      "--target",
+      "http:https://nobody.example:443",
+    ];
+    const cut = await runCli([...args, "--max-read", "1", "--json", ...resources]);
+    expect(cut.code).toBe(0);
+    expect(JSON.parse(cut.stdout)).toEqual([]);
+    expect(cut.stderr).toMatch(/warning: stopped after reading 1 records.*--max-read/);
+    const whole = await runCli([...args, "--json", ...resources]);
+    expect(JSON.parse(whole.stdout)).toEqual([]);
+    expect(whole.stderr).not.toContain("warning");
+  });
+
   it("lists the dead-letter queue without consuming it", async () => {
     const list = async () => {
       const result = await runCli(["dlq", "list", "--reason", "exhausted", "--json", ...resources]);
