@@ -43,6 +43,21 @@ const onTheWire = async (run: () => Promise<unknown>) => {
   };
 };
 
+/** Fresh queues and an ingress port over them that batches its sends. */
+const batchingIngress = async (
+  prefix: string,
+  batching: { sendWindowMs: number; sendGatherMaxMs?: number },
+) => {
+  const created = await createTestQueues(prefix);
+  const ingress = createSqsIngressQueue({
+    sqs: clients.sqs,
+    ingressQueueUrl: created.ingressQueueUrl,
+    internalQueueUrl: created.internalQueueUrl,
+    ...batching,
+  });
+  return { created, ingress };
+};
+
 const drain = async (queueUrl: string, expected: number) => {
   const received: Awaited<ReturnType<typeof receiveRaw>> = [];
   for (let i = 0; i < 10 && received.length < expected; i += 1) {
@@ -145,13 +160,7 @@ describe("SQS send batcher", () => {
   });
 
   it("batches the ingress port's re-sends when given a window, on the internal queue", async () => {
-    const created = await createTestQueues("batcher-ingress");
-    const ingress = createSqsIngressQueue({
-      sqs: clients.sqs,
-      ingressQueueUrl: created.ingressQueueUrl,
-      internalQueueUrl: created.internalQueueUrl,
-      sendWindowMs: 20,
-    });
+    const { created, ingress } = await batchingIngress("batcher-ingress", { sendWindowMs: 20 });
     const wire = await onTheWire(() =>
       Promise.all([1, 2, 3].map((n) => ingress.send(`{"n":${n}}`, { generation: n }, 2_000))),
     );
@@ -226,28 +235,20 @@ describe("SQS send batcher", () => {
       first.begin();
       second.begin();
       second.begin();
-      let secondSiblingEnded = false;
-      const wire = await onTheWire(async () => {
-        const sends = [
+      // The second scope's other message is still running throughout: the sends settle anyway.
+      const wire = await onTheWire(() =>
+        Promise.all([
           runMessage(first, 0, message(1)),
           runMessage(second, 10, message(2)),
           runMessage(first, 40, undefined),
-        ];
-        await Promise.all(sends);
-        secondSiblingEnded = true;
-        // The second scope's other message is still running: it did not hold the batch.
-        second.end();
-      });
-      expect(secondSiblingEnded).toBe(true);
+        ]),
+      );
+      second.end();
       expect(wire).toEqual({ batchSizes: [2], singles: 0 });
     });
 
     it("gathers through the ingress port's scope: the port sends a batch's re-sends together", async () => {
-      const created = await createTestQueues("batcher-gather");
-      const ingress = createSqsIngressQueue({
-        sqs: clients.sqs,
-        ingressQueueUrl: created.ingressQueueUrl,
-        internalQueueUrl: created.internalQueueUrl,
+      const { created, ingress } = await batchingIngress("batcher-gather", {
         sendWindowMs: 5,
         sendGatherMaxMs: 2_000,
       });
