@@ -1,17 +1,22 @@
+import { randomUUID } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
 import { Hono } from "hono";
 import { getCookie, setCookie } from "hono/cookie";
 import { listDeadLetters } from "../app/dead-letter-scan.js";
 import { redrive } from "../app/redrive.js";
+import { parseRedriveRequest } from "../app/redrive-request.js";
 import { errorMessage, InvalidRequestError } from "../core/errors.js";
 import { targetReport } from "../core/target-report.js";
 import type { ConsoleDeps } from "./console-deps.js";
 import { groupDeadLetters } from "./dead-letter-groups.js";
-import { deadLettersPage, redriveReportPage } from "./dead-letters-page.js";
+import { deadLettersPage } from "./dead-letters-page.js";
 import { eventQueryOf, listEvents } from "./event-listing.js";
 import { eventPage } from "./event-page.js";
 import { eventListFragment, eventsPage } from "./events-page.js";
 import { FORM_TOKEN_FIELD, HTMX_PATH, messagePage } from "./page-layout.js";
 import { type RedriveForm, redriveRequestOf } from "./redrive-form.js";
+import { redriveJobPage, redriveJobSection, redriveJobUrl } from "./redrive-job-page.js";
+import { createRedriveJobs, KEPT_REDRIVE_JOBS } from "./redrive-jobs.js";
 import { guardRequest } from "./request-guard.js";
 import { targetsPage } from "./targets-page.js";
 
@@ -19,6 +24,11 @@ import { targetsPage } from "./targets-page.js";
 export const DEAD_LETTER_PAGE_LIMIT = 500;
 /** The most targets the page lists. */
 export const TARGETS_PAGE_LIMIT = 100;
+/**
+ * How long a redrive's post waits for it before answering with its page: a small redrive's
+ * report then comes at once, a long one's page follows it.
+ */
+export const REDRIVE_ANSWER_WAIT_MS = 2_000;
 
 /** The cookie that carries the token; named for the port, as cookies ignore ports. */
 export const tokenCookieName = (port: number): string => `ricochet_console_${port}`;
@@ -41,6 +51,12 @@ export const createConsoleApp = (
 ): Hono => {
   const app = new Hono();
   const cookieName = tokenCookieName(identity.port);
+  // The call `ricochet redrive` makes, with the same ports, policy and caller lookup.
+  const redrives = createRedriveJobs({
+    run: (request, onProgress) => redrive({ ...deps, onProgress }, request),
+    clock: deps.clock,
+    newId: randomUUID,
+  });
 
   app.use(async (c, next) => {
     const form =
@@ -120,9 +136,36 @@ export const createConsoleApp = (
   app.post("/dead-letters/redrive", async (c) => {
     const form = (await c.req.parseBody()) as RedriveForm;
     const request = redriveRequestOf(form, deps.by);
-    // The call `ricochet redrive` makes, with the same ports, policy and caller lookup.
-    const report = await redrive(deps, request);
-    return c.html(redriveReportPage(report, request, identity.token));
+    // Refused here, as a 400 with every problem, rather than as a redrive that fails later.
+    parseRedriveRequest(request);
+    const start = redrives.start(request);
+    if (start.kind === "busy") {
+      return c.html(
+        messagePage(
+          "A redrive is running",
+          `Another redrive is still running; start this one once it has finished (${redriveJobUrl(start.running.id)}).`,
+        ),
+        409,
+      );
+    }
+    await Promise.race([start.job.finished, sleep(REDRIVE_ANSWER_WAIT_MS)]);
+    return c.redirect(redriveJobUrl(start.job.id), 303);
+  });
+
+  app.get("/dead-letters/redrive/job", (c) => {
+    const job = redrives.get(c.req.query("id") ?? "");
+    if (job === undefined) {
+      return c.html(
+        messagePage(
+          "Not found",
+          `No such redrive: the console keeps the last ${KEPT_REDRIVE_JOBS}.`,
+        ),
+        404,
+      );
+    }
+    return c.req.query("part") === "status"
+      ? c.html(redriveJobSection(job, identity.token))
+      : c.html(redriveJobPage(job, identity.token));
   });
 
   app.get("/targets", async (c) => {

@@ -60,7 +60,7 @@ ${report.failed.map((f) => html`<tr><td>failed</td><td>${shown(f.eventId)}</td><
  * request again, with `confirm`, narrowed to the events the dry run listed, so that an event
  * dead-lettered meanwhile is not moved unseen (one redriven meanwhile is skipped, and said so).
  */
-export const redriveReportPage = (
+export const redriveReportSection = (
   report: RedriveReport,
   request: RedriveRequestInput,
   token: string,
@@ -76,8 +76,5 @@ ${hidden("why", request.why)}
 <button type="submit">Move ${report.moved.length} event(s) now</button> as <strong>${request.by}</strong>
 </form>`
       : "";
-  return pageLayout(
-    report.dryRun ? "Redrive: dry run" : "Redrive: done",
-    html`${reportTable(report)}${confirm}<p><a href="/dead-letters">back to the dead letters</a></p>`,
-  );
+  return html`${reportTable(report)}${confirm}<p><a href="/dead-letters">back to the dead letters</a></p>`;
 };

@@ -92,7 +92,11 @@ export interface ConsoleWorld {
   readonly origin: string;
 }
 
-export const startConsoleWorld = async (prefix: string): Promise<ConsoleWorld> => {
+/** `overrides` replace the world's deps (a slower `sleep`, say). */
+export const startConsoleWorld = async (
+  prefix: string,
+  overrides: Partial<ConsoleDeps> = {},
+): Promise<ConsoleWorld> => {
   const { sqs, documents } = testClients();
   const [queues, tableName] = await Promise.all([
     createTestQueues(prefix),
@@ -115,6 +119,7 @@ export const startConsoleWorld = async (prefix: string): Promise<ConsoleWorld> =
     clock: Date.now,
     sleep: async () => {},
     refreshSeconds: 2,
+    ...overrides,
   };
   const running = await startConsole(deps);
   return { deps, console: running, origin: `http://127.0.0.1:${running.port}` };
