@@ -33,10 +33,10 @@ export interface SendScope {
 export interface SqsSendBatcher {
   send(message: OutgoingMessage): Promise<void>;
   /**
-   * A scope whose sends wait, past the window, for the scope's other running messages to end
-   * or to send too (at most `gatherMaxMs`): an invocation's retries then share one request
+   * A scope whose sends wait for the scope's other running messages to end or to send too (at
+   * most `gatherMaxMs`), instead of the window: an invocation's retries then share one request
    * however far apart their calls end, where the window alone gathers only failures that come
-   * within a few ms of each other.
+   * within a few ms of each other, and the last of them leaves at once rather than a window late.
    */
   gather(): SendScope;
 }
@@ -45,9 +45,9 @@ export interface SqsSendBatcherOptions {
   readonly sqs: SQSClient;
   readonly queueUrl: string;
   /**
-   * How long the first message of a batch waits for others before the batch is sent. The
-   * results of one invocation's attempts come in within a few ms of each other; every message
-   * sent this way is late by at most this much.
+   * How long the first message of a batch, sent outside a {@link SqsSendBatcher.gather} scope,
+   * waits for others before the batch is sent; every message sent this way is late by at most
+   * this much.
    */
   readonly windowMs: number;
   /**
@@ -102,8 +102,9 @@ export const createSqsSendBatcher = ({
   const call = { operation: "SendMessageBatch", queueUrl };
   let gathered: Waiting[] = [];
   let gatheredBytes = 0;
-  // The window has passed for the batch being gathered; from then on it goes as soon as the
-  // scope of its oldest message has nothing running (at once for a message sent outside a scope).
+  // The window has passed for the batch being gathered: it goes now if its oldest message was
+  // sent outside a scope. A batch whose oldest message is a scope's goes once that scope has
+  // nothing running, window or not.
   let windowPassed = false;
   let windowTimer: NodeJS.Timeout | undefined;
   let capTimer: NodeJS.Timeout | undefined;
@@ -169,8 +170,8 @@ export const createSqsSendBatcher = ({
    */
   const flushIfReady = (): void => {
     const oldest = gathered[0];
-    if (oldest === undefined || !windowPassed) return;
-    if (oldest.scope === undefined || oldest.scope.running === 0) flush();
+    if (oldest === undefined) return;
+    if (oldest.scope === undefined ? windowPassed : oldest.scope.running === 0) flush();
   };
 
   const startTimers = (): void => {
@@ -194,8 +195,10 @@ export const createSqsSendBatcher = ({
       gathered.push({ message, bytes, scope, resolve, reject });
       gatheredBytes += bytes;
       if (step === BatchStep.ADD_THEN_FLUSH) flush();
-      else if (gathered.length === 1) startTimers();
-      else flushIfReady();
+      else {
+        if (gathered.length === 1) startTimers();
+        flushIfReady();
+      }
     });
 
   return {

@@ -208,6 +208,24 @@ describe("SQS send batcher", () => {
       expect(wire).toEqual({ batchSizes: [3], singles: 0 });
     });
 
+    it("sends at once when the scope's last running message sends: the window is not waited", async () => {
+      const batcher = createSqsSendBatcher({
+        sqs: clients.sqs,
+        queueUrl: queues.internalQueueUrl,
+        windowMs: 5_000,
+        gatherMaxMs: 10_000,
+      });
+      const scope = batcher.gather();
+      scope.begin();
+      scope.begin();
+      const started = Date.now();
+      const wire = await onTheWire(() =>
+        Promise.all([runMessage(scope, 0, message(1)), runMessage(scope, 30, message(2))]),
+      );
+      expect(Date.now() - started).toBeLessThan(2_000);
+      expect(wire).toEqual({ batchSizes: [2], singles: 0 });
+    });
+
     it("waits no longer than gatherMaxMs for a slow sibling: the early failure goes alone, before the sibling ends", async () => {
       const batcher = scopedBatcher(50);
       const scope = batcher.gather();
