@@ -30,4 +30,27 @@ describe("a scheduled event", () => {
     expect(record.attempts).toBe(1);
     expect(h.metrics.get(MetricName.HOP) - hopsBefore).toBeGreaterThanOrEqual(2);
   });
+
+  it("refuses a resubmission of its id without notBefore as a conflict: no early call, still delivered when due", async () => {
+    const id = `scheduled-early-${Date.now()}`;
+    const dueMs = Date.now() + 4_000;
+    const scheduled = { ...h.envelope(id, {}), notBefore: new Date(dueMs).toISOString() };
+    await h.startWorkers({ hopSeconds: 1 });
+    const conflictsBefore = h.metrics.get(MetricName.CONFLICTING_RESUBMISSION);
+
+    await h.submit([scheduled]);
+    await h.waitForStatus(id, EventStatus.SCHEDULED);
+    await h.submit([h.envelope(id, {})]);
+    await h.waitFor(
+      () => h.metrics.get(MetricName.CONFLICTING_RESUBMISSION) > conflictsBefore,
+      10_000,
+    );
+    expect(h.receiver.callsFor(id)).toHaveLength(0);
+    expect((await h.store.get(id))?.status).toBe(EventStatus.SCHEDULED);
+
+    await h.waitForStatus(id, EventStatus.DELIVERED);
+    const calls = h.receiver.callsFor(id);
+    expect(calls).toHaveLength(1);
+    expect(calls[0]?.startedAt).toBeGreaterThanOrEqual(dueMs);
+  });
 });
