@@ -36,11 +36,18 @@ import { type RicochetConfig, retentionSeconds } from "./config.js";
 export const DEFAULT_LEASE_MARGIN_MS = 5_000;
 
 /**
- * How long a retry, hop or deferral waits for others to share its `SendMessageBatch`. An
- * invocation's attempts end within a few ms of each other when their targets answer alike, so a
- * short window turns their re-sends into one request; every re-send is late by at most this.
+ * How long a re-send made outside a batch (no send gathering) waits for others to share its
+ * `SendMessageBatch`; every such re-send is late by at most this. A batch's own re-sends wait
+ * for the batch instead, up to `sendGatherMaxMs`.
  */
 export const SEND_BATCH_WINDOW_MS = 10;
+
+/**
+ * The longest a batch's re-send waits for the batch's other messages: a tenth of the lease margin
+ * (500 ms with the default margin), so an attempt's result write still comes well inside its
+ * lease. Time-scaled runs (the chaos test) pass their own margin's tenth.
+ */
+export const sendGatherMaxMsFor = (leaseMarginMs: number): number => leaseMarginMs / 10;
 
 /**
  * A process's worker id: 72 random bits, enough to tell concurrent instances apart, in 14
@@ -62,7 +69,11 @@ export interface RicochetPorts {
 export const createPorts = (
   config: RicochetConfig,
   clients: AwsClients,
-  options: { readonly signer?: DeliverySigner | undefined } = {},
+  options: {
+    readonly signer?: DeliverySigner | undefined;
+    /** Default: {@link sendGatherMaxMsFor} the default lease margin. */
+    readonly sendGatherMaxMs?: number | undefined;
+  } = {},
 ): RicochetPorts => {
   const signer =
     options.signer ??
@@ -85,6 +96,7 @@ export const createPorts = (
       internalQueueUrl: config.internalQueueUrl,
       maxDelaySeconds: config.hopSeconds,
       sendWindowMs: SEND_BATCH_WINDOW_MS,
+      sendGatherMaxMs: options.sendGatherMaxMs ?? sendGatherMaxMsFor(DEFAULT_LEASE_MARGIN_MS),
     }),
     deadLetters: createSqsDeadLetterQueue({
       sqs: clients.sqs,

@@ -3,7 +3,11 @@ import { LOCAL_CREDENTIALS } from "../../lib/contract/local-identity.js";
 import { CountingMetrics, silentLog } from "../../lib/core/observability.js";
 import { startEventSourcePoller } from "../../lib/local/event-source-poller.js";
 import { localConfig } from "../../lib/local/local-config.js";
-import { createOrchestratorRuntime, createPorts } from "../../lib/runtime/create-ports.js";
+import {
+  createOrchestratorRuntime,
+  createPorts,
+  sendGatherMaxMsFor,
+} from "../../lib/runtime/create-ports.js";
 import { createSqsBatchHandler } from "../../lib/runtime/sqs-batch-handler.js";
 import { observeStore } from "../support/observed-store.js";
 import { streamFor } from "../support/random-streams.js";
@@ -48,7 +52,10 @@ const clients = createAwsClients({
   ],
 });
 const config = localConfig(settings);
-const ports = createPorts(config, clients);
+// The re-sends' wait for their batch scales with the lease margin, as every other timing here.
+const ports = createPorts(config, clients, {
+  sendGatherMaxMs: sendGatherMaxMsFor(settings.leaseMarginMs),
+});
 const orchestrator = createOrchestratorRuntime({
   config,
   ports: {
