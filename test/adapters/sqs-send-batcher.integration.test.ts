@@ -5,7 +5,11 @@ import {
   scheduleToAttributes,
 } from "../../lib/adapters/message-schedule.js";
 import { createSqsIngressQueue } from "../../lib/adapters/sqs-ingress-queue.js";
-import { createSqsSendBatcher, type OutgoingMessage } from "../../lib/adapters/sqs-send-batcher.js";
+import {
+  createSqsSendBatcher,
+  type OutgoingMessage,
+  type SqsSendBatcher,
+} from "../../lib/adapters/sqs-send-batcher.js";
 import { QueueUnavailableError, ResourceNotFoundError } from "../../lib/core/errors.js";
 import { createTestQueues, type TestQueues, testClients } from "../support/local-aws.js";
 import { missingQueueUrl, receiveRaw, recordRequests } from "./sqs-test-support.js";
@@ -29,6 +33,12 @@ const message = (n: number, delaySeconds = 0): OutgoingMessage => ({
   attributes: scheduleToAttributes({ generation: n }),
   delaySeconds,
 });
+
+/** A batcher on the test queue (or `queueUrl`) over the recording clients. */
+const batcherWith = (
+  timing: { windowMs: number; gatherMaxMs?: number },
+  queueUrl: string = queues.internalQueueUrl,
+) => createSqsSendBatcher({ sqs: clients.sqs, queueUrl, ...timing });
 
 /** Requests made while `run` ran: SendMessageBatch entry counts, and SendMessage calls. */
 const onTheWire = async (run: () => Promise<unknown>) => {
@@ -69,11 +79,7 @@ const drain = async (queueUrl: string, expected: number) => {
 describe("SQS send batcher", () => {
   it("sends concurrent messages as one SendMessageBatch, each with its own attributes and delay", async () => {
     const { internalQueueUrl } = await createTestQueues("batcher-one");
-    const batcher = createSqsSendBatcher({
-      sqs: clients.sqs,
-      queueUrl: internalQueueUrl,
-      windowMs: 20,
-    });
+    const batcher = batcherWith({ windowMs: 20 }, internalQueueUrl);
     const wire = await onTheWire(() =>
       Promise.all([1, 2, 3, 4, 5, 6, 7].map((n) => batcher.send(message(n)))),
     );
@@ -88,11 +94,7 @@ describe("SQS send batcher", () => {
   });
 
   it("sends a full batch at once and the rest after the window: 12 sends, 10 + 2", async () => {
-    const batcher = createSqsSendBatcher({
-      sqs: clients.sqs,
-      queueUrl: queues.internalQueueUrl,
-      windowMs: 20,
-    });
+    const batcher = batcherWith({ windowMs: 20 });
     const wire = await onTheWire(() =>
       Promise.all(Array.from({ length: 12 }, (_, n) => batcher.send(message(n)))),
     );
@@ -100,33 +102,21 @@ describe("SQS send batcher", () => {
   });
 
   it("keeps each request under the batch payload limit: 3 × 100 KiB go as a batch of 2 and a single", async () => {
-    const batcher = createSqsSendBatcher({
-      sqs: clients.sqs,
-      queueUrl: queues.internalQueueUrl,
-      windowMs: 20,
-    });
+    const batcher = batcherWith({ windowMs: 20 });
     const big = (n: number): OutgoingMessage => ({ ...message(n), body: "x".repeat(100 * 1024) });
     const wire = await onTheWire(() => Promise.all([1, 2, 3].map((n) => batcher.send(big(n)))));
     expect(wire).toEqual({ batchSizes: [2], singles: 1 });
   });
 
   it("sends a message alone as a plain SendMessage when nothing joins it in the window", async () => {
-    const batcher = createSqsSendBatcher({
-      sqs: clients.sqs,
-      queueUrl: queues.internalQueueUrl,
-      windowMs: 5,
-    });
+    const batcher = batcherWith({ windowMs: 5 });
     const wire = await onTheWire(() => batcher.send(message(1)));
     expect(wire).toEqual({ batchSizes: [], singles: 1 });
   });
 
   it("rejects only the send whose entry SQS refused; the others are delivered", async () => {
     const { internalQueueUrl } = await createTestQueues("batcher-partial");
-    const batcher = createSqsSendBatcher({
-      sqs: clients.sqs,
-      queueUrl: internalQueueUrl,
-      windowMs: 20,
-    });
+    const batcher = batcherWith({ windowMs: 20 }, internalQueueUrl);
     // U+0000 is outside the characters SQS accepts in a body: the entry fails, the batch does not.
     const refused: OutgoingMessage = { ...message(2), body: "bad\u0000body" };
     const settled = await Promise.allSettled([
@@ -147,11 +137,7 @@ describe("SQS send batcher", () => {
   });
 
   it("rejects every send of a batch the queue refused as a whole", async () => {
-    const batcher = createSqsSendBatcher({
-      sqs: clients.sqs,
-      queueUrl: missingQueueUrl(queues.internalQueueUrl),
-      windowMs: 20,
-    });
+    const batcher = batcherWith({ windowMs: 20 }, missingQueueUrl(queues.internalQueueUrl));
     const settled = await Promise.allSettled([1, 2, 3].map((n) => batcher.send(message(n))));
     for (const s of settled) {
       expect(s.status).toBe("rejected");
@@ -171,13 +157,12 @@ describe("SQS send batcher", () => {
   });
 
   describe("gathered in a scope (one invocation's messages)", () => {
-    const scopedBatcher = (gatherMaxMs: number) =>
-      createSqsSendBatcher({
-        sqs: clients.sqs,
-        queueUrl: queues.internalQueueUrl,
-        windowMs: 5,
-        gatherMaxMs,
-      });
+    /** A gathering scope of `batcher` with `running` messages begun. */
+    const scopeOf = (batcher: SqsSendBatcher, running: number) => {
+      const scope = batcher.gather();
+      for (let i = 0; i < running; i += 1) scope.begin();
+      return scope;
+    };
 
     /** A scope's message: begins now, after `afterMs` sends (or not) and ends. */
     const runMessage = async (
@@ -194,9 +179,7 @@ describe("SQS send batcher", () => {
     };
 
     it("holds a send until the scope's other messages have sent or ended: three failures 60 ms apart leave in one request", async () => {
-      const batcher = scopedBatcher(2_000);
-      const scope = batcher.gather();
-      for (let i = 0; i < 4; i += 1) scope.begin();
+      const scope = scopeOf(batcherWith({ windowMs: 5, gatherMaxMs: 2_000 }), 4);
       const wire = await onTheWire(() =>
         Promise.all([
           runMessage(scope, 0, message(1)),
@@ -209,15 +192,7 @@ describe("SQS send batcher", () => {
     });
 
     it("sends at once when the scope's last running message sends: the window is not waited", async () => {
-      const batcher = createSqsSendBatcher({
-        sqs: clients.sqs,
-        queueUrl: queues.internalQueueUrl,
-        windowMs: 5_000,
-        gatherMaxMs: 10_000,
-      });
-      const scope = batcher.gather();
-      scope.begin();
-      scope.begin();
+      const scope = scopeOf(batcherWith({ windowMs: 5_000, gatherMaxMs: 10_000 }), 2);
       const started = Date.now();
       const wire = await onTheWire(() =>
         Promise.all([runMessage(scope, 0, message(1)), runMessage(scope, 30, message(2))]),
@@ -227,10 +202,7 @@ describe("SQS send batcher", () => {
     });
 
     it("waits no longer than gatherMaxMs for a slow sibling: the early failure goes alone, before the sibling ends", async () => {
-      const batcher = scopedBatcher(50);
-      const scope = batcher.gather();
-      scope.begin();
-      scope.begin();
+      const scope = scopeOf(batcherWith({ windowMs: 5, gatherMaxMs: 50 }), 2);
       let sentAt = 0;
       const started = Date.now();
       const wire = await onTheWire(() =>
@@ -246,13 +218,9 @@ describe("SQS send batcher", () => {
     });
 
     it("sends as soon as the oldest send's scope is idle, taking along what another scope gathered meanwhile", async () => {
-      const batcher = scopedBatcher(5_000);
-      const first = batcher.gather();
-      const second = batcher.gather();
-      first.begin();
-      first.begin();
-      second.begin();
-      second.begin();
+      const batcher = batcherWith({ windowMs: 5, gatherMaxMs: 5_000 });
+      const first = scopeOf(batcher, 2);
+      const second = scopeOf(batcher, 2);
       // The second scope's other message is still running throughout: the sends settle anyway.
       const wire = await onTheWire(() =>
         Promise.all([
