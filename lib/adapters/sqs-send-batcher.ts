@@ -102,12 +102,10 @@ export const createSqsSendBatcher = ({
   const call = { operation: "SendMessageBatch", queueUrl };
   let gathered: Waiting[] = [];
   let gatheredBytes = 0;
-  // The window has passed for the batch being gathered: it goes now if its oldest message was
-  // sent outside a scope. A batch whose oldest message is a scope's goes once that scope has
-  // nothing running, window or not.
-  let windowPassed = false;
-  let windowTimer: NodeJS.Timeout | undefined;
-  let capTimer: NodeJS.Timeout | undefined;
+  // The batch being gathered goes when this fires: after the window if its oldest message was
+  // sent outside a scope, after `gatherMaxMs` if a scope's (which usually goes sooner, once the
+  // scope has nothing running).
+  let timer: NodeJS.Timeout | undefined;
 
   const sendBatch = async (batch: readonly Waiting[]): Promise<void> => {
     const { SendMessageBatchCommand } = sqsSdk();
@@ -145,11 +143,8 @@ export const createSqsSendBatcher = ({
   };
 
   const flush = (): void => {
-    clearTimeout(windowTimer);
-    clearTimeout(capTimer);
-    windowTimer = undefined;
-    capTimer = undefined;
-    windowPassed = false;
+    clearTimeout(timer);
+    timer = undefined;
     const batch = gathered;
     gathered = [];
     gatheredBytes = 0;
@@ -169,17 +164,8 @@ export const createSqsSendBatcher = ({
    * wait for as long as new scopes kept joining it (several invocations in one process).
    */
   const flushIfReady = (): void => {
-    const oldest = gathered[0];
-    if (oldest === undefined) return;
-    if (oldest.scope === undefined ? windowPassed : oldest.scope.running === 0) flush();
-  };
-
-  const startTimers = (): void => {
-    windowTimer = setTimeout(() => {
-      windowPassed = true;
-      flushIfReady();
-    }, windowMs);
-    capTimer = setTimeout(flush, Math.max(windowMs, gatherMaxMs));
+    const scope = gathered[0]?.scope;
+    if (scope !== undefined && scope.running === 0) flush();
   };
 
   const enqueue = (message: OutgoingMessage, scope: ScopeState | undefined): Promise<void> =>
@@ -196,7 +182,8 @@ export const createSqsSendBatcher = ({
       gatheredBytes += bytes;
       if (step === BatchStep.ADD_THEN_FLUSH) flush();
       else {
-        if (gathered.length === 1) startTimers();
+        if (gathered.length === 1)
+          timer = setTimeout(flush, scope === undefined ? windowMs : gatherMaxMs);
         flushIfReady();
       }
     });
