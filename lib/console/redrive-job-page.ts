@@ -1,5 +1,6 @@
 import { html } from "hono/html";
 import type { RedriveProgress } from "../app/redrive.js";
+import { isoOf } from "../core/time-format.js";
 import { redriveReportSection } from "./dead-letters-page.js";
 import { type Html, pageLayout } from "./page-layout.js";
 import type { RedriveJob } from "./redrive-jobs.js";
@@ -33,6 +34,7 @@ export const redriveJobSection = (job: RedriveJob, token: string): Html => {
   }
   return html`<div id="redrive-job" data-state="running" hx-get="${redriveJobUrl(job.id, "status")}" hx-trigger="every ${REDRIVE_POLL_SECONDS}s" hx-swap="outerHTML">
 <p class="progress">${progressLine(job.progress)}</p>
+<p>Started ${isoOf(job.startedAtMs)} by <strong>${job.request.by}</strong>.</p>
 <p>It goes on if you leave this page; come back to <a href="${redriveJobUrl(job.id)}">this address</a> to see its report.</p></div>`;
 };
 

@@ -43,7 +43,7 @@ export interface RedriveJobs {
   get(id: string): RedriveJob | undefined;
 }
 
-/** Finished redrives kept for their pages, newest first. */
+/** Redrives kept for their pages; the oldest finished ones are forgotten first. */
 export const KEPT_REDRIVE_JOBS = 20;
 
 export const createRedriveJobs = (options: {
@@ -51,18 +51,20 @@ export const createRedriveJobs = (options: {
   readonly clock: () => number;
   readonly newId: () => string;
 }): RedriveJobs => {
+  // In start order; each update replaces the job's entry, so the running one is known by its id.
   const jobs = new Map<string, RedriveJob>();
-  let running: RedriveJob | undefined;
+  let runningId: string | undefined;
 
   const forget = (): void => {
     for (const id of [...jobs.keys()].slice(0, Math.max(0, jobs.size - KEPT_REDRIVE_JOBS))) {
-      if (jobs.get(id) !== running) jobs.delete(id);
+      if (id !== runningId) jobs.delete(id);
     }
   };
 
   return {
     start: (request) => {
-      if (running !== undefined) return { kind: "busy", running: jobs.get(running.id) ?? running };
+      const running = runningId === undefined ? undefined : jobs.get(runningId);
+      if (running !== undefined) return { kind: "busy", running };
       const id = options.newId();
       let settle: () => void = () => {};
       const finished = new Promise<void>((resolve) => {
@@ -78,7 +80,7 @@ export const createRedriveJobs = (options: {
         finished,
       };
       jobs.set(id, job);
-      running = job;
+      runningId = id;
       forget();
       const update = (change: Partial<RedriveJob>): void => {
         const current = jobs.get(id);
@@ -91,7 +93,7 @@ export const createRedriveJobs = (options: {
           (error: unknown) => update({ error: errorMessage(error) }),
         )
         .finally(() => {
-          running = undefined;
+          runningId = undefined;
           settle();
         });
       return { kind: "started", job };

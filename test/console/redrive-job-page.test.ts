@@ -27,6 +27,7 @@ describe("redrive job page", () => {
       const page = await shown(aJob({ progress }));
       expect(page).toContain(line);
       expect(page).toContain('data-state="running"');
+      expect(page).toContain("Started 1970-01-01T00:00:00.000Z by <strong>ana</strong>.");
       expect(page).toContain('hx-get="/dead-letters/redrive/job?id=job-1&amp;part=status"');
     },
   );
