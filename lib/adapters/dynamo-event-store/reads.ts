@@ -87,8 +87,9 @@ export const listByStatus = async (
   request: ListByStatusRequest,
 ): Promise<StatusListing> => {
   const { targetKey, limit, maxItemsRead = Number.POSITIVE_INFINITY } = request;
+  const fromIndex = LISTED_STATUSES.has(request.status);
   // Without a filter, an index page's items are all matches: read no more than are wanted.
-  const everyItemMatches = LISTED_STATUSES.has(request.status) && targetKey === undefined;
+  const everyItemMatches = fromIndex && targetKey === undefined;
   const records: EventRecord[] = [];
   let read = 0;
   let startKey: Record<string, unknown> | undefined;
@@ -116,7 +117,7 @@ export const listByStatus = async (
   const cutShort = startKey !== undefined && records.length < limit;
   // A scan stops at `limit` matches in table order, so these are some of the matching records,
   // not necessarily the oldest; they are sorted like the index's for a consistent listing.
-  const listed = LISTED_STATUSES.has(request.status)
+  const listed = fromIndex
     ? records.slice(0, limit)
     : records.sort((a, b) => a.updatedAt.localeCompare(b.updatedAt)).slice(0, limit);
   return { records: listed, cutShort };
