@@ -1,19 +1,34 @@
+import { ChangeMessageVisibilityBatchCommand, type SQSClient } from "@aws-sdk/client-sqs";
+import type { SQSBatchResponse, SQSRecord } from "aws-lambda";
 import type { AwsClients } from "../lib/adapters/aws-clients.js";
+import { drawDelaySeconds } from "../lib/core/backoff.js";
+import { DEFAULT_POLICY, type Jitter, type RetryPolicy } from "../lib/core/policy.js";
+import { systemRandom } from "../lib/core/random.js";
 import type { PollerLogger } from "../lib/local/event-source-poller.js";
 import {
   type EventSourcePoller,
   type SqsBatchHandler,
   startEventSourcePoller,
 } from "../lib/local/event-source-poller.js";
+import type { FunctionConcurrency } from "../lib/local/function-concurrency.js";
+import type { FunctionDeployment, MappingDeployment } from "./support/deployment.js";
 import { createQueuePair } from "./support/resources.js";
 import type { SeededReceiver } from "./support/seeded-receiver.js";
 
-/** How every contender retries in one scenario: the same budget and spacing for all. */
+/**
+ * How every contender retries in one scenario: the same budget and the same schedule for all,
+ * Ricochet through its policy, the others through `ChangeMessageVisibility` on a failed record.
+ */
 export interface RetryShape {
   /** Attempts allowed per event (Ricochet's budget, the baselines' maxReceiveCount). */
   readonly maxAttempts: number;
-  /** Seconds between a failed attempt and the next (the baselines' visibility timeout). */
-  readonly delaySeconds: number;
+  /** The first retry's delay ceiling, in seconds. */
+  readonly baseDelaySeconds: number;
+  /** Growth of the ceiling per retry. */
+  readonly multiplier: number;
+  /** The largest ceiling, in seconds. */
+  readonly maxDelaySeconds: number;
+  readonly jitter: Jitter;
   /** Per-call timeout; unset, Ricochet's default and the baselines' 10 s. */
   readonly timeoutMs?: number;
 }
@@ -28,10 +43,13 @@ export interface ContenderContext {
   readonly receiver: Pick<SeededReceiver, "calls">;
   /** How the events of this round retry; the baselines' queues are made to match it. */
   readonly retry: RetryShape;
-  /** Pollers running at once, like Lambda's maximum concurrency; the same for every contender. */
-  readonly pollers: number;
-  /** Records per batch; the same for every contender. */
-  readonly batchSize: number;
+  /** The contender's own deployment for this round, already checked to be deployable. */
+  readonly deployment: FunctionDeployment;
+  /**
+   * The function's concurrency, the same budget for every contender, shared by all of this
+   * contender's mappings as reserved concurrency bounds a function that several mappings invoke.
+   */
+  readonly concurrency: FunctionConcurrency;
   /**
    * Where pollers report failed batches (a batch whose every record failed throws in Powertools);
    * counted rather than printed, since failures are the point of the benchmark.
@@ -45,10 +63,14 @@ export interface PreparedContender {
   readonly queueUrl: string;
   /** Every queue the consumer reads (the producer's first): the round ends when all are empty. */
   readonly consumedQueueUrls: readonly string[];
+  /** The contender's records table, whose items are weighed for the storage bill. */
+  readonly tableName?: string;
   /** Starts consuming (called just before the first event is sent, timer running). */
   start(): void;
   /** Records the handler was invoked with so far (redeliveries included). */
   recordsHandled(): number;
+  /** Invocations and their billed milliseconds so far: the Lambda half of the bill. */
+  invocations(): { readonly count: number; readonly billedMs: number };
   /** Stops consuming and waits for in-flight batches. */
   stop(): Promise<void>;
   /** Figures only this contender can report, read after `stop()` with uncounted clients. */
@@ -58,6 +80,8 @@ export interface PreparedContender {
 /** One way of delivering events with retries, benchmarked side by side with the others. */
 export interface Contender {
   readonly name: string;
+  /** What it deploys for rounds retried as `retry`: queues, mappings, function, table. */
+  deployment(retry: RetryShape): FunctionDeployment;
   /** Creates the contender's queues and tables (their requests are not counted). */
   prepare(context: ContenderContext): Promise<PreparedContender>;
 }
@@ -70,22 +94,36 @@ export interface BenchEnvelope {
   readonly policy: {
     readonly maxAttempts: number;
     readonly baseDelaySeconds: number;
+    readonly multiplier: number;
     readonly maxDelaySeconds: number;
-    readonly jitter: "none";
+    readonly jitter: Jitter;
   };
 }
 
 /** Attempts allowed per event by every contender (Ricochet's budget, the others' maxReceiveCount). */
 export const MAX_ATTEMPTS = 10;
 
-/** Seconds between a failed attempt and the next, for every contender. */
-export const RETRY_DELAY_SECONDS = 1;
-
-/** The retries of the healthy and flaky scenarios. */
+/**
+ * The retries of the healthy and flaky scenarios: every retry 1 s after the failure. Jitter is
+ * for spreading a herd of retries; here it would only lengthen every contender's tail alike.
+ */
 export const DEFAULT_RETRY: RetryShape = {
   maxAttempts: MAX_ATTEMPTS,
-  delaySeconds: RETRY_DELAY_SECONDS,
+  baseDelaySeconds: 1,
+  multiplier: 2,
+  maxDelaySeconds: 1,
+  jitter: "none",
 };
+
+/** The shape as a Ricochet policy: what the envelope asks for and what the baselines follow. */
+export const retryPolicyOf = (retry: RetryShape): RetryPolicy => ({
+  ...DEFAULT_POLICY,
+  maxAttempts: retry.maxAttempts,
+  baseDelaySeconds: retry.baseDelaySeconds,
+  multiplier: retry.multiplier,
+  maxDelaySeconds: retry.maxDelaySeconds,
+  jitter: retry.jitter,
+});
 
 export const benchEnvelope = (
   baseUrl: string,
@@ -100,14 +138,12 @@ export const benchEnvelope = (
     ...(retry.timeoutMs === undefined ? {} : { timeoutMs: retry.timeoutMs }),
   },
   payload: { eventId, n },
-  // The baselines' schedule, so that a flaky run measures the engines and not their policies:
-  // every retry a fixed delay after the failure, as a visibility timeout gives them. Jitter would
-  // only move the tail (a 2 s cap with full jitter made Ricochet's last events wait longer).
   policy: {
     maxAttempts: retry.maxAttempts,
-    baseDelaySeconds: retry.delaySeconds,
-    maxDelaySeconds: retry.delaySeconds,
-    jitter: "none",
+    baseDelaySeconds: retry.baseDelaySeconds,
+    multiplier: retry.multiplier,
+    maxDelaySeconds: retry.maxDelaySeconds,
+    jitter: retry.jitter,
   },
 });
 
@@ -124,33 +160,45 @@ export const postEnvelope = async (envelope: BenchEnvelope): Promise<boolean> =>
 };
 
 /**
- * The consuming half every contender shares: the local event-source poller, with the same batch
- * size, concurrency and long poll for all, driving the contender's own SQS handler. A contender
- * fed by several queues gets one poller per queue, as Lambda gives a function one event source
- * mapping per queue, each with its own maximum concurrency.
+ * The consuming half every contender shares: one local event-source poller per mapping of its
+ * deployment (batch size, batching window, function timeout as deployed), every invocation
+ * taking a slot of the function's one concurrency budget, driving the contender's SQS handler.
+ * A mapping runs as many receive loops as the budget (or its own maximum concurrency) allows;
+ * Lambda likewise polls a queue with more pollers than it has invocations to give them.
  */
 export const consumeWith = (
   context: ContenderContext,
   options: {
-    /** The producer's queue, then any other queue the same handler reads. */
-    readonly queueUrls: readonly [string, ...string[]];
+    /** Each mapping's queue, by the role its deployment names. */
+    readonly queueUrls: { readonly in: string; readonly internal?: string };
     readonly functionName: string;
     readonly handler: SqsBatchHandler;
-    readonly functionTimeoutMs?: number;
   },
-): Omit<PreparedContender, "extraFigures"> => {
+): Omit<PreparedContender, "extraFigures" | "tableName"> => {
+  const { deployment } = context;
+  const queueUrlOf = (mapping: MappingDeployment): string => {
+    const url = options.queueUrls[mapping.queueRole];
+    if (url === undefined)
+      throw new Error(`no ${mapping.queueRole} queue for ${options.functionName}`);
+    return url;
+  };
   let pollers: EventSourcePoller[] = [];
   return {
-    queueUrl: options.queueUrls[0],
-    consumedQueueUrls: options.queueUrls,
+    queueUrl: options.queueUrls.in,
+    consumedQueueUrls: deployment.mappings.map(queueUrlOf),
     start: () => {
-      pollers = options.queueUrls.map((queueUrl) =>
+      pollers = deployment.mappings.map((mapping) =>
         startEventSourcePoller({
           sqs: context.clients.sqs,
-          queueUrl,
+          queueUrl: queueUrlOf(mapping),
           handler: options.handler,
-          batchSize: context.batchSize,
-          maxConcurrency: context.pollers,
+          batchSize: mapping.batchSize,
+          batchingWindowMs: mapping.maxBatchingWindowSeconds * 1000,
+          maxConcurrency: Math.min(
+            context.concurrency.limit,
+            mapping.maximumConcurrency ?? context.concurrency.limit,
+          ),
+          functionConcurrency: context.concurrency,
           logger: context.pollerLogger,
           // SQS's longest wait, as SQS advises for long polling: an idle queue then costs a
           // receive per 20 s per poller, not one a second. A round stops once every queue is
@@ -158,13 +206,15 @@ export const consumeWith = (
           waitTimeSeconds: 20,
           abortWaitOnStop: true,
           functionName: options.functionName,
-          ...(options.functionTimeoutMs === undefined
-            ? {}
-            : { functionTimeoutMs: options.functionTimeoutMs }),
+          functionTimeoutMs: deployment.timeoutSeconds * 1000,
         }),
       );
     },
     recordsHandled: () => pollers.reduce((sum, poller) => sum + poller.stats.receivedMessages, 0),
+    invocations: () => ({
+      count: pollers.reduce((sum, poller) => sum + poller.stats.invocations, 0),
+      billedMs: pollers.reduce((sum, poller) => sum + poller.stats.billedDurationMs, 0),
+    }),
     stop: async () => {
       await Promise.all(pollers.map((poller) => poller.stop()));
     },
@@ -172,12 +222,73 @@ export const consumeWith = (
 };
 
 /**
- * The queue pair of a contender that retries by redelivery (the baselines): a failed message
- * reappears after a visibility timeout of the round's retry delay and is dead-lettered natively
- * after its attempt budget in receives.
+ * The function a redelivery-based consumer deploys (the baselines): one mapping of the queue
+ * with SQS's defaults, a visibility timeout six times the function timeout (AWS's advice for
+ * Lambda), native redrive after the attempt budget in receives.
  */
+export const redeliveryDeployment = (
+  retry: RetryShape,
+  options: {
+    readonly timeoutSeconds: number;
+    readonly memoryMb: number;
+    readonly table?: FunctionDeployment["table"];
+  },
+): FunctionDeployment => ({
+  timeoutSeconds: options.timeoutSeconds,
+  memoryMb: options.memoryMb,
+  architecture: "arm64",
+  mappings: [
+    {
+      queueRole: "in",
+      queue: {
+        visibilityTimeoutSeconds: options.timeoutSeconds * 6,
+        maxReceiveCount: retry.maxAttempts,
+      },
+      batchSize: 10,
+      maxBatchingWindowSeconds: 0,
+    },
+  ],
+  ...(options.table === undefined ? {} : { table: options.table }),
+});
+
+/** The queue pair of a redelivery-based contender, made as its deployment says. */
 export const createRedeliveryQueues = (context: ContenderContext, prefix: string) =>
-  createQueuePair(context.clients.sqs, prefix, {
-    maxReceiveCount: context.retry.maxAttempts,
-    visibilityTimeoutSeconds: context.retry.delaySeconds,
-  });
+  createQueuePair(context.clients.sqs, prefix, context.deployment.mappings[0].queue);
+
+const SQS_MAX_BATCH_ENTRIES = 10;
+
+/**
+ * What a redelivery-based consumer does for a short retry with a long visibility timeout: each
+ * failed record's visibility is set to its retry's delay (`ApproximateReceiveCount` is the
+ * attempt that failed), one `ChangeMessageVisibilityBatch` per ten failures. Without it a failed
+ * record would wait out the whole visibility timeout.
+ */
+export const scheduleRedeliveries = async (
+  sqs: SQSClient,
+  queueUrl: string,
+  records: readonly SQSRecord[],
+  response: SQSBatchResponse,
+  retry: RetryShape,
+): Promise<void> => {
+  const failed = new Set(response.batchItemFailures.map((failure) => failure.itemIdentifier));
+  const policy = retryPolicyOf(retry);
+  const entries = records
+    .filter((record) => failed.has(record.messageId))
+    .map((record, index) => ({
+      Id: String(index),
+      ReceiptHandle: record.receiptHandle,
+      VisibilityTimeout: drawDelaySeconds(
+        policy,
+        Number(record.attributes.ApproximateReceiveCount),
+        systemRandom,
+      ),
+    }));
+  for (let start = 0; start < entries.length; start += SQS_MAX_BATCH_ENTRIES) {
+    await sqs.send(
+      new ChangeMessageVisibilityBatchCommand({
+        QueueUrl: queueUrl,
+        Entries: entries.slice(start, start + SQS_MAX_BATCH_ENTRIES),
+      }),
+    );
+  }
+};

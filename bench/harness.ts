@@ -6,14 +6,19 @@ import {
   type LocalAwsTarget,
 } from "../lib/adapters/aws-clients.js";
 import { LOCAL_CREDENTIALS } from "../lib/contract/local-identity.js";
+import { createFunctionConcurrency } from "../lib/local/function-concurrency.js";
 import { type BundleFigures, measureBundle } from "./bundle-figures.js";
 import { type CeilingFigures, measureCeiling } from "./ceiling.js";
 import { benchEnvelope, type Contender, DEFAULT_RETRY } from "./contender.js";
 import { bareSqs } from "./contenders/bare-sqs.js";
-import { powertools } from "./contenders/powertools.js";
+import { createPowertoolsContender, powertools } from "./contenders/powertools.js";
 import { ricochet } from "./contenders/ricochet.js";
 import { type CapacityTotals, createCapacityCounter } from "./support/capacity-counter.js";
-import { usdPerMillionEvents } from "./support/list-prices.js";
+import { type CostFloor, costFloor } from "./support/cost-floor.js";
+import { deliveryTimes, throughputOf } from "./support/delivery-times.js";
+import { assertDeployable, type FunctionDeployment } from "./support/deployment.js";
+import { type Bill, billPerMillionEvents } from "./support/list-prices.js";
+import { type NoiseBand, noiseBand, type Verdict, verdictOf } from "./support/noise-band.js";
 import {
   createRequestCounter,
   DYNAMO_READ_COMMANDS,
@@ -22,10 +27,12 @@ import {
 import { median, type PairedRatio, pairedRatio } from "./support/round-statistics.js";
 import { percentile, retryGapSamples } from "./support/schedule-error.js";
 import { type AnswerLatency, startSeededReceiver } from "./support/seeded-receiver.js";
+import { type StoredItems, storedItemsOf } from "./support/stored-items.js";
 
 export interface BenchOptions {
   readonly local: LocalAwsTarget;
   readonly events: number;
+  /** Measured rounds: a multiple of the contenders' count, so each goes first equally often. */
   readonly rounds: number;
   /** Seed of the receiver's transient failures; the same for every contender. */
   readonly seed?: number;
@@ -39,8 +46,11 @@ export interface BenchOptions {
   readonly latency?: AnswerLatency | undefined;
   /** Also run every contender against a receiver that never fails; default true. */
   readonly healthy?: boolean;
-  readonly pollers?: number;
-  readonly batchSize?: number;
+  /**
+   * The function concurrency every contender is given (its reserved concurrency), shared by all
+   * of its event source mappings; default {@link DEFAULT_CONCURRENCY}.
+   */
+  readonly concurrency?: number;
   /**
    * Events submitted per second, in batches of 10; 0 (the default) sends them all at once. A rate
    * below the consumer's capacity keeps a backlog from inflating the retry scheduling error.
@@ -55,21 +65,47 @@ export interface BenchOptions {
    * at half the rate of later ones, and after 1 000 healthy events still a third slower.
    */
   readonly warmupEvents?: number;
+  /** The contenders, in round 1's order; default {@link CONTENDERS}. */
+  readonly contenders?: readonly Contender[];
   /** Build the orchestrator bundle and time its initialisation; default true. */
   readonly measureBundle?: boolean;
   /** Progress lines (to stderr in the CLI). */
   readonly progress?: (line: string) => void;
 }
 
+/**
+ * Invocations at once per contender: two for each of Ricochet's two mappings at Lambda's lowest
+ * maximum concurrency (2), and the same four for every other contender.
+ */
+export const DEFAULT_CONCURRENCY = 4;
+
+/** What a contender was given to work with in the run: the same budget for every one. */
+export interface ContenderSetup {
+  /** Invocations at once, shared by all of the contender's mappings. */
+  readonly concurrency: number;
+  /** Its deployment, as checked against AWS's deploy-time rules. */
+  readonly deployment: FunctionDeployment;
+}
+
 /** One contender's figures: medians over the rounds. */
 export interface ContenderFigures {
+  readonly setup: ContenderSetup;
+  /**
+   * Events per second until 95% of the round's events were delivered (see
+   * `bench/support/delivery-times.ts` for why not to the last one).
+   */
   readonly eventsPerSecond: number;
+  /** Ms from the first submit to the last event's first 2xx: the slowest retry chain. */
+  readonly allDeliveredMs: number;
   /**
    * This contender's events/s divided by Powertools' in the same round: median, lowest and
-   * highest over the rounds. Steadier than comparing the medians of the rates (see
-   * {@link pairedRatio}); 1 for Powertools itself.
+   * highest over the rounds (see {@link pairedRatio}); 1 for Powertools itself.
    */
   readonly eventsPerSecondVsPowertools: PairedRatio | null;
+  /** That ratio read against the run's A/A band: a difference only outside it. */
+  readonly verdictVsPowertools: Verdict | null;
+  /** The most invocations that ran at once: never above `setup.concurrency`. */
+  readonly peakConcurrency: number;
   /** Target calls per delivered event (1 plus the retries). */
   readonly attemptsPerEvent: number;
   readonly requestsPerEvent: number;
@@ -88,23 +124,34 @@ export interface ContenderFigures {
   readonly dynamoReadUnitsPerEvent: number;
   /** SQS requests per delivered event (the sum of the `SQS.*` entries of `requestsByApi`). */
   readonly sqsRequestsPerEvent: number;
+  /** The same as SQS bills them, each 64 KiB of a request's payload one request. */
+  readonly sqsBilledRequestsPerEvent: number;
   /**
    * The same requests by the queue they named and command, e.g. `internal.ReceiveMessage`
    * (queues: `in` the producers', `internal` Ricochet's own, `dlq`): where a retry's cost goes.
    */
   readonly sqsRequestsByQueue: Record<string, number>;
+  /** Lambda invocations per delivered event. */
+  readonly lambdaInvocationsPerEvent: number;
+  /** Billed Lambda milliseconds per delivered event (each invocation rounded up to 1 ms). */
+  readonly lambdaBilledMsPerEvent: number;
+  /** Bytes each event leaves in the table (items + DynamoDB's overhead) while kept. */
+  readonly storedBytesPerEvent: number;
   /**
-   * SQS + DynamoDB list price of a million delivered events, in dollars
-   * (bench/support/list-prices.ts); Lambda duration and invocations are not included.
+   * A million delivered events' bill by line, in dollars: SQS (billed requests), DynamoDB
+   * writes, reads and storage (at the deployment's retention and point-in-time recovery), Lambda
+   * requests and duration (at the deployment's memory and architecture). Medians per line.
    */
-  readonly usdPerMillionEvents: number;
+  readonly usdPerMillion: Bill;
+  /** Of that, SQS + DynamoDB writes above the floor's (`BenchResult.floor`). */
+  readonly usdAboveFloor: number;
   readonly cpuMsPerRecord: number;
   /** Ricochet: how late each retry's call came against the time its record scheduled. */
   readonly scheduleErrorP50Ms: number | null;
   readonly scheduleErrorP99Ms: number | null;
   /**
    * Every contender: ms from a failed call to the next call of the same event, at the receiver.
-   * The retry delay as the target sees it; it sets the flaky scenario's tail, hence its rate.
+   * The retry delay as the target sees it.
    */
   readonly retryGapP50Ms: number | null;
   readonly retryGapP99Ms: number | null;
@@ -115,9 +162,23 @@ export interface ContenderFigures {
   readonly initMs: number | null;
   /** The first (empty) batch after the import: the init work the function defers to it. */
   readonly firstBatchMs: number | null;
+  /** `initMs + firstBatchMs`: the module work of a cold start, wherever it falls. */
+  readonly coldStartMs: number | null;
   readonly ceilingFraction: number | null;
-  /** Batches the poller reported failed (Powertools throws when every record of a batch fails). */
+  /** Batches the poller reported failed (a handler that threw or timed out). */
   readonly failedBatches: number;
+}
+
+/** How noisy the run was: the same code under two names, compared like every contender. */
+export interface RunNoise {
+  /** The A/A pair, e.g. `powertoolsAA` against `powertools`. */
+  readonly pair: readonly [string, string];
+  /** Its events/s ratio, round by round, in the flaky scenario. */
+  readonly flakyRatio: PairedRatio | null;
+  readonly flakyBand: NoiseBand | null;
+  /** The same in the healthy scenario. */
+  readonly healthyRatio: PairedRatio | null;
+  readonly healthyBand: NoiseBand | null;
 }
 
 export interface BenchResult {
@@ -127,10 +188,15 @@ export interface BenchResult {
   readonly failureRate: number;
   /** The receiver's answer times, when it did not answer at once. */
   readonly latency?: AnswerLatency;
-  readonly pollers: number;
-  readonly batchSize: number;
+  /** Invocations at once, the same for every contender. */
+  readonly concurrency: number;
   /** Events submitted per second; 0 when all were sent at once (then rates measure capacity). */
   readonly submitRate: number;
+  /** Each round's contender order (round 1 first): balanced, each first equally often. */
+  readonly order: readonly (readonly string[])[];
+  readonly noise: RunNoise;
+  /** The least any orchestrator keeping this contract could spend, flaky and healthy. */
+  readonly floor: { readonly flaky: CostFloor; readonly healthy: CostFloor };
   /** Against the flaky receiver ({@link BenchResult.failureRate} of calls fail): the headline. */
   readonly contenders: Record<string, ContenderFigures>;
   /** Against a receiver that never fails: processing speed with no retry delays in the tail. */
@@ -138,25 +204,40 @@ export interface BenchResult {
   readonly ceiling: CeilingFigures & { readonly rounds: number };
 }
 
-/** The contenders; round `r` runs them rotated by `r - 1`, so none always goes first. */
-export const CONTENDERS: readonly Contender[] = [ricochet, powertools, bareSqs];
+/** The A/A twin of the baseline: Powertools again under another name, so its ratio is noise. */
+export const powertoolsAA: Contender = createPowertoolsContender("powertoolsAA");
 
-/** The order of round `round` (1-based; 0 is the warm-up): drift and after-effects fall on each in turn. */
-export const contendersInRound = (round: number): readonly Contender[] => {
-  const n = CONTENDERS.length;
+/** The contenders; round `r` runs them rotated by `r - 1`, so none always goes first. */
+export const CONTENDERS: readonly Contender[] = [ricochet, powertools, powertoolsAA, bareSqs];
+
+/**
+ * The order of round `round` (1-based; 0 is the warm-up) among `contenders`: drift and
+ * after-effects fall on each in turn.
+ */
+export const contendersInRound = (
+  round: number,
+  contenders: readonly Contender[] = CONTENDERS,
+): readonly Contender[] => {
+  const n = contenders.length;
   const shift = (((round - 1) % n) + n) % n;
-  return [...CONTENDERS.slice(shift), ...CONTENDERS.slice(0, shift)];
+  return [...contenders.slice(shift), ...contenders.slice(0, shift)];
 };
 
 interface RoundFigures {
   readonly delivered: number;
   readonly wallMs: number;
+  readonly eventsPerSecond: number;
   readonly targetCalls: number;
   readonly records: number;
   readonly cpuMs: number;
   readonly requests: Record<string, number>;
   /** SQS requests by `queueRole.Command`. */
   readonly sqsRequests: Record<string, number>;
+  readonly sqsBilled: number;
+  readonly invocations: number;
+  readonly billedMs: number;
+  readonly peakConcurrency: number;
+  readonly stored: StoredItems;
   readonly capacity: CapacityTotals;
   readonly extra: Record<string, number | null>;
   readonly retryGaps: readonly number[];
@@ -203,15 +284,25 @@ export const liveMessages = async (
   return counts.reduce((sum, n) => sum + n, 0);
 };
 
+interface RunSettings {
+  readonly local: LocalAwsTarget;
+  readonly events: number;
+  readonly seed: number;
+  readonly failureRate: number;
+  readonly latency: AnswerLatency | undefined;
+  readonly concurrency: number;
+  readonly submitRate: number;
+  readonly deliveryTimeoutMs: number;
+}
+
 const runContender = async (
   contender: Contender,
   round: number,
-  options: Required<
-    Omit<BenchOptions, "progress" | "measureBundle" | "warmupEvents" | "healthy" | "latency">
-  > &
-    Pick<BenchOptions, "latency">,
+  options: RunSettings,
   plainClients: AwsClients,
 ): Promise<RoundFigures> => {
+  const deployment = contender.deployment(DEFAULT_RETRY);
+  assertDeployable(contender.name, deployment);
   const counter = createRequestCounter();
   const clients = clientsFor(options.local, counter);
   const capacity = createCapacityCounter();
@@ -221,6 +312,7 @@ const runContender = async (
     failureRate: options.failureRate,
     latency: options.latency,
   });
+  const concurrency = createFunctionConcurrency(options.concurrency);
   let failedBatches = 0;
   try {
     const prepared = await contender.prepare({
@@ -228,8 +320,8 @@ const runContender = async (
       plainClients,
       receiver,
       retry: DEFAULT_RETRY,
-      pollers: options.pollers,
-      batchSize: options.batchSize,
+      deployment,
+      concurrency,
       pollerLogger: {
         error: () => {
           failedBatches += 1;
@@ -273,20 +365,32 @@ const runContender = async (
     const sqsRequests = counter.sqsSnapshotByQueue();
     const consumed = capacity.snapshot();
     const extra = (await prepared.extraFigures?.(eventIds)) ?? {};
+    const stored =
+      prepared.tableName === undefined
+        ? { items: 0, bytes: 0 }
+        : await storedItemsOf(plainClients, prepared.tableName);
     const delivered = receiver.delivered();
     if (delivered < eventIds.length) {
       throw new Error(
         `${contender.name} delivered ${delivered} of ${eventIds.length} events in ${options.deliveryTimeoutMs} ms`,
       );
     }
+    const invocations = prepared.invocations();
     return {
       delivered,
       wallMs: receiver.lastDeliveryAt() - startedAt,
+      eventsPerSecond:
+        throughputOf(deliveryTimes(receiver.calls, startedAt), eventIds.length) ?? Number.NaN,
       targetCalls: receiver.totalCalls(),
       records: prepared.recordsHandled(),
       cpuMs: (cpu.user + cpu.system) / 1000,
       requests,
       sqsRequests,
+      sqsBilled: counter.sqsBilledRequests(),
+      invocations: invocations.count,
+      billedMs: invocations.billedMs,
+      peakConcurrency: concurrency.peak,
+      stored,
       capacity: consumed,
       extra,
       retryGaps: retryGapSamples(receiver.calls),
@@ -299,37 +403,78 @@ const runContender = async (
 };
 
 const ratePerRound = (rounds: readonly RoundFigures[]): number[] =>
-  rounds.map((r) => (r.delivered / r.wallMs) * 1000);
+  rounds.map((r) => r.eventsPerSecond);
 
 const round3Ratio = (ratio: PairedRatio | null): PairedRatio | null =>
   ratio === null
     ? null
     : { median: round3(ratio.median), min: round3(ratio.min), max: round3(ratio.max) };
 
-const summarise = (
-  rounds: readonly RoundFigures[],
-  baseline: readonly RoundFigures[],
-  ceiling: number,
-  bundle: BundleFigures | undefined,
-): ContenderFigures => {
+const sumWhere = (r: RoundFigures, keep: (command: string) => boolean) =>
+  Object.entries(r.requests)
+    .filter(([key]) => keep(key))
+    .reduce((total, [, n]) => total + n, 0);
+const isDynamo = (set: ReadonlySet<string>) => (key: string) => {
+  const [service, command = ""] = key.split(".");
+  return service === "DynamoDB" && set.has(command);
+};
+const isSqs = (key: string) => key.startsWith("SQS.");
+
+/** One round's bill for a million events, every line, at the contender's deployment. */
+const billOf = (r: RoundFigures, deployment: FunctionDeployment): Bill =>
+  billPerMillionEvents({
+    sqsRequests: r.sqsBilled / r.delivered,
+    dynamoWriteUnits: r.capacity.writeUnits / r.delivered,
+    dynamoReadUnits: r.capacity.readUnits / r.delivered,
+    storedBytes: r.stored.bytes / r.delivered,
+    retentionSeconds: deployment.table?.retentionSeconds ?? 0,
+    pointInTimeRecovery: deployment.table?.pointInTimeRecovery ?? false,
+    lambdaInvocations: r.invocations / r.delivered,
+    lambdaBilledMs: r.billedMs / r.delivered,
+    memoryMb: deployment.memoryMb,
+    architecture: deployment.architecture,
+  });
+
+const medianBill = (bills: readonly Bill[]): Bill => {
+  const line = (pick: (bill: Bill) => number) => round3(median(bills.map(pick)));
+  return {
+    sqs: line((b) => b.sqs),
+    dynamoWrites: line((b) => b.dynamoWrites),
+    dynamoReads: line((b) => b.dynamoReads),
+    dynamoStorage: line((b) => b.dynamoStorage),
+    lambdaRequests: line((b) => b.lambdaRequests),
+    lambdaDuration: line((b) => b.lambdaDuration),
+    total: line((b) => b.total),
+  };
+};
+
+interface SummaryInputs {
+  readonly setup: ContenderSetup;
+  readonly baseline: readonly RoundFigures[];
+  readonly band: NoiseBand | null;
+  readonly floor: CostFloor;
+  readonly ceiling: number;
+  readonly bundle: BundleFigures | undefined;
+}
+
+const summarise = (rounds: readonly RoundFigures[], inputs: SummaryInputs): ContenderFigures => {
   const perEvent = (pick: (r: RoundFigures) => number) =>
     round3(median(rounds.map((r) => pick(r) / r.delivered)));
-  const sumWhere = (r: RoundFigures, keep: (command: string) => boolean) =>
-    Object.entries(r.requests)
-      .filter(([key]) => keep(key))
-      .reduce((total, [, n]) => total + n, 0);
-  const isDynamo = (set: ReadonlySet<string>) => (key: string) => {
-    const [service, command = ""] = key.split(".");
-    return service === "DynamoDB" && set.has(command);
-  };
-  const isSqs = (key: string) => key.startsWith("SQS.");
   const apis = [...new Set(rounds.flatMap((r) => Object.keys(r.requests)))].sort();
   const queueCalls = [...new Set(rounds.flatMap((r) => Object.keys(r.sqsRequests)))].sort();
-  const rates = ratePerRound(rounds);
-  const eventsPerSecond = round3(median(rates));
+  const eventsPerSecond = round3(median(ratePerRound(rounds)));
+  const vsPowertools = round3Ratio(
+    pairedRatio(ratePerRound(rounds), ratePerRound(inputs.baseline)),
+  );
+  const bills = rounds.map((r) => billOf(r, inputs.setup.deployment));
+  const { bundle } = inputs;
   return {
+    setup: inputs.setup,
     eventsPerSecond,
-    eventsPerSecondVsPowertools: round3Ratio(pairedRatio(rates, ratePerRound(baseline))),
+    allDeliveredMs: median(rounds.map((r) => r.wallMs)),
+    eventsPerSecondVsPowertools: vsPowertools,
+    verdictVsPowertools: verdictOf(vsPowertools, inputs.band),
+    peakConcurrency: Math.max(0, ...rounds.map((r) => r.peakConcurrency)),
     attemptsPerEvent: perEvent((r) => r.targetCalls),
     requestsPerEvent: perEvent((r) => sumWhere(r, () => true)),
     requestsByApi: Object.fromEntries(
@@ -344,19 +489,17 @@ const summarise = (
     dynamoIndexWriteUnitsPerEvent: perEvent((r) => r.capacity.indexWriteUnits),
     dynamoReadUnitsPerEvent: perEvent((r) => r.capacity.readUnits),
     sqsRequestsPerEvent: perEvent((r) => sumWhere(r, isSqs)),
+    sqsBilledRequestsPerEvent: perEvent((r) => r.sqsBilled),
     sqsRequestsByQueue: Object.fromEntries(
       queueCalls.map((call) => [call, perEvent((r) => r.sqsRequests[call] ?? 0)]),
     ),
-    usdPerMillionEvents: round3(
-      median(
-        rounds.map((r) =>
-          usdPerMillionEvents({
-            sqsRequests: sumWhere(r, isSqs) / r.delivered,
-            dynamoWriteUnits: r.capacity.writeUnits / r.delivered,
-            dynamoReadUnits: r.capacity.readUnits / r.delivered,
-          }),
-        ),
-      ),
+    lambdaInvocationsPerEvent: perEvent((r) => r.invocations),
+    lambdaBilledMsPerEvent: perEvent((r) => r.billedMs),
+    storedBytesPerEvent: perEvent((r) => r.stored.bytes),
+    usdPerMillion: medianBill(bills),
+    usdAboveFloor: round3(
+      median(bills.map((b) => b.sqs + b.dynamoWrites)) -
+        (inputs.floor.bill.sqs + inputs.floor.bill.dynamoWrites),
     ),
     cpuMsPerRecord: round3(median(rounds.map((r) => r.cpuMs / Math.max(1, r.records)))),
     scheduleErrorP50Ms: medianOrNull(rounds.map((r) => r.extra.scheduleErrorP50Ms)),
@@ -368,42 +511,56 @@ const summarise = (
     bundleBytes: bundle?.bundleBytes ?? null,
     initMs: bundle === undefined ? null : round3(bundle.initMs),
     firstBatchMs: bundle === undefined ? null : round3(bundle.firstBatchMs),
-    ceilingFraction: round3(eventsPerSecond / ceiling),
+    coldStartMs: bundle === undefined ? null : round3(bundle.initMs + bundle.firstBatchMs),
+    ceilingFraction: round3(eventsPerSecond / inputs.ceiling),
     failedBatches: rounds.reduce((total, r) => total + r.failedBatches, 0),
   };
 };
 
+/** Refuses a round count that would let one contender go first more often than another. */
+const checkBalanced = (rounds: number, contenders: readonly Contender[]): void => {
+  if (rounds % contenders.length !== 0) {
+    throw new Error(
+      `rounds must be a multiple of the ${contenders.length} contenders (${contenders.map((c) => c.name).join(", ")}) so that each goes first equally often; got ${rounds}`,
+    );
+  }
+};
+
 /**
  * Runs every contender on the same events against the same local AWS, interleaved round by round
- * and rotated (A B C, B C A, C A B, …) so machine noise and drift fall on all alike, after one
- * unmeasured warm-up round, then measures the ceiling once per round, and reports medians.
+ * and rotated (A B C D, B C D A, …) so machine noise and drift fall on all alike, after one
+ * unmeasured warm-up round, then measures the ceiling once per round, and reports medians. Every
+ * contender gets the same function concurrency; each must be deployable as it is set up.
  */
 export const runBenchmark = async (options: BenchOptions): Promise<BenchResult> => {
-  const settings = {
+  const contenders = options.contenders ?? CONTENDERS;
+  checkBalanced(options.rounds, contenders);
+  const settings: RunSettings = {
     local: options.local,
     events: options.events,
-    rounds: options.rounds,
     seed: options.seed ?? 7,
     failureRate: options.failureRate ?? 0.3,
     latency: options.latency,
-    pollers: options.pollers ?? 2,
-    batchSize: options.batchSize ?? 10,
+    concurrency: options.concurrency ?? DEFAULT_CONCURRENCY,
     submitRate: options.submitRate ?? 0,
     deliveryTimeoutMs: options.deliveryTimeoutMs ?? 120_000,
   };
+  for (const contender of contenders) {
+    assertDeployable(contender.name, contender.deployment(DEFAULT_RETRY));
+  }
   const progress = options.progress ?? (() => {});
   const plainClients = clientsFor(options.local);
   try {
-    const perContender = new Map<string, RoundFigures[]>(CONTENDERS.map((c) => [c.name, []]));
+    const perContender = new Map<string, RoundFigures[]>(contenders.map((c) => [c.name, []]));
     const perContenderHealthy = new Map<string, RoundFigures[]>(
-      CONTENDERS.map((c) => [c.name, []]),
+      contenders.map((c) => [c.name, []]),
     );
     const healthy = options.healthy !== false;
     const ceilings: CeilingFigures[] = [];
     /** One round: healthy then flaky for each contender in the round's order. */
     const runRound = async (round: number, events: number, measured: boolean): Promise<void> => {
       const label = measured ? `round ${round}` : "warm-up";
-      const order = contendersInRound(round);
+      const order = contendersInRound(round, contenders);
       for (const contender of healthy ? order : []) {
         const figures = await runContender(
           contender,
@@ -427,46 +584,75 @@ export const runBenchmark = async (options: BenchOptions): Promise<BenchResult> 
 
     const warmupEvents = options.warmupEvents ?? settings.events;
     if (warmupEvents > 0) await runRound(0, warmupEvents, false);
-    for (let round = 1; round <= settings.rounds; round += 1) {
+    for (let round = 1; round <= options.rounds; round += 1) {
       await runRound(round, settings.events, true);
     }
     // The ceilings run after all rounds, not between them: right after a ceiling, the next
     // contender's first-attempt backlog drained 10–35% slower (5 of 6 rounds traced), and with
     // the rotation the first contender to use DynamoDB after it was Ricochet in two rounds of three.
-    for (let round = 1; round <= settings.rounds; round += 1) {
+    for (let round = 1; round <= options.rounds; round += 1) {
       const ceiling = await measureCeiling(plainClients, {
         messages: settings.events,
-        pollers: settings.pollers,
-        batchSize: settings.batchSize,
+        pollers: settings.concurrency,
+        batchSize: 10,
       });
       ceilings.push(ceiling);
       progress(`ceiling ${round}: ${ceiling.attemptsPerSecond.toFixed(1)} attempts/s`);
     }
     const ceiling = median(ceilings.map((c) => c.attemptsPerSecond));
     const bundle = options.measureBundle === false ? undefined : await measureBundle(options.local);
-    const figuresOf = (rounds: Map<string, RoundFigures[]>) =>
+    const floorOf = (failureRate: number) =>
+      costFloor({ failureRate, maxAttempts: DEFAULT_RETRY.maxAttempts, batchSize: 10 });
+    const floor = { flaky: floorOf(settings.failureRate), healthy: floorOf(0) };
+    const aaRatio = (rounds: Map<string, RoundFigures[]>) =>
+      round3Ratio(
+        pairedRatio(
+          ratePerRound(rounds.get(powertoolsAA.name) ?? []),
+          ratePerRound(rounds.get(powertools.name) ?? []),
+        ),
+      );
+    const noise: RunNoise = {
+      pair: [powertoolsAA.name, powertools.name],
+      flakyRatio: aaRatio(perContender),
+      flakyBand: noiseBand(aaRatio(perContender)),
+      healthyRatio: healthy ? aaRatio(perContenderHealthy) : null,
+      healthyBand: healthy ? noiseBand(aaRatio(perContenderHealthy)) : null,
+    };
+    const figuresOf = (
+      rounds: Map<string, RoundFigures[]>,
+      band: NoiseBand | null,
+      scenarioFloor: CostFloor,
+    ) =>
       Object.fromEntries(
-        CONTENDERS.map((c) => [
+        contenders.map((c) => [
           c.name,
-          summarise(
-            rounds.get(c.name) ?? [],
-            rounds.get(powertools.name) ?? [],
+          summarise(rounds.get(c.name) ?? [], {
+            setup: { concurrency: settings.concurrency, deployment: c.deployment(DEFAULT_RETRY) },
+            baseline: rounds.get(powertools.name) ?? [],
+            band,
+            floor: scenarioFloor,
             ceiling,
-            c.name === "ricochet" ? bundle : undefined,
-          ),
+            bundle: c.name === ricochet.name ? bundle : undefined,
+          }),
         ]),
       );
     return {
       events: settings.events,
-      rounds: settings.rounds,
+      rounds: options.rounds,
       seed: settings.seed,
       failureRate: settings.failureRate,
       ...(settings.latency === undefined ? {} : { latency: settings.latency }),
-      pollers: settings.pollers,
-      batchSize: settings.batchSize,
+      concurrency: settings.concurrency,
       submitRate: settings.submitRate,
-      contenders: figuresOf(perContender),
-      ...(healthy ? { healthy: figuresOf(perContenderHealthy) } : {}),
+      order: Array.from({ length: options.rounds }, (_, i) =>
+        contendersInRound(i + 1, contenders).map((c) => c.name),
+      ),
+      noise,
+      floor,
+      contenders: figuresOf(perContender, noise.flakyBand, floor.flaky),
+      ...(healthy
+        ? { healthy: figuresOf(perContenderHealthy, noise.healthyBand, floor.healthy) }
+        : {}),
       ceiling: {
         attemptsPerSecond: round3(ceiling),
         messages: settings.events,

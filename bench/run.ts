@@ -2,8 +2,8 @@
  * Benchmarks Ricochet against a Powertools batch consumer and a bare SQS consumer, side by side
  * on one local AWS (fauxqs + DynamoDB Local) and one local receiver with seeded 503s.
  *
- *   npm run bench                              # 1 000 events × 3 rounds, a table
- *   npm run bench -- --json --events 100 --rounds 1
+ *   npm run bench                              # 1 000 events × 4 rounds (one per contender), a table
+ *   npm run bench -- --json --events 100 --rounds 4
  *   npm run bench -- --rate 20        # submit 20 events/s instead of all at once
  *   npm run bench -- --latency 20-300 # the receiver answers each call after 20 to 300 ms
  *   npm run bench -- --cold-start --samples 9   # only the orchestrator bundle's initMs/firstBatchMs
@@ -17,7 +17,7 @@ import { parseArgs } from "node:util";
 import Table from "cli-table3";
 import { startLocalAws } from "../lib/local/start-local-aws.js";
 import { measureBundle } from "./bundle-figures.js";
-import { type BenchResult, type ContenderFigures, runBenchmark } from "./harness.js";
+import { type BenchResult, CONTENDERS, type ContenderFigures, runBenchmark } from "./harness.js";
 import { runNoisyNeighbour } from "./noisy-neighbour/noisy-neighbour.js";
 import { noisyNeighbourTable } from "./noisy-neighbour/noisy-table.js";
 import type { AnswerLatency } from "./support/seeded-receiver.js";
@@ -58,7 +58,7 @@ const { values } = parseArgs({
     seed: { type: "string" },
     rate: { type: "string" },
     latency: { type: "string" },
-    pollers: { type: "string" },
+    concurrency: { type: "string" },
     "cold-start": { type: "boolean", default: false },
     samples: { type: "string" },
     scenario: { type: "string" },
@@ -91,11 +91,23 @@ const tableOf = (figures: Figures, withApis: boolean): string => {
     });
     table.push([label, ...cells]);
   };
-  pick("events/s", (f) => f.eventsPerSecond);
+  pick("function concurrency (shared by its mappings)", (f) => f.setup.concurrency);
+  pick("  mappings: queue (batch, window s, visibility s)", (f) =>
+    f.setup.deployment.mappings
+      .map(
+        (m) =>
+          `${m.queueRole} (${m.batchSize}, ${m.maxBatchingWindowSeconds}, ${m.queue.visibilityTimeoutSeconds})`,
+      )
+      .join(" + "),
+  );
+  pick("  peak invocations at once", (f) => f.peakConcurrency);
+  pick("events/s (to 95% delivered)", (f) => f.eventsPerSecond);
   pick("events/s ÷ powertools, same round: median (min–max)", (f) => {
     const ratio = f.eventsPerSecondVsPowertools;
     return ratio === null ? null : `${ratio.median} (${ratio.min}–${ratio.max})`;
   });
+  pick("  against the A/A band", (f) => f.verdictVsPowertools);
+  pick("ms to the last delivery", (f) => f.allDeliveredMs);
   pick("target calls/event", (f) => f.attemptsPerEvent);
   pick("AWS requests/event", (f) => f.requestsPerEvent);
   pick("DynamoDB writes/event", (f) => f.dynamoWritesPerEvent);
@@ -104,7 +116,18 @@ const tableOf = (figures: Figures, withApis: boolean): string => {
   pick("DynamoDB write units/event", (f) => f.dynamoWriteUnitsPerEvent);
   pick("  of which index units", (f) => f.dynamoIndexWriteUnitsPerEvent);
   pick("CPU ms/record", (f) => f.cpuMsPerRecord);
-  pick("$ per million events (SQS + DynamoDB)", (f) => f.usdPerMillionEvents);
+  pick("SQS requests/event as billed (64 KiB chunks)", (f) => f.sqsBilledRequestsPerEvent);
+  pick("Lambda invocations/event", (f) => f.lambdaInvocationsPerEvent);
+  pick("Lambda billed ms/event", (f) => f.lambdaBilledMsPerEvent);
+  pick("stored bytes/event", (f) => f.storedBytesPerEvent);
+  pick("$/M: SQS", (f) => f.usdPerMillion.sqs);
+  pick("$/M: DynamoDB writes", (f) => f.usdPerMillion.dynamoWrites);
+  pick("$/M: DynamoDB reads", (f) => f.usdPerMillion.dynamoReads);
+  pick("$/M: DynamoDB storage (retention, PITR)", (f) => f.usdPerMillion.dynamoStorage);
+  pick("$/M: Lambda requests", (f) => f.usdPerMillion.lambdaRequests);
+  pick("$/M: Lambda duration", (f) => f.usdPerMillion.lambdaDuration);
+  pick("$ per million events, every cost", (f) => f.usdPerMillion.total);
+  pick("  SQS + writes above the floor, $/M", (f) => f.usdAboveFloor);
   pick("fraction of ceiling", (f) => f.ceilingFraction);
   if (withApis) {
     pick("schedule error p50 ms", (f) => f.scheduleErrorP50Ms);
@@ -117,6 +140,7 @@ const tableOf = (figures: Figures, withApis: boolean): string => {
     pick("bundle bytes", (f) => f.bundleBytes);
     pick("init ms", (f) => f.initMs);
     pick("first (empty) batch ms", (f) => f.firstBatchMs);
+    pick("init + first batch ms", (f) => f.coldStartMs);
     const apis = [...new Set(names.flatMap((n) => Object.keys(figures[n]?.requestsByApi ?? {})))];
     for (const api of apis.sort()) pick(`  ${api}/event`, (f) => f.requestsByApi[api] ?? 0);
     const queueCalls = [
@@ -131,7 +155,16 @@ const tableOf = (figures: Figures, withApis: boolean): string => {
 
 const printTables = (result: BenchResult): void => {
   console.log(
-    `${result.events} events × ${result.rounds} rounds, ${result.pollers} pollers × batches of ${result.batchSize}, ${result.submitRate === 0 ? "all submitted at once" : `submitted at ${result.submitRate} events/s (rates are capped by it)`}; medians over rounds`,
+    `${result.events} events × ${result.rounds} rounds, function concurrency ${result.concurrency} for every contender, ${result.submitRate === 0 ? "all submitted at once" : `submitted at ${result.submitRate} events/s (rates are capped by it)`}; medians over rounds`,
+  );
+  const band = (b: BenchResult["noise"]["flakyBand"]) =>
+    b === null ? "–" : `${b.low.toFixed(3)}–${b.high.toFixed(3)}`;
+  console.log(
+    `A/A (${result.noise.pair.join(" ÷ ")}): flaky band ${band(result.noise.flakyBand)}, healthy band ${band(result.noise.healthyBand)}`,
+  );
+  const floor = result.floor.flaky;
+  console.log(
+    `floor at ${Math.round(result.failureRate * 100)}% failures: ${floor.sqsRequestsPerEvent.toFixed(3)} SQS requests and ${floor.dynamoWriteUnitsPerEvent.toFixed(3)} write units per event, $${floor.bill.total.toFixed(3)}/M`,
   );
   console.log(
     `\nFlaky receiver: ${Math.round(result.failureRate * 100)}% of calls answer 503 (seed ${result.seed})${result.latency === undefined ? "" : `, each answer after ${result.latency.minMs}–${result.latency.maxMs} ms`}`,
@@ -176,16 +209,16 @@ try {
       : await runBenchmark({
           local,
           events: wholeNumber("events", values.events, DEFAULT_EVENTS),
-          rounds: wholeNumber("rounds", values.rounds, 3),
+          rounds: wholeNumber("rounds", values.rounds, CONTENDERS.length),
           seed: wholeNumber("seed", values.seed, 7),
           ...(values.rate === undefined ? {} : { submitRate: wholeNumber("rate", values.rate, 1) }),
           latency: latencyOf(values.latency),
-          ...(values.pollers === undefined
+          ...(values.concurrency === undefined
             ? {}
-            : { pollers: wholeNumber("pollers", values.pollers, 1) }),
+            : { concurrency: wholeNumber("concurrency", values.concurrency, 1) }),
           progress,
         });
-  // Its own event counts, rate and pollers: --events, --rate and --pollers are the retries'.
+  // Its own event counts, rate and concurrency: --events, --rate and --concurrency are the retries'.
   const noisyNeighbour =
     scenario === "retries"
       ? undefined

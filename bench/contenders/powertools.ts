@@ -7,19 +7,32 @@ import {
   type Contender,
   consumeWith,
   createRedeliveryQueues,
-  MAX_ATTEMPTS,
   postEnvelope,
+  redeliveryDeployment,
+  scheduleRedeliveries,
 } from "../contender.js";
 import { createTable } from "../support/resources.js";
+import { FUNCTION_SIZE } from "./function-size.js";
+
+/** Powertools' default idempotency record lifetime (`expiresAfterSeconds`). */
+const IDEMPOTENCY_RECORD_SECONDS = 3_600;
 
 /**
  * What an AWS TypeScript team writes today: Powertools' BatchProcessor for partial batch
- * responses, each record made idempotent on its event id with a DynamoDB persistence layer, and
- * retries left to SQS redelivery after the visibility timeout, dead-lettered by the queue's
- * native redrive after {@link MAX_ATTEMPTS} receives.
+ * responses, each record made idempotent on its event id with a DynamoDB persistence layer.
+ * Deployed as Lambda allows (visibility timeout six times the function timeout), a failed record
+ * is retried on the bench's schedule by setting its visibility to the retry's delay with
+ * `ChangeMessageVisibilityBatch`, and dead-lettered by the queue's native redrive after the
+ * attempt budget in receives. The idempotency table is the plain one Powertools documents: no
+ * point-in-time recovery, records expiring after Powertools' default hour.
  */
-export const powertools: Contender = {
-  name: "powertools",
+export const createPowertoolsContender = (name: string): Contender => ({
+  name,
+  deployment: (retry) =>
+    redeliveryDeployment(retry, {
+      ...FUNCTION_SIZE,
+      table: { retentionSeconds: IDEMPOTENCY_RECORD_SECONDS, pointInTimeRecovery: false },
+    }),
   prepare: async (context) => {
     const { clients } = context;
     const queues = await createRedeliveryQueues(context, "bench-powertools");
@@ -28,7 +41,10 @@ export const powertools: Contender = {
       tableName,
       awsSdkV3Client: clients.dynamodb,
     });
-    const config = new IdempotencyConfig({ eventKeyJmesPath: "powertools_json(body).eventId" });
+    const config = new IdempotencyConfig({
+      eventKeyJmesPath: "powertools_json(body).eventId",
+      expiresAfterSeconds: IDEMPOTENCY_RECORD_SECONDS,
+    });
     const deliver = makeIdempotent(
       async (record: SQSRecord) => {
         const ok = await postEnvelope(JSON.parse(record.body) as BenchEnvelope);
@@ -39,15 +55,31 @@ export const powertools: Contender = {
       },
       { persistenceStore, config },
     );
-    return consumeWith(context, {
-      queueUrls: [queues.queueUrl],
-      functionName: "bench-powertools",
-      handler: (event, lambdaContext) => {
-        config.registerLambdaContext(lambdaContext);
-        // A processor keeps the state of one batch: one per invocation, as one per sandbox.
-        const processor = new BatchProcessor(EventType.SQS);
-        return processPartialResponse(event, deliver, processor, { context: lambdaContext });
-      },
-    });
+    return {
+      ...consumeWith(context, {
+        queueUrls: { in: queues.queueUrl },
+        functionName: name,
+        handler: async (event, lambdaContext) => {
+          config.registerLambdaContext(lambdaContext);
+          // A processor keeps the state of one batch: one per invocation, as one per sandbox.
+          const processor = new BatchProcessor(EventType.SQS);
+          const response = await processPartialResponse(event, deliver, processor, {
+            context: lambdaContext,
+            throwOnFullBatchFailure: false,
+          });
+          await scheduleRedeliveries(
+            clients.sqs,
+            queues.queueUrl,
+            event.Records,
+            response,
+            context.retry,
+          );
+          return response;
+        },
+      }),
+      tableName,
+    };
   },
-};
+});
+
+export const powertools: Contender = createPowertoolsContender("powertools");

@@ -1,27 +1,67 @@
 import { createDynamoEventStore } from "../../lib/adapters/dynamo-event-store.js";
+import { DEFAULT_RECORD_RETENTION_DAYS } from "../../lib/contract/defaults.js";
 import { CountingMetrics, silentLog } from "../../lib/core/observability.js";
+import {
+  RETRY_ORCHESTRATOR_DEFAULTS,
+  VISIBILITY_TIMEOUT_FACTOR,
+} from "../../lib/infra/retry-orchestrator-props.js";
 import { localConfig } from "../../lib/local/local-config.js";
 import { createOrchestratorRuntime, createPorts } from "../../lib/runtime/create-ports.js";
 import { createSqsBatchHandler } from "../../lib/runtime/sqs-batch-handler.js";
-import { type Contender, consumeWith, MAX_ATTEMPTS } from "../contender.js";
+import { type Contender, consumeWith } from "../contender.js";
+import type { FunctionDeployment, MappingDeployment } from "../support/deployment.js";
 import { createRicochetQueues, createTable } from "../support/resources.js";
 import { percentile, scheduleErrors } from "../support/schedule-error.js";
 
+const DAY_SECONDS = 86_400;
+
+/**
+ * Ricochet as `RetryOrchestrator` deploys it with its defaults: both queues mapped to the one
+ * orchestrator function with the same batch size, window and maximum concurrency, visibility
+ * timeouts six times the function timeout, records kept 30 days with point-in-time recovery.
+ */
+export const ricochetDeployment = (): FunctionDeployment => {
+  const d = RETRY_ORCHESTRATOR_DEFAULTS;
+  const timeoutSeconds = d.functionTimeout.toSeconds();
+  const mapping = (queueRole: MappingDeployment["queueRole"]): MappingDeployment => ({
+    queueRole,
+    queue: {
+      visibilityTimeoutSeconds: timeoutSeconds * VISIBILITY_TIMEOUT_FACTOR,
+      maxReceiveCount: d.maxReceiveCount,
+    },
+    batchSize: d.batchSize,
+    maxBatchingWindowSeconds: d.maxBatchingWindow.toSeconds(),
+    maximumConcurrency: d.maxConcurrency,
+  });
+  return {
+    timeoutSeconds,
+    memoryMb: d.memorySize,
+    architecture: "arm64",
+    mappings: [mapping("in"), mapping("internal")],
+    table: {
+      retentionSeconds: DEFAULT_RECORD_RETENTION_DAYS * DAY_SECONDS,
+      pointInTimeRecovery: true,
+    },
+  };
+};
+
 /**
  * This project's orchestrator, wired as functions/orchestrator.ts wires it, driven by the local
- * event-source poller: one per input queue, as the stack maps both queues to the function.
+ * event-source poller: one per mapping of {@link ricochetDeployment}, sharing one concurrency.
  * Retries are new messages with DelaySeconds on the internal queue, so the queues' visibility
  * timeout is long: it only matters when a worker crashes. `env` is the function's environment
  * beyond its resources (e.g. `RICOCHET_CIRCUIT_BREAKER`).
  */
 export const createRicochetContender = (name: string, env: NodeJS.ProcessEnv = {}): Contender => ({
   name,
+  deployment: ricochetDeployment,
   prepare: async (context) => {
     const { clients, plainClients, receiver } = context;
-    const queues = await createRicochetQueues(clients.sqs, "bench-ricochet", {
-      maxReceiveCount: MAX_ATTEMPTS,
-      visibilityTimeoutSeconds: 30,
-    });
+    const queues = await createRicochetQueues(
+      clients.sqs,
+      "bench-ricochet",
+      context.deployment.mappings[0].queue,
+    );
     const tableName = await createTable(clients.dynamodb, "bench-ricochet", {
       key: "eventId",
       statusIndex: true,
@@ -43,11 +83,11 @@ export const createRicochetContender = (name: string, env: NodeJS.ProcessEnv = {
     });
     return {
       ...consumeWith(context, {
-        queueUrls: [queues.queueUrl, queues.internalQueueUrl],
-        functionName: "bench-ricochet",
+        queueUrls: { in: queues.queueUrl, internal: queues.internalQueueUrl },
+        functionName: name,
         handler: createSqsBatchHandler(orchestrator, { internalQueue: queues.internalQueueUrl }),
-        functionTimeoutMs: 30_000,
       }),
+      tableName,
       extraFigures: async (eventIds) => {
         const store = createDynamoEventStore({ doc: plainClients.documents, tableName });
         const records = await Promise.all(eventIds.map((eventId) => store.get(eventId)));

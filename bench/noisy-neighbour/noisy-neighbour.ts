@@ -3,10 +3,12 @@ import { SendMessageBatchCommand } from "@aws-sdk/client-sqs";
 import type { AwsClients, LocalAwsTarget } from "../../lib/adapters/aws-clients.js";
 import { ENV } from "../../lib/contract/environment.js";
 import type { BreakerSettings } from "../../lib/core/circuit-breaker.js";
+import { createFunctionConcurrency } from "../../lib/local/function-concurrency.js";
 import { benchEnvelope, type Contender, type RetryShape } from "../contender.js";
 import { powertools } from "../contenders/powertools.js";
 import { createRicochetContender, ricochet } from "../contenders/ricochet.js";
 import { clientsFor, liveMessages } from "../harness.js";
+import { assertDeployable } from "../support/deployment.js";
 import { createRequestCounter } from "../support/request-counter.js";
 import {
   type DownFigures,
@@ -38,8 +40,8 @@ export interface NoisyNeighbourSettings {
   readonly warmupEvents: number;
   /** Their rate: faster than the measured runs', since only their number warms DynamoDB Local. */
   readonly warmupRate: number;
-  readonly pollers: number;
-  readonly batchSize: number;
+  /** Invocations at once, the same for every contender (see `BenchOptions.concurrency`). */
+  readonly concurrency: number;
   /** How long the slow target takes to answer. */
   readonly slowMs: number;
   /** Every contender's retries; `timeoutMs` bounds each call, so each hanging call. */
@@ -70,13 +72,18 @@ export const DEFAULT_NOISY_SETTINGS: NoisyNeighbourSettings = {
   warmupRate: 60,
   // Lambda scales an SQS mapping's concurrency out; two pollers would be saturated by the slow
   // target alone (2 events/s × 2 s), and the scenario would measure that instead.
-  pollers: 10,
-  batchSize: 10,
+  concurrency: 10,
   slowMs: 2_000,
   // The window (9 × 5 s plus the calls) outlasts both outages, so no event needs a redrive; the
-  // timeout is above the slow target's 2 s. The baselines' visibility timeout is the 5 s delay,
-  // above any batch's longest call, so no message is received again while still being handled.
-  retry: { maxAttempts: 10, delaySeconds: 5, timeoutMs: 3_000 },
+  // timeout is above the slow target's 2 s. Every contender waits 5 s after a failed call.
+  retry: {
+    maxAttempts: 10,
+    baseDelaySeconds: 5,
+    multiplier: 2,
+    maxDelaySeconds: 5,
+    jitter: "none",
+    timeoutMs: 3_000,
+  },
   outages: {
     outage: { refusedMs: 6_000, hangingMs: 11_000 },
     recoveryMidRun: { refusedMs: 3_000, hangingMs: 4_000 },
@@ -217,6 +224,8 @@ export const runNoisyOnce = async (
   local: LocalAwsTarget,
   plainClients: AwsClients,
 ): Promise<RunFigures> => {
+  const deployment = contender.deployment(settings.retry);
+  assertDeployable(contender.name, deployment);
   const counter = createRequestCounter();
   const clients = clientsFor(local, counter);
   const targets = await startNoisyTargets({
@@ -231,8 +240,8 @@ export const runNoisyOnce = async (
       plainClients,
       receiver: targets,
       retry: settings.retry,
-      pollers: settings.pollers,
-      batchSize: settings.batchSize,
+      deployment,
+      concurrency: createFunctionConcurrency(settings.concurrency),
       pollerLogger: {
         error: () => {
           failedBatches += 1;

@@ -44,7 +44,7 @@ export const noisyNeighbourTable = (result: NoisyNeighbourResult): string => {
   const { outage, recoveryMidRun } = settings.outages;
   const seconds = (ms: number) => `${ms / 1000} s`;
   return [
-    `Noisy neighbour: ${settings.rounds} round(s) of ${settings.events} events at ${settings.submitRate}/s over 10 targets (1 down, 1 slow at ${seconds(settings.slowMs)}, 8 healthy), ${settings.pollers} pollers × batches of ${settings.batchSize}; retries ${settings.retry.maxAttempts} × ${settings.retry.delaySeconds} s apart, ${seconds(settings.retry.timeoutMs)} call timeout`,
+    `Noisy neighbour: ${settings.rounds} round(s) of ${settings.events} events at ${settings.submitRate}/s over 10 targets (1 down, 1 slow at ${seconds(settings.slowMs)}, 8 healthy), concurrency ${settings.concurrency} for every contender; retries ${settings.retry.maxAttempts} × ${settings.retry.baseDelaySeconds} s apart, ${seconds(settings.retry.timeoutMs)} call timeout`,
     `outage: refused ${seconds(outage.refusedMs)}, then hanging ${seconds(outage.hangingMs)}; recoveryMidRun: refused ${seconds(recoveryMidRun.refusedMs)}, then hanging ${seconds(recoveryMidRun.hangingMs)}`,
     `breakers: ${JSON.stringify(settings.breaker)}`,
     table.toString(),

@@ -12,6 +12,8 @@ export interface RequestCounter {
    * when it reads two queues.
    */
   sqsSnapshotByQueue(): Record<string, number>;
+  /** SQS requests as SQS bills them: one per started 64 KiB of each request's payload. */
+  sqsBilledRequests(): number;
   /** Forgets what setup (CreateQueue, CreateTable…) sent, so only the measured run is counted. */
   reset(): void;
 }
@@ -44,10 +46,45 @@ const increment = (counts: Map<string, number>, key: string): void => {
   counts.set(key, (counts.get(key) ?? 0) + 1);
 };
 
+/** SQS bills every 64 KiB chunk of a request's payload as one request. */
+export const SQS_BILLING_CHUNK_BYTES = 65_536;
+
+interface SqsMessageLike {
+  readonly MessageBody?: string;
+  readonly Body?: string;
+  readonly MessageAttributes?: Record<string, unknown>;
+}
+
+const messageBytes = (message: SqsMessageLike): number =>
+  Buffer.byteLength(message.MessageBody ?? message.Body ?? "") +
+  (message.MessageAttributes === undefined
+    ? 0
+    : Buffer.byteLength(JSON.stringify(message.MessageAttributes)));
+
+/**
+ * The payload SQS bills a call by: the messages it sends (`SendMessage`, `SendMessageBatch`) or
+ * receives (`ReceiveMessage`), bodies and attributes; other calls carry no message payload.
+ */
+export const sqsPayloadBytes = (input: unknown, output: unknown): number => {
+  const sent = input as { Entries?: readonly SqsMessageLike[] } & SqsMessageLike;
+  const received = output as { Messages?: readonly SqsMessageLike[] } | undefined;
+  const messages = [
+    ...(sent.MessageBody === undefined ? [] : [sent]),
+    ...(sent.Entries?.filter((entry) => entry.MessageBody !== undefined) ?? []),
+    ...(received?.Messages ?? []),
+  ];
+  return messages.reduce((total, message) => total + messageBytes(message), 0);
+};
+
+/** Requests SQS bills for one call with this payload: at least one. */
+export const sqsBilledChunks = (payloadBytes: number): number =>
+  Math.max(1, Math.ceil(payloadBytes / SQS_BILLING_CHUNK_BYTES));
+
 /** A finalizeRequest middleware that counts every request its clients send. */
 export const createRequestCounter = (name = "bench-request-counter"): RequestCounter => {
   let counts = new Map<string, number>();
   let sqsByQueue = new Map<string, number>();
+  let sqsBilled = 0;
   return {
     middleware: {
       name,
@@ -59,14 +96,26 @@ export const createRequestCounter = (name = "bench-request-counter"): RequestCou
         if (service === "SQS" && typeof queueUrl === "string") {
           increment(sqsByQueue, `${queueRoleOf(queueUrl)}.${command}`);
         }
-        return next(args);
+        if (service !== "SQS") return next(args);
+        // Counted once answered, since a receive is billed by what it brought back; a failed
+        // attempt is still one request.
+        try {
+          const result = await next(args);
+          sqsBilled += sqsBilledChunks(sqsPayloadBytes(args.input, result.output));
+          return result;
+        } catch (error) {
+          sqsBilled += 1;
+          throw error;
+        }
       },
     },
     snapshot: () => sorted(counts),
     sqsSnapshotByQueue: () => sorted(sqsByQueue),
+    sqsBilledRequests: () => sqsBilled,
     reset: () => {
       counts = new Map();
       sqsByQueue = new Map();
+      sqsBilled = 0;
     },
   };
 };

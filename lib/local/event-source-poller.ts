@@ -8,6 +8,7 @@ import {
 import type { Context, SQSBatchResponse, SQSEvent } from "aws-lambda";
 import { ConfigurationError } from "../core/errors.js";
 import { type BatchVerdict, readBatchResponse } from "./batch-response.js";
+import type { FunctionConcurrency } from "./function-concurrency.js";
 import { createLambdaContext } from "./lambda-context.js";
 import { queueArnFromUrl, toSqsRecord } from "./sqs-record.js";
 
@@ -33,6 +34,12 @@ export interface EventSourcePollerOptions {
   readonly batchingWindowMs?: number;
   /** Pollers running at once, each invoking one batch at a time; default 2. */
   readonly maxConcurrency?: number;
+  /**
+   * The function's concurrency, shared with the other mappings that invoke the same function:
+   * each invocation takes one of its slots, received batches wait for one. Absent, only
+   * `maxConcurrency` bounds this mapping's invocations.
+   */
+  readonly functionConcurrency?: FunctionConcurrency;
   /** The function timeout: the context counts down from it, and a slower batch fails; default 30 s. */
   readonly functionTimeoutMs?: number;
   /** Visibility timeout for received messages; the queue's own when absent. */
@@ -63,6 +70,11 @@ export interface PollerStats {
   /** Invocations that threw, timed out or answered malformed: nothing deleted. */
   readonly failedBatches: number;
   readonly timedOutBatches: number;
+  /**
+   * Invocation time summed over invocations, each rounded up to a whole millisecond as Lambda
+   * bills it: the duration half of a Lambda bill (GB-s = this × memory).
+   */
+  readonly billedDurationMs: number;
   readonly receiveErrors: number;
   readonly deleteErrors: number;
 }
@@ -132,6 +144,7 @@ export const startEventSourcePoller = (options: EventSourcePollerOptions): Event
     failedRecords: 0,
     failedBatches: 0,
     timedOutBatches: 0,
+    billedDurationMs: 0,
     receiveErrors: 0,
     deleteErrors: 0,
   };
@@ -241,10 +254,10 @@ export const startEventSourcePoller = (options: EventSourcePollerOptions): Event
     }
   };
 
-  const handleBatch = async (messages: Message[], worker: number): Promise<void> => {
+  /** One invocation, timed from when it got a slot of the function's concurrency. */
+  const invokeWithBatch = async (messages: readonly Message[], worker: number) => {
     const { region, queueArn } = await source;
     const startedAt = Date.now();
-    const deadlineMs = startedAt + settings.functionTimeoutMs;
     const records = messages.map((message) =>
       toSqsRecord(message, { queueArn, region }, startedAt),
     );
@@ -252,15 +265,24 @@ export const startEventSourcePoller = (options: EventSourcePollerOptions): Event
       functionName: settings.functionName,
       region,
       accountId: queueArn.split(":")[4] ?? "000000000000",
-      deadlineMs,
+      deadlineMs: startedAt + settings.functionTimeoutMs,
       logStreamName: `local/poller-${worker}`,
       now: Date.now,
     });
     stats.invocations += 1;
-    const messageIds = records.map((record) => record.messageId);
+    try {
+      return await invoke({ Records: records }, context);
+    } finally {
+      stats.billedDurationMs += Math.max(1, Math.ceil(Date.now() - startedAt));
+    }
+  };
+
+  const handleBatch = async (messages: Message[], worker: number): Promise<void> => {
+    const messageIds = messages.map((message) => message.MessageId ?? "");
     let verdict: BatchVerdict;
     try {
-      const response = await invoke({ Records: records }, context);
+      const invocation = () => invokeWithBatch(messages, worker);
+      const response = await (options.functionConcurrency?.run(invocation) ?? invocation());
       if (response === TIMED_OUT) {
         stats.timedOutBatches += 1;
         verdict = {

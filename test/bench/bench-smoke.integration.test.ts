@@ -13,7 +13,14 @@ const figureNames = [
   "cpuMsPerRecord",
   "sqsRequestsPerEvent",
   "sqsRequestsByQueue",
-  "usdPerMillionEvents",
+  "sqsBilledRequestsPerEvent",
+  "lambdaInvocationsPerEvent",
+  "lambdaBilledMsPerEvent",
+  "storedBytesPerEvent",
+  "usdPerMillion",
+  "usdAboveFloor",
+  "verdictVsPowertools",
+  "setup",
   "scheduleErrorP50Ms",
   "scheduleErrorP99Ms",
   "retryGapP50Ms",
@@ -29,16 +36,31 @@ describe("benchmark harness", () => {
     const result = await runBenchmark({
       local: localAws(),
       events: 20,
-      rounds: 1,
+      rounds: CONTENDERS.length,
       warmupEvents: 0,
     });
     // The JSON the CLI prints is this object: it must survive a round trip unchanged.
     const json = JSON.parse(JSON.stringify(result)) as typeof result;
-    expect(json).toMatchObject({ events: 20, rounds: 1 });
+    expect(json).toMatchObject({ events: 20, rounds: CONTENDERS.length, concurrency: 4 });
     expect(Object.keys(json.contenders).sort()).toEqual(CONTENDERS.map((c) => c.name).sort());
-    expect(Object.keys(json.contenders).sort()).toEqual(["bareSqs", "powertools", "ricochet"]);
+    expect(Object.keys(json.contenders).sort()).toEqual([
+      "bareSqs",
+      "powertools",
+      "powertoolsAA",
+      "ricochet",
+    ]);
+    // Each contender went first exactly once.
+    expect(new Set(json.order.map((names) => names[0])).size).toBe(CONTENDERS.length);
+    expect(json.noise.pair).toEqual(["powertoolsAA", "powertools"]);
+    expect(json.noise.flakyBand?.high).toBeGreaterThanOrEqual(1);
     for (const figures of Object.values(json.contenders)) {
       for (const name of figureNames) expect(figures).toHaveProperty(name);
+      // The same budget for all, never exceeded, however many mappings a contender has.
+      expect(figures.setup.concurrency).toBe(4);
+      expect(figures.peakConcurrency).toBeGreaterThan(0);
+      expect(figures.peakConcurrency).toBeLessThanOrEqual(4);
+      expect(figures.lambdaInvocationsPerEvent).toBeGreaterThan(0);
+      expect(figures.usdPerMillion.lambdaDuration).toBeGreaterThan(0);
       expect(figures.eventsPerSecond).toBeGreaterThan(0);
       // 30% of calls fail, so every contender needs more target calls than events.
       expect(figures.attemptsPerEvent).toBeGreaterThan(1);
@@ -74,7 +96,7 @@ describe("benchmark harness", () => {
     expect(ricochet.scheduleErrorP99Ms).not.toBeNull();
     // With a receiver that never fails, an event is one attempt: one claim and one result write.
     const healthy = json.healthy?.ricochet;
-    expect(Object.keys(json.healthy ?? {}).sort()).toEqual(["bareSqs", "powertools", "ricochet"]);
+    expect(Object.keys(json.healthy ?? {}).sort()).toEqual(Object.keys(json.contenders).sort());
     expect(healthy?.attemptsPerEvent).toBe(1);
     expect(healthy?.requestsByApi["DynamoDB.PutItem"]).toBe(1);
     expect(healthy?.requestsByApi["DynamoDB.UpdateItem"]).toBe(1);
@@ -83,9 +105,13 @@ describe("benchmark harness", () => {
     // delivered event's writes never touch it and cost one unit each.
     expect(healthy?.dynamoWriteUnitsPerEvent).toBe(2);
     expect(json.healthy?.bareSqs?.dynamoWriteUnitsPerEvent).toBe(0);
-    // The bill is the counts at list prices: the floor pays for SQS requests alone.
-    const floor = json.healthy?.bareSqs;
-    expect(floor?.usdPerMillionEvents).toBeCloseTo((floor?.sqsRequestsPerEvent ?? 0) * 0.4, 2);
+    // The bill is the counts at list prices: with no records, only SQS and Lambda are paid for.
+    const bare = json.healthy?.bareSqs;
+    expect(bare?.usdPerMillion.sqs).toBeCloseTo((bare?.sqsBilledRequestsPerEvent ?? 0) * 0.4, 2);
+    expect(bare?.usdPerMillion.dynamoStorage).toBe(0);
+    // Ricochet keeps its records 30 days with point-in-time recovery: storage is on its bill.
+    expect(healthy?.usdPerMillion.dynamoStorage).toBeGreaterThan(0);
+    expect(healthy?.storedBytesPerEvent).toBeGreaterThan(100);
     // The split by queue accounts for every SQS request, and shows where a retry's cost goes:
     // Ricochet's retries are sent to and read from its internal queue, the baselines' never.
     for (const figures of Object.values(json.contenders)) {
@@ -99,5 +125,5 @@ describe("benchmark harness", () => {
     );
     // The floor has no records at all.
     expect(json.contenders.bareSqs?.dynamoWritesPerEvent).toBe(0);
-  }, 180_000);
+  }, 300_000);
 });

@@ -8,6 +8,7 @@ import {
   type PollerLogger,
   startEventSourcePoller,
 } from "../../lib/local/event-source-poller.js";
+import { createFunctionConcurrency } from "../../lib/local/function-concurrency.js";
 import { createTestQueues, testClients } from "../support/local-aws.js";
 
 const WAIT = { timeout: 20_000, interval: 50 };
@@ -239,6 +240,41 @@ describe("startEventSourcePoller", () => {
     await vi.waitFor(() => expect(running.stats.deletedMessages).toBe(15), WAIT);
     await running.stop();
     expect(Math.max(...batchSizes)).toBeGreaterThan(10);
+  });
+
+  it("shares one function concurrency between two queues' pollers, and bills each invocation's time", async () => {
+    const first = await createTestQueues("poller-shared-a");
+    const second = await createTestQueues("poller-shared-b");
+    await sendBodies(first.ingressQueueUrl, ["a1", "a2", "a3", "a4"]);
+    await sendBodies(second.ingressQueueUrl, ["b1", "b2", "b3", "b4"]);
+    const functionConcurrency = createFunctionConcurrency(1);
+    let running = 0;
+    let most = 0;
+    const handler = async () => {
+      running += 1;
+      most = Math.max(most, running);
+      await sleep(50);
+      running -= 1;
+    };
+    const shared = {
+      batchSize: 1,
+      maxConcurrency: 2,
+      functionConcurrency,
+      handler,
+      visibilityTimeoutSeconds: 30,
+    };
+    const pollers = [poller(first.ingressQueueUrl, shared), poller(second.ingressQueueUrl, shared)];
+    await vi.waitFor(
+      () => expect(pollers.reduce((sum, p) => sum + p.stats.deletedMessages, 0)).toBe(8),
+      WAIT,
+    );
+    await Promise.all(pollers.map((p) => p.stop()));
+    // Four receive loops in all, but never two invocations at once.
+    expect(most).toBe(1);
+    expect(functionConcurrency.peak).toBe(1);
+    for (const p of pollers) {
+      expect(p.stats.billedDurationMs).toBeGreaterThanOrEqual(p.stats.invocations * 50);
+    }
   });
 
   it.each([
