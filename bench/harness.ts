@@ -420,31 +420,39 @@ const isDynamo = (set: ReadonlySet<string>) => (key: string) => {
 };
 const isSqs = (key: string) => key.startsWith("SQS.");
 
-/** One round's bill for a million events, every line, at the contender's deployment. */
-const billOf = (r: RoundFigures, deployment: FunctionDeployment): Bill =>
-  billPerMillionEvents({
-    sqsRequests: r.sqsBilled / r.delivered,
-    dynamoWriteUnits: r.capacity.writeUnits / r.delivered,
-    dynamoReadUnits: r.capacity.readUnits / r.delivered,
-    storedBytes: r.stored.bytes / r.delivered,
+/** The rounds pooled: every count summed, so per-event figures add up across their splits. */
+const pooled = (rounds: readonly RoundFigures[]) => {
+  const total = (pick: (r: RoundFigures) => number) => rounds.reduce((sum, r) => sum + pick(r), 0);
+  const delivered = Math.max(
+    1,
+    total((r) => r.delivered),
+  );
+  return { total, perEvent: (pick: (r: RoundFigures) => number) => total(pick) / delivered };
+};
+
+/** The bill for a million events, every line, at the contender's deployment, rounds pooled. */
+const billOf = (rounds: readonly RoundFigures[], deployment: FunctionDeployment): Bill => {
+  const { perEvent } = pooled(rounds);
+  const bill = billPerMillionEvents({
+    sqsRequests: perEvent((r) => r.sqsBilled),
+    dynamoWriteUnits: perEvent((r) => r.capacity.writeUnits),
+    dynamoReadUnits: perEvent((r) => r.capacity.readUnits),
+    storedBytes: perEvent((r) => r.stored.bytes),
     retentionSeconds: deployment.table?.retentionSeconds ?? 0,
     pointInTimeRecovery: deployment.table?.pointInTimeRecovery ?? false,
-    lambdaInvocations: r.invocations / r.delivered,
-    lambdaBilledMs: r.billedMs / r.delivered,
+    lambdaInvocations: perEvent((r) => r.invocations),
+    lambdaBilledMs: perEvent((r) => r.billedMs),
     memoryMb: deployment.memoryMb,
     architecture: deployment.architecture,
   });
-
-const medianBill = (bills: readonly Bill[]): Bill => {
-  const line = (pick: (bill: Bill) => number) => round3(median(bills.map(pick)));
   return {
-    sqs: line((b) => b.sqs),
-    dynamoWrites: line((b) => b.dynamoWrites),
-    dynamoReads: line((b) => b.dynamoReads),
-    dynamoStorage: line((b) => b.dynamoStorage),
-    lambdaRequests: line((b) => b.lambdaRequests),
-    lambdaDuration: line((b) => b.lambdaDuration),
-    total: line((b) => b.total),
+    sqs: round3(bill.sqs),
+    dynamoWrites: round3(bill.dynamoWrites),
+    dynamoReads: round3(bill.dynamoReads),
+    dynamoStorage: round3(bill.dynamoStorage),
+    lambdaRequests: round3(bill.lambdaRequests),
+    lambdaDuration: round3(bill.lambdaDuration),
+    total: round3(bill.total),
   };
 };
 
@@ -457,16 +465,22 @@ interface SummaryInputs {
   readonly bundle: BundleFigures | undefined;
 }
 
+/**
+ * One contender's figures. Rates are medians over the rounds (and paired with the baseline's,
+ * round by round); counts and the bill pool the rounds, so a split (by API, by queue) adds up
+ * to its total.
+ */
 const summarise = (rounds: readonly RoundFigures[], inputs: SummaryInputs): ContenderFigures => {
-  const perEvent = (pick: (r: RoundFigures) => number) =>
-    round3(median(rounds.map((r) => pick(r) / r.delivered)));
+  const { total, perEvent: pooledPerEvent } = pooled(rounds);
+  const perEvent = (pick: (r: RoundFigures) => number) => round3(pooledPerEvent(pick));
   const apis = [...new Set(rounds.flatMap((r) => Object.keys(r.requests)))].sort();
   const queueCalls = [...new Set(rounds.flatMap((r) => Object.keys(r.sqsRequests)))].sort();
   const eventsPerSecond = round3(median(ratePerRound(rounds)));
   const vsPowertools = round3Ratio(
     pairedRatio(ratePerRound(rounds), ratePerRound(inputs.baseline)),
   );
-  const bills = rounds.map((r) => billOf(r, inputs.setup.deployment));
+  const bill = billOf(rounds, inputs.setup.deployment);
+  const writes = (r: RoundFigures) => sumWhere(r, isDynamo(DYNAMO_WRITE_COMMANDS));
   const { bundle } = inputs;
   return {
     setup: inputs.setup,
@@ -480,9 +494,13 @@ const summarise = (rounds: readonly RoundFigures[], inputs: SummaryInputs): Cont
     requestsByApi: Object.fromEntries(
       apis.map((api) => [api, perEvent((r) => r.requests[api] ?? 0)]),
     ),
-    dynamoWritesPerEvent: perEvent((r) => sumWhere(r, isDynamo(DYNAMO_WRITE_COMMANDS))),
+    dynamoWritesPerEvent: perEvent(writes),
     dynamoWritesPerAttempt: round3(
-      median(rounds.map((r) => sumWhere(r, isDynamo(DYNAMO_WRITE_COMMANDS)) / r.targetCalls)),
+      total(writes) /
+        Math.max(
+          1,
+          total((r) => r.targetCalls),
+        ),
     ),
     dynamoReadsPerEvent: perEvent((r) => sumWhere(r, isDynamo(DYNAMO_READ_COMMANDS))),
     dynamoWriteUnitsPerEvent: perEvent((r) => r.capacity.writeUnits),
@@ -496,16 +514,27 @@ const summarise = (rounds: readonly RoundFigures[], inputs: SummaryInputs): Cont
     lambdaInvocationsPerEvent: perEvent((r) => r.invocations),
     lambdaBilledMsPerEvent: perEvent((r) => r.billedMs),
     storedBytesPerEvent: perEvent((r) => r.stored.bytes),
-    usdPerMillion: medianBill(bills),
+    usdPerMillion: bill,
     usdAboveFloor: round3(
-      median(bills.map((b) => b.sqs + b.dynamoWrites)) -
-        (inputs.floor.bill.sqs + inputs.floor.bill.dynamoWrites),
+      bill.sqs + bill.dynamoWrites - (inputs.floor.bill.sqs + inputs.floor.bill.dynamoWrites),
     ),
-    cpuMsPerRecord: round3(median(rounds.map((r) => r.cpuMs / Math.max(1, r.records)))),
+    cpuMsPerRecord: round3(
+      total((r) => r.cpuMs) /
+        Math.max(
+          1,
+          total((r) => r.records),
+        ),
+    ),
     scheduleErrorP50Ms: medianOrNull(rounds.map((r) => r.extra.scheduleErrorP50Ms)),
     scheduleErrorP99Ms: medianOrNull(rounds.map((r) => r.extra.scheduleErrorP99Ms)),
-    retryGapP50Ms: medianOrNull(rounds.map((r) => percentile(r.retryGaps, 50))),
-    retryGapP99Ms: medianOrNull(rounds.map((r) => percentile(r.retryGaps, 99))),
+    retryGapP50Ms: percentile(
+      rounds.flatMap((r) => r.retryGaps),
+      50,
+    ),
+    retryGapP99Ms: percentile(
+      rounds.flatMap((r) => r.retryGaps),
+      99,
+    ),
     recordBytesP50: medianOrNull(rounds.map((r) => r.extra.recordBytesP50)),
     recordBytesMax: medianOrNull(rounds.map((r) => r.extra.recordBytesMax)),
     bundleBytes: bundle?.bundleBytes ?? null,
@@ -513,7 +542,7 @@ const summarise = (rounds: readonly RoundFigures[], inputs: SummaryInputs): Cont
     firstBatchMs: bundle === undefined ? null : round3(bundle.firstBatchMs),
     coldStartMs: bundle === undefined ? null : round3(bundle.initMs + bundle.firstBatchMs),
     ceilingFraction: round3(eventsPerSecond / inputs.ceiling),
-    failedBatches: rounds.reduce((total, r) => total + r.failedBatches, 0),
+    failedBatches: total((r) => r.failedBatches),
   };
 };
 

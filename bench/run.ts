@@ -17,9 +17,11 @@ import { parseArgs } from "node:util";
 import Table from "cli-table3";
 import { startLocalAws } from "../lib/local/start-local-aws.js";
 import { measureBundle } from "./bundle-figures.js";
-import { type BenchResult, CONTENDERS, type ContenderFigures, runBenchmark } from "./harness.js";
+import { type BenchResult, CONTENDERS, runBenchmark } from "./harness.js";
 import { runNoisyNeighbour } from "./noisy-neighbour/noisy-neighbour.js";
 import { noisyNeighbourTable } from "./noisy-neighbour/noisy-table.js";
+import { figureRows } from "./report/figure-rows.js";
+import { finished, startRunMetadata } from "./support/run-metadata.js";
 import type { AnswerLatency } from "./support/seeded-receiver.js";
 
 /** What `--scenario` selects; `all` (the default) runs both, the retries first. */
@@ -80,76 +82,9 @@ const latencyOf = (value: string | undefined): AnswerLatency | undefined => {
 
 type Figures = BenchResult["contenders"];
 
-const tableOf = (figures: Figures, withApis: boolean): string => {
-  const names = Object.keys(figures);
-  const table = new Table({ head: ["figure", ...names] });
-  const pick = (label: string, read: (f: ContenderFigures) => unknown) => {
-    const cells = names.map((n) => {
-      const f = figures[n];
-      const value = f === undefined ? undefined : read(f);
-      return value === null || value === undefined ? "–" : String(value);
-    });
-    table.push([label, ...cells]);
-  };
-  pick("function concurrency (shared by its mappings)", (f) => f.setup.concurrency);
-  pick("  mappings: queue (batch, window s, visibility s)", (f) =>
-    f.setup.deployment.mappings
-      .map(
-        (m) =>
-          `${m.queueRole} (${m.batchSize}, ${m.maxBatchingWindowSeconds}, ${m.queue.visibilityTimeoutSeconds})`,
-      )
-      .join(" + "),
-  );
-  pick("  peak invocations at once", (f) => f.peakConcurrency);
-  pick("events/s (to 95% delivered)", (f) => f.eventsPerSecond);
-  pick("events/s ÷ powertools, same round: median (min–max)", (f) => {
-    const ratio = f.eventsPerSecondVsPowertools;
-    return ratio === null ? null : `${ratio.median} (${ratio.min}–${ratio.max})`;
-  });
-  pick("  against the A/A band", (f) => f.verdictVsPowertools);
-  pick("ms to the last delivery", (f) => f.allDeliveredMs);
-  pick("target calls/event", (f) => f.attemptsPerEvent);
-  pick("AWS requests/event", (f) => f.requestsPerEvent);
-  pick("DynamoDB writes/event", (f) => f.dynamoWritesPerEvent);
-  pick("DynamoDB writes/attempt", (f) => f.dynamoWritesPerAttempt);
-  pick("DynamoDB reads/event", (f) => f.dynamoReadsPerEvent);
-  pick("DynamoDB write units/event", (f) => f.dynamoWriteUnitsPerEvent);
-  pick("  of which index units", (f) => f.dynamoIndexWriteUnitsPerEvent);
-  pick("CPU ms/record", (f) => f.cpuMsPerRecord);
-  pick("SQS requests/event as billed (64 KiB chunks)", (f) => f.sqsBilledRequestsPerEvent);
-  pick("Lambda invocations/event", (f) => f.lambdaInvocationsPerEvent);
-  pick("Lambda billed ms/event", (f) => f.lambdaBilledMsPerEvent);
-  pick("stored bytes/event", (f) => f.storedBytesPerEvent);
-  pick("$/M: SQS", (f) => f.usdPerMillion.sqs);
-  pick("$/M: DynamoDB writes", (f) => f.usdPerMillion.dynamoWrites);
-  pick("$/M: DynamoDB reads", (f) => f.usdPerMillion.dynamoReads);
-  pick("$/M: DynamoDB storage (retention, PITR)", (f) => f.usdPerMillion.dynamoStorage);
-  pick("$/M: Lambda requests", (f) => f.usdPerMillion.lambdaRequests);
-  pick("$/M: Lambda duration", (f) => f.usdPerMillion.lambdaDuration);
-  pick("$ per million events, every cost", (f) => f.usdPerMillion.total);
-  pick("  SQS + writes above the floor, $/M", (f) => f.usdAboveFloor);
-  pick("fraction of ceiling", (f) => f.ceilingFraction);
-  if (withApis) {
-    pick("schedule error p50 ms", (f) => f.scheduleErrorP50Ms);
-    pick("schedule error p99 ms", (f) => f.scheduleErrorP99Ms);
-    pick("retry gap p50 ms", (f) => f.retryGapP50Ms);
-    pick("retry gap p99 ms", (f) => f.retryGapP99Ms);
-    pick("record bytes p50 / max", (f) =>
-      f.recordBytesP50 === null ? null : `${f.recordBytesP50} / ${f.recordBytesMax}`,
-    );
-    pick("bundle bytes", (f) => f.bundleBytes);
-    pick("init ms", (f) => f.initMs);
-    pick("first (empty) batch ms", (f) => f.firstBatchMs);
-    pick("init + first batch ms", (f) => f.coldStartMs);
-    const apis = [...new Set(names.flatMap((n) => Object.keys(figures[n]?.requestsByApi ?? {})))];
-    for (const api of apis.sort()) pick(`  ${api}/event`, (f) => f.requestsByApi[api] ?? 0);
-    const queueCalls = [
-      ...new Set(names.flatMap((n) => Object.keys(figures[n]?.sqsRequestsByQueue ?? {}))),
-    ];
-    for (const call of queueCalls.sort()) {
-      pick(`  SQS ${call}/event`, (f) => f.sqsRequestsByQueue[call] ?? 0);
-    }
-  }
+const tableOf = (figures: Figures, withDetails: boolean): string => {
+  const table = new Table({ head: ["figure", ...Object.keys(figures)] });
+  for (const row of figureRows(figures, withDetails)) table.push([row.label, ...row.cells]);
   return table.toString();
 };
 
@@ -194,6 +129,7 @@ if (values["cold-start"]) {
   process.exit(0);
 }
 
+const metadata = await startRunMetadata(process.argv.slice(2));
 const local = await startLocalAws();
 const stopOnSignal = () => {
   void local.stop().finally(() => process.exit(130));
@@ -229,7 +165,11 @@ try {
         });
   if (values.json) {
     console.log(
-      JSON.stringify({ ...result, ...(noisyNeighbour === undefined ? {} : { noisyNeighbour }) }),
+      JSON.stringify({
+        run: finished(metadata),
+        ...result,
+        ...(noisyNeighbour === undefined ? {} : { noisyNeighbour }),
+      }),
     );
   } else {
     if (result !== undefined) printTables(result);
