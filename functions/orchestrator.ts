@@ -15,7 +15,7 @@ const metrics = new EmbeddedMetrics();
 /*
  * The SDK clients and the orchestrator are built by the first batch of the execution environment
  * and reused by every later one. Building them loads the AWS SDK, which was most of this module's
- * init (BENCHMARKS.md, "Cold start"); the first batch pays it instead.
+ * init (docs/benchmark-history.md, "Cold start"); the first batch pays it instead.
  */
 let batchHandler: OrchestratorSqsHandler | undefined;
 const orchestratorHandler = (): OrchestratorSqsHandler => {

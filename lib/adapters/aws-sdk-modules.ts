@@ -6,7 +6,7 @@ import type * as DynamoDbUtilModule from "@aws-sdk/util-dynamodb";
 
 /*
  * The AWS SDK packages of the orchestrator's hot path, loaded on first use through Node's
- * CommonJS loader instead of `import`. Two measured reasons (BENCHMARKS.md, "Cold start"):
+ * CommonJS loader instead of `import`. Two measured reasons (docs/benchmark-history.md, "Cold start"):
  *
  * - The SDK ships CommonJS. An ESM `import` of it makes Node pre-parse every re-exported module
  *   for its export names (cjs-module-lexer over the whole @smithy graph): loading these four

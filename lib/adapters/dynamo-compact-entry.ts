@@ -6,7 +6,7 @@ import { isoOf } from "../core/time-format.js";
  * DynamoDB bills a write one unit per KB of the larger of the item before and after it, names
  * included. A history entry stored with the record's own field names and ISO times took ~230
  * bytes, so an event's third attempt pushed its record past 1 KB and every later claim and
- * result cost two units (BENCHMARKS.md, "Re-measured after the internal queue"). Entries are
+ * result cost two units (docs/benchmark-history.md, "Re-measured after the internal queue"). Entries are
  * therefore stored under one-letter names with times as numbers: epoch ms for the claim, ms
  * after it for the send and the end (~100 bytes with the same facts). Items written before
  * hold the long form, and a history may mix both: every entry is read by its own shape.
