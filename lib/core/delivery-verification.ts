@@ -1,10 +1,9 @@
 import { timingSafeEqual } from "node:crypto";
 import {
   DEFAULT_TOLERANCE_SECONDS,
-  legacyMac,
+  deliveryMac,
   SIGNATURE_HEADERS,
   SIGNATURE_SCHEME,
-  standardMac,
 } from "./signing.js";
 import { decodeStandardKey, isStandardKeyText } from "./signing-keys.js";
 import { parseWebhookId, webhookIdOf } from "./webhook-id.js";
@@ -154,7 +153,7 @@ const verifyStandard = (input: VerifyInput, secrets: readonly string[]): VerifyR
     .filter((entry) => entry.startsWith(`${SIGNATURE_SCHEME},`))
     .map((entry) => Buffer.from(entry.slice(SIGNATURE_SCHEME.length + 1), "base64"));
   if (received.length === 0) return fail(VerifyFailure.MISSING_SIGNATURE);
-  const expected = keys.map((key) => standardMac(key, webhookId, timestamp, input.body));
+  const expected = keys.map((key) => deliveryMac(key, webhookId, timestamp, input.body));
   if (!anyMatch(expected, received)) return fail(VerifyFailure.SIGNATURE_MISMATCH);
   if (!copiesAgree(input.headers, parts.eventId, parts.replay)) {
     return fail(VerifyFailure.HEADER_MISMATCH);
@@ -178,7 +177,7 @@ const verifyLegacy = (input: VerifyInput, secrets: readonly string[]): VerifyRes
     .filter((hex) => /^[0-9a-f]{64}$/i.test(hex))
     .map((hex) => Buffer.from(hex, "hex"));
   if (received.length === 0) return fail(VerifyFailure.MISSING_SIGNATURE);
-  const expected = secrets.map((secret) => legacyMac(secret, eventId, timestamp, input.body));
+  const expected = secrets.map((secret) => deliveryMac(secret, eventId, timestamp, input.body));
   if (!anyMatch(expected, received)) return fail(VerifyFailure.SIGNATURE_MISMATCH);
   if (headerValue(input.headers, SIGNATURE_HEADERS.REPLAY) !== undefined) {
     return fail(VerifyFailure.UNSIGNED_REPLAY);

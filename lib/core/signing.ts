@@ -46,31 +46,19 @@ export interface SignedContent {
   readonly body: string | Uint8Array;
 }
 
-const bytesOf = (body: string | Uint8Array): Uint8Array =>
-  typeof body === "string" ? Buffer.from(body, "utf8") : body;
-
-/** The Standard Webhooks MAC of one delivery under one key. */
-export const standardMac = (
-  key: Uint8Array,
-  webhookId: string,
+/**
+ * HMAC-SHA256 over `<id>.<timestamp>.<body>`: Standard Webhooks' with the webhook-id and a decoded
+ * `whsec_` key; the legacy header's with the event id and the key as UTF-8 text.
+ */
+export const deliveryMac = (
+  key: string | Uint8Array,
+  id: string,
   timestampSeconds: number,
   body: string | Uint8Array,
 ): Buffer =>
   createHmac("sha256", key)
-    .update(`${webhookId}.${timestampSeconds}.`, "utf8")
-    .update(bytesOf(body))
-    .digest();
-
-/** The legacy `Ricochet-Signature` MAC: the key as UTF-8 text, the event id in the clear. */
-export const legacyMac = (
-  key: string,
-  eventId: string,
-  timestampSeconds: number,
-  body: string | Uint8Array,
-): Buffer =>
-  createHmac("sha256", key)
-    .update(`${eventId}.${timestampSeconds}.`, "utf8")
-    .update(bytesOf(body))
+    .update(`${id}.${timestampSeconds}.`, "utf8")
+    .update(typeof body === "string" ? Buffer.from(body, "utf8") : body)
     .digest();
 
 /** Which headers {@link signDelivery} writes. */
@@ -107,14 +95,14 @@ export const signDelivery = (
           "webhook-signature": keys.standard
             .map(
               (key) =>
-                `${SIGNATURE_SCHEME},${standardMac(key, webhookId, timestampSeconds, body).toString("base64")}`,
+                `${SIGNATURE_SCHEME},${deliveryMac(key, webhookId, timestampSeconds, body).toString("base64")}`,
             )
             .join(" "),
         }),
     ...(legacy
       ? {
           "Ricochet-Timestamp": timestamp,
-          "Ricochet-Signature": `${SIGNATURE_SCHEME}=${legacyMac(keys.legacy, eventId, timestampSeconds, body).toString("hex")}`,
+          "Ricochet-Signature": `${SIGNATURE_SCHEME}=${deliveryMac(keys.legacy, eventId, timestampSeconds, body).toString("hex")}`,
         }
       : {}),
   };

@@ -1,11 +1,10 @@
 import type { IncomingHttpHeaders } from "node:http";
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
-import { type ReplayDeps, replayEvents } from "../../../lib/app/replay.js";
+import { replayEvents } from "../../../lib/app/replay.js";
 import { createHmacSigner } from "../../../lib/core/signing.js";
 import { EventStatus } from "../../../lib/core/status.js";
 import { verifyDelivery } from "../../../lib/receiver.js";
-import { countingCallerIdentity } from "../../support/counting-caller-identity.js";
 import { anEventId } from "../../support/factories.js";
 import { useOrchestratorHarness } from "../../support/orchestrator-harness.js";
 import type { ReceivedCall } from "../../support/scripted-receiver.js";
@@ -45,14 +44,6 @@ const adviseReceiver = () => {
   return { processed, refusals, receive };
 };
 
-const replayDeps = (): ReplayDeps => ({
-  store: h.store,
-  ingressQueue: h.ports.ingress,
-  clock: Date.now,
-  defaultPolicy: h.config.defaultPolicy,
-  callerIdentity: countingCallerIdentity().identity,
-});
-
 const headersWith = (
   call: ReceivedCall,
   changes: Record<string, string | undefined>,
@@ -74,7 +65,7 @@ describe("a captured signed delivery cannot be replayed past the receiver's de-d
     });
     await h.submit([envelope]);
     await h.waitForStatus(eventId, EventStatus.DELIVERED);
-    await replayEvents(replayDeps(), {
+    await replayEvents(h.replayDeps(), {
       eventIds: [eventId],
       envelopes: [envelope],
       by: "ops",
