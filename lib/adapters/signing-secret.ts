@@ -8,8 +8,9 @@ import {
 import { createHmacSigner, type DeliverySigner } from "../core/signing.js";
 
 /*
- * The HMAC key lives in Secrets Manager or SSM Parameter Store, never in an environment variable:
- * the variable only names where it is. It is read on first use and cached for a few minutes, so
+ * The HMAC keys live in Secrets Manager or SSM Parameter Store, never in an environment variable:
+ * the variable only names where they are. The value holds one or more keys (lib/core/signing-keys.ts):
+ * `whsec_` Standard Webhooks keys, and the legacy key while the old header is still sent. It is read on first use and cached for a few minutes, so
  * a rotation reaches every warm function within the cache time without a read per delivery.
  */
 
@@ -50,6 +51,8 @@ export interface SigningSecretOptions {
   /** Defaults to a client from the standard configuration, made on first use. */
   readonly secretsManager?: SecretsManagerClient;
   readonly ssm?: SSMClient;
+  /** Also sign the legacy `Ricochet-Signature` (default true; `RICOCHET_LEGACY_SIGNATURES`). */
+  readonly legacySignatures?: boolean | undefined;
   /** How long a read key is reused (default five minutes). */
   readonly cacheMs?: number;
   readonly now?: () => number;
@@ -135,4 +138,6 @@ export const createSigningSecretLoader = (
 
 /** The HTTP target's signer for a deployment's `RICOCHET_SIGNING_SECRET`. */
 export const createSecretSigner = (options: SigningSecretOptions): DeliverySigner =>
-  createHmacSigner(createSigningSecretLoader(options), options.now ?? Date.now);
+  createHmacSigner(createSigningSecretLoader(options), options.now ?? Date.now, {
+    legacySignatures: options.legacySignatures,
+  });

@@ -17,6 +17,7 @@ import {
   validateEnvelope,
 } from "../core/envelope.js";
 import {
+  errorMessage,
   type InputProblem,
   InvalidEnvelopeError,
   QueueUnavailableError,
@@ -133,27 +134,70 @@ const toBatches = (entries: readonly Pending[]): Pending[][] => {
   return batches;
 };
 
+/** An input ready to send: `body` is the exact text validated, and the text sent. */
+type PreparedEnvelope =
+  | { readonly ok: true; readonly eventId: string; readonly body: string }
+  | Extract<EnvelopeParseResult, { ok: false }>;
+
+/** The input's event id for a report, if it has a readable one; a hostile getter is no id. */
+const reportableEventId = (value: unknown): string | undefined => {
+  try {
+    return readableEventId(value);
+  } catch {
+    return undefined;
+  }
+};
+
 /**
- * One input as it would be sent: given the submission's `notBefore`, validated, and its schedule
- * judged against the clock as the orchestrator will judge it on the event's first sight.
+ * The input's JSON text, or why it has none. Everything after works on this text, never on the
+ * object again: a `toJSON`, a getter or a proxy may answer differently each time it is read.
+ */
+const jsonTextOf = (
+  value: unknown,
+): { readonly ok: true; readonly text: string } | PreparedEnvelope => {
+  const refuse = (message: string): PreparedEnvelope => ({
+    ok: false,
+    problems: [{ path: "", message }],
+    eventId: reportableEventId(value),
+  });
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value);
+  } catch (error) {
+    return refuse(`cannot be sent as JSON: ${errorMessage(error)}`);
+  }
+  // undefined, a function, or a toJSON that returns undefined: there is nothing to send.
+  return text === undefined
+    ? refuse("has no JSON form (JSON.stringify gave undefined)")
+    : { ok: true, text };
+};
+
+/**
+ * One input as it will be sent: turned into JSON text once, given the submission's `notBefore`,
+ * validated as that text's parse, and its schedule judged against the clock as the orchestrator
+ * will judge it on the event's first sight. The text validated is the text returned to send.
  */
 const prepareEnvelope = (
   value: unknown,
   notBefore: string | undefined,
   nowMs: number,
-): EnvelopeParseResult => {
+): PreparedEnvelope => {
+  const json = jsonTextOf(value);
+  if (!("text" in json)) return json;
+  const data: unknown = JSON.parse(json.text);
   const scheduled =
     notBefore === undefined
-      ? { ok: true as const, value }
-      : scheduleEnvelope(value, notBefore, "the submission's schedule");
+      ? { ok: true as const, value: data }
+      : scheduleEnvelope(data, notBefore, "the submission's schedule");
   if (!scheduled.ok) {
-    return { ok: false, problems: scheduled.problems, eventId: readableEventId(value) };
+    return { ok: false, problems: scheduled.problems, eventId: readableEventId(data) };
   }
-  const checked = validateEnvelope(scheduled.value);
+  const body = notBefore === undefined ? json.text : JSON.stringify(scheduled.value);
+  const checked = validateEnvelope(JSON.parse(body));
   if (!checked.ok) return checked;
   const { eventId, notBefore: due, policy } = checked.envelope;
   const problems = scheduleProblems(due, policy?.deadlineSeconds, nowMs);
-  return problems.length === 0 ? checked : { ok: false, problems, eventId };
+  return problems.length === 0 ? { ok: true, eventId, body } : { ok: false, problems, eventId };
 };
 
 const failureText = (failure: BatchResultErrorEntry): string =>
@@ -265,7 +309,7 @@ export const createRicochetClient = (options: RicochetClientOptions): RicochetCl
         report.rejected.push({ eventId: checked.eventId, index, problems: checked.problems });
         return;
       }
-      const { eventId } = checked.envelope;
+      const { eventId, body } = checked;
       const first = firstIndex.get(eventId);
       if (first !== undefined) {
         report.rejected.push({
@@ -276,7 +320,6 @@ export const createRicochetClient = (options: RicochetClientOptions): RicochetCl
         return;
       }
       firstIndex.set(eventId, index);
-      const body = JSON.stringify(checked.envelope);
       const bytes = sqsMessageBytes(body);
       if (bytes > MAX_ENVELOPE_BYTES) {
         report.rejected.push({ eventId, index, error: envelopeTooLarge(bytes) });

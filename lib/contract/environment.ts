@@ -23,6 +23,11 @@ export const ENV = {
   RECORD_RETENTION_DAYS: "RICOCHET_RECORD_RETENTION_DAYS",
   /** ARN of a Secrets Manager secret, or an SSM parameter name, holding the HMAC signing key. */
   SIGNING_SECRET: "RICOCHET_SIGNING_SECRET",
+  /**
+   * `on` (default) or `off`: whether signed deliveries also carry the legacy `Ricochet-Signature`
+   * and `Ricochet-Timestamp` beside the Standard Webhooks headers.
+   */
+  LEGACY_SIGNATURES: "RICOCHET_LEGACY_SIGNATURES",
   /** Comma-separated extra header names treated as secrets (never logged or recorded). */
   SECRET_HEADERS: "RICOCHET_SECRET_HEADERS",
   /** How many messages of a batch are attempted at once. */

@@ -1,20 +1,37 @@
-import { createHmac, timingSafeEqual } from "node:crypto";
+import { createHmac } from "node:crypto";
+import { ConfigurationError } from "./errors.js";
+import { parseSigningKeys, type SigningKeys } from "./signing-keys.js";
+import { webhookIdOf } from "./webhook-id.js";
 
 /*
- * Delivery signatures: HMAC-SHA256 over `${eventId}.${timestamp}.${body}`, sent as
- * `Ricochet-Timestamp: <epoch seconds>` and `Ricochet-Signature: v1=<hex>`. The event id and the
- * timestamp are inside the MAC so a captured body cannot be replayed under another id or, after
- * the tolerance window, at all. Pure: the clock is always passed in.
+ * Delivery signatures, the Standard Webhooks scheme (https://www.standardwebhooks.com): HMAC-SHA256
+ * with each `whsec_` key over `<webhook-id>.<webhook-timestamp>.<body>`, sent as
+ * `webhook-signature: v1,<base64> v1,<base64>…` (one per key, for rotation), so receivers in any
+ * language verify with that project's libraries. The webhook-id (lib/core/webhook-id.ts) holds
+ * the event id and the replay number, so everything a receiver deduplicates on is signed, and it
+ * has no "." so the signed content reads one way only.
+ *
+ * During the transition the old headers are sent too (`Ricochet-Timestamp`,
+ * `Ricochet-Signature: v1=<hex>` over `<event id>.<timestamp>.<body>` with the legacy key), so
+ * receivers that verify them keep working until the deployment turns them off
+ * (`RICOCHET_LEGACY_SIGNATURES=off`). Pure: the clock is always passed in.
  */
 
-/** Header names used by signed deliveries (lower case, as Node reports incoming headers). */
+/** Header names of signed deliveries (lower case, as Node reports incoming headers). */
 export const SIGNATURE_HEADERS = {
+  WEBHOOK_ID: "webhook-id",
+  WEBHOOK_TIMESTAMP: "webhook-timestamp",
+  WEBHOOK_SIGNATURE: "webhook-signature",
+  /** Legacy: the timestamp of `Ricochet-Signature`. */
   TIMESTAMP: "ricochet-timestamp",
+  /** Legacy: `v1=<hex>` over `<event id>.<timestamp>.<body>`. */
   SIGNATURE: "ricochet-signature",
   EVENT_ID: "ricochet-event-id",
+  IDEMPOTENCY_KEY: "idempotency-key",
+  REPLAY: "ricochet-replay",
 } as const;
 
-/** The only signature scheme so far; the prefix lets a later scheme coexist during a migration. */
+/** The signature version of both schemes; the prefix lets a later one coexist in a migration. */
 export const SIGNATURE_SCHEME = "v1";
 
 /** Default window (seconds) either side of "now" within which a timestamp is accepted. */
@@ -23,27 +40,73 @@ export const DEFAULT_TOLERANCE_SECONDS = 300;
 /** What a signature covers. `body` is the exact request body, as sent. */
 export interface SignedContent {
   readonly eventId: string;
+  /** The replay the call belongs to (1 for the first); absent or 0 before any. */
+  readonly replay?: number | undefined;
   readonly timestampSeconds: number;
   readonly body: string | Uint8Array;
 }
 
-const mac = (secret: string, content: SignedContent): Buffer =>
-  createHmac("sha256", secret)
-    .update(`${content.eventId}.${content.timestampSeconds}.`, "utf8")
-    .update(typeof content.body === "string" ? Buffer.from(content.body, "utf8") : content.body)
+/**
+ * HMAC-SHA256 over `<id>.<timestamp>.<body>`: Standard Webhooks' with the webhook-id and a decoded
+ * `whsec_` key; the legacy header's with the event id and the key as UTF-8 text.
+ */
+export const deliveryMac = (
+  key: string | Uint8Array,
+  id: string,
+  timestampSeconds: number,
+  body: string | Uint8Array,
+): Buffer =>
+  createHmac("sha256", key)
+    .update(`${id}.${timestampSeconds}.`, "utf8")
+    .update(typeof body === "string" ? Buffer.from(body, "utf8") : body)
     .digest();
 
+/** Which headers {@link signDelivery} writes. */
+export interface SigningOptions {
+  /** Also send the legacy `Ricochet-Timestamp` / `Ricochet-Signature` (default true). */
+  readonly legacySignatures?: boolean | undefined;
+}
+
 /**
- * Signs one delivery.
- * @returns the headers to add to the request (`Ricochet-Timestamp`, `Ricochet-Signature`).
+ * Signs one delivery: the Standard Webhooks headers when the keys include `whsec_` ones, and the
+ * legacy headers unless turned off.
+ * @throws ConfigurationError when that leaves nothing to sign with.
  */
 export const signDelivery = (
-  secret: string,
+  keys: SigningKeys,
   content: SignedContent,
-): { "Ricochet-Timestamp": string; "Ricochet-Signature": string } => ({
-  "Ricochet-Timestamp": String(content.timestampSeconds),
-  "Ricochet-Signature": `${SIGNATURE_SCHEME}=${mac(secret, content).toString("hex")}`,
-});
+  options: SigningOptions = {},
+): Record<string, string> => {
+  const legacy = options.legacySignatures ?? true;
+  if (keys.standard.length === 0 && !legacy) {
+    throw new ConfigurationError(
+      "the signing secret holds no whsec_ key and legacy signatures are off (RICOCHET_LEGACY_SIGNATURES=off): add a whsec_ key",
+    );
+  }
+  const { eventId, timestampSeconds, body } = content;
+  const timestamp = String(timestampSeconds);
+  const webhookId = webhookIdOf(content);
+  return {
+    ...(keys.standard.length === 0
+      ? {}
+      : {
+          "webhook-id": webhookId,
+          "webhook-timestamp": timestamp,
+          "webhook-signature": keys.standard
+            .map(
+              (key) =>
+                `${SIGNATURE_SCHEME},${deliveryMac(key, webhookId, timestampSeconds, body).toString("base64")}`,
+            )
+            .join(" "),
+        }),
+    ...(legacy
+      ? {
+          "Ricochet-Timestamp": timestamp,
+          "Ricochet-Signature": `${SIGNATURE_SCHEME}=${deliveryMac(keys.legacy, eventId, timestampSeconds, body).toString("hex")}`,
+        }
+      : {}),
+  };
+};
 
 /**
  * Produces the signing headers for one request. The HTTP target calls it with the exact body it
@@ -52,104 +115,27 @@ export const signDelivery = (
  */
 export type DeliverySigner = (request: {
   readonly eventId: string;
+  readonly replay?: number | undefined;
   readonly body: string;
 }) => Promise<Readonly<Record<string, string>>>;
 
 /**
- * A signer using HMAC-SHA256 with the key `getSecret` returns (typically a cached Secrets
- * Manager or SSM read), timestamped with the injected clock `nowMs` (epoch milliseconds).
+ * A signer with the keys in the secret value `getSecret` returns (typically a cached Secrets
+ * Manager or SSM read; lib/core/signing-keys.ts says what it may hold), timestamped with the
+ * injected clock `nowMs` (epoch milliseconds).
  */
 export const createHmacSigner =
-  (getSecret: () => Promise<string>, nowMs: () => number): DeliverySigner =>
-  async ({ eventId, body }) =>
-    signDelivery(await getSecret(), {
-      eventId,
-      body,
-      timestampSeconds: Math.floor(nowMs() / 1000),
-    });
-
-/** Why a delivery failed verification. */
-export const VerifyFailure = {
-  MISSING_EVENT_ID: "missing_event_id",
-  MISSING_TIMESTAMP: "missing_timestamp",
-  MALFORMED_TIMESTAMP: "malformed_timestamp",
-  TIMESTAMP_OUT_OF_TOLERANCE: "timestamp_out_of_tolerance",
-  MISSING_SIGNATURE: "missing_signature",
-  SIGNATURE_MISMATCH: "signature_mismatch",
-  NO_SECRET: "no_secret",
-} as const;
-export type VerifyFailure = (typeof VerifyFailure)[keyof typeof VerifyFailure];
-
-export type VerifyResult =
-  | { readonly ok: true }
-  | { readonly ok: false; readonly reason: VerifyFailure };
-
-/** Incoming headers as Node (`IncomingHttpHeaders`) or the Fetch API (`Headers`) give them. */
-export type IncomingHeaders =
-  | Readonly<Record<string, string | readonly string[] | undefined>>
-  | { get(name: string): string | null };
-
-const headerValue = (headers: IncomingHeaders, name: string): string | undefined => {
-  if (typeof headers.get === "function") {
-    return (headers as { get(name: string): string | null }).get(name) ?? undefined;
-  }
-  const record = headers as Readonly<Record<string, string | readonly string[] | undefined>>;
-  const key = Object.keys(record).find((candidate) => candidate.toLowerCase() === name);
-  const value = key === undefined ? undefined : record[key];
-  return Array.isArray(value) ? value.join(",") : (value as string | undefined);
-};
-
-/** The hex digests of every `v1=` entry; several may be sent (comma-separated) during rotation. */
-const v1Signatures = (header: string): Buffer[] =>
-  header
-    .split(",")
-    .map((part) => part.trim())
-    .filter((part) => part.startsWith(`${SIGNATURE_SCHEME}=`))
-    .map((part) => part.slice(SIGNATURE_SCHEME.length + 1))
-    .filter((hex) => /^[0-9a-f]{64}$/i.test(hex))
-    .map((hex) => Buffer.from(hex, "hex"));
-
-/**
- * Verifies a signed delivery, for receivers. Accepts several secrets so a receiver can trust the
- * old and the new key while they rotate. Comparison is constant-time.
- */
-export const verifyDelivery = (input: {
-  readonly secret: string | readonly string[];
-  readonly headers: IncomingHeaders;
-  /** The raw request body, exactly as received (not re-serialised JSON). */
-  readonly body: string | Uint8Array;
-  readonly nowSeconds: number;
-  readonly toleranceSeconds?: number;
-}): VerifyResult => {
-  const secrets = (typeof input.secret === "string" ? [input.secret] : input.secret).filter(
-    (secret) => secret !== "",
-  );
-  if (secrets.length === 0) return { ok: false, reason: VerifyFailure.NO_SECRET };
-  const eventId = headerValue(input.headers, SIGNATURE_HEADERS.EVENT_ID);
-  if (eventId === undefined || eventId === "") {
-    return { ok: false, reason: VerifyFailure.MISSING_EVENT_ID };
-  }
-  const timestamp = headerValue(input.headers, SIGNATURE_HEADERS.TIMESTAMP);
-  if (timestamp === undefined) return { ok: false, reason: VerifyFailure.MISSING_TIMESTAMP };
-  if (!/^\d{1,15}$/.test(timestamp)) {
-    return { ok: false, reason: VerifyFailure.MALFORMED_TIMESTAMP };
-  }
-  const timestampSeconds = Number(timestamp);
-  const tolerance = input.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
-  if (Math.abs(input.nowSeconds - timestampSeconds) > tolerance) {
-    return { ok: false, reason: VerifyFailure.TIMESTAMP_OUT_OF_TOLERANCE };
-  }
-  const header = headerValue(input.headers, SIGNATURE_HEADERS.SIGNATURE);
-  const received = header === undefined ? [] : v1Signatures(header);
-  if (received.length === 0) return { ok: false, reason: VerifyFailure.MISSING_SIGNATURE };
-  const content = { eventId, timestampSeconds, body: input.body };
-  // Every secret is checked against every signature, without early exit, to keep timing flat.
-  let matched = false;
-  for (const secret of secrets) {
-    const expected = mac(secret, content);
-    for (const signature of received) {
-      if (timingSafeEqual(expected, signature)) matched = true;
-    }
-  }
-  return matched ? { ok: true } : { ok: false, reason: VerifyFailure.SIGNATURE_MISMATCH };
-};
+  (
+    getSecret: () => Promise<string>,
+    nowMs: () => number,
+    options: SigningOptions = {},
+  ): DeliverySigner =>
+  async ({ eventId, replay, body }) => {
+    const parsed = parseSigningKeys(await getSecret());
+    if (!parsed.ok) throw new ConfigurationError(parsed.message);
+    return signDelivery(
+      parsed.keys,
+      { eventId, replay, body, timestampSeconds: Math.floor(nowMs() / 1000) },
+      options,
+    );
+  };

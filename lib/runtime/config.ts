@@ -48,6 +48,7 @@ const ConfigSchema = z.object({
   hopSeconds: z.int().min(1).max(MAX_SQS_DELAY_SECONDS),
   recordRetentionDays: RecordRetentionDaysSchema,
   signingSecret: z.string().min(1).optional(),
+  legacySignatures: z.enum(["on", "off"], { error: "must be on or off" }),
   secretHeaders: z.array(z.string().min(1)),
   messageConcurrency: z.int().min(1).max(100),
   policyLimits: PolicyLimitsSchema.optional(),
@@ -73,6 +74,8 @@ export interface RicochetConfig {
   readonly hopSeconds: number;
   readonly recordRetentionDays: number;
   readonly signingSecret?: string | undefined;
+  /** Signed deliveries also carry the legacy `Ricochet-Signature` (default true; lib/core/signing.ts). */
+  readonly legacySignatures?: boolean | undefined;
   readonly secretHeaders: readonly string[];
   readonly messageConcurrency: number;
   /** Bounds every event's policy is clamped to; the default policy lies within them. */
@@ -151,6 +154,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): RicochetConfig
     hopSeconds: numberOr(env[ENV.HOP_SECONDS], MAX_SQS_DELAY_SECONDS),
     recordRetentionDays: retentionDaysOf(env),
     signingSecret: env[ENV.SIGNING_SECRET] || undefined,
+    legacySignatures: env[ENV.LEGACY_SIGNATURES]?.trim() || "on",
     secretHeaders: parseList(env[ENV.SECRET_HEADERS]),
     messageConcurrency: numberOr(
       env[ENV.MESSAGE_CONCURRENCY] ?? env[ENV_ALIASES[ENV.MESSAGE_CONCURRENCY]],
@@ -176,6 +180,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): RicochetConfig
     defaultPolicy: override,
     policyLimits: limitsOverride,
     circuitBreaker,
+    legacySignatures,
     ...rest
   } = parsed.data;
   const defaultPolicy = resolvePolicy(DEFAULT_POLICY, override);
@@ -190,6 +195,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): RicochetConfig
     ...rest,
     defaultPolicy,
     policyLimits,
+    legacySignatures: legacySignatures === "on",
     circuitBreaker:
       circuitBreaker === undefined ? undefined : { ...DEFAULT_BREAKER_SETTINGS, ...circuitBreaker },
   };

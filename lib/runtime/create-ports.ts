@@ -79,7 +79,10 @@ export const createPorts = (
     options.signer ??
     (config.signingSecret === undefined
       ? undefined
-      : createSecretSigner({ reference: config.signingSecret }));
+      : createSecretSigner({
+          reference: config.signingSecret,
+          legacySignatures: config.legacySignatures,
+        }));
   return {
     store: createDynamoEventStore({ doc: clients.documents, tableName: config.tableName }),
     targetState: createDynamoTargetStateStore({

@@ -166,7 +166,30 @@ describe("createSecretSigner", () => {
       now: () => 5_000_000,
     });
     expect(await signer({ eventId: "evt-1", body: "{}" })).toEqual(
-      signDelivery("k-1", { eventId: "evt-1", timestampSeconds: 5000, body: "{}" }),
+      signDelivery(
+        { standard: [], legacy: "k-1" },
+        { eventId: "evt-1", timestampSeconds: 5000, body: "{}" },
+      ),
+    );
+  });
+
+  it("signs with every whsec_ key the stored value holds, and drops the old header when told", async () => {
+    const keys = [Buffer.alloc(32, 1), Buffer.alloc(32, 2)];
+    const server = await fakeStores({
+      key: keys.map((key) => `whsec_${key.toString("base64")}`).join("\n"),
+    });
+    const signer = createSecretSigner({
+      reference: SM_ARN,
+      ...clientsFor(server.port),
+      legacySignatures: false,
+      now: () => 5_000_000,
+    });
+    expect(await signer({ eventId: "evt-1", replay: 1, body: "{}" })).toEqual(
+      signDelivery(
+        { standard: keys, legacy: "" },
+        { eventId: "evt-1", replay: 1, timestampSeconds: 5000, body: "{}" },
+        { legacySignatures: false },
+      ),
     );
   });
 });

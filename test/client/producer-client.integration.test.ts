@@ -2,6 +2,7 @@ import { GetQueueAttributesCommand, SQSClient } from "@aws-sdk/client-sqs";
 import { describe, expect, it } from "vitest";
 import { createRicochetClient } from "../../lib/client/producer-client.js";
 import { LOCAL_CREDENTIALS } from "../../lib/contract/local-identity.js";
+import { parseEnvelope } from "../../lib/core/envelope.js";
 import { InvalidEnvelopeError, ResourceNotFoundError } from "../../lib/core/errors.js";
 import { missingQueueUrl, receiveRaw, recordRequests } from "../adapters/sqs-test-support.js";
 import { anEnvelope } from "../support/factories.js";
@@ -88,6 +89,59 @@ describe("Ricochet producer client", () => {
     expect(report.accepted.map((a) => a.eventId)).toEqual([envelope.eventId, other.eventId]);
     expect(report.rejected).toEqual([
       { eventId: envelope.eventId, index: 2, error: expect.stringMatching(/duplicate.*index 0/) },
+    ]);
+    expect(await queueDepth(sqs, ingressQueueUrl)).toBe(2);
+  });
+
+  it("sends the bytes it validated: a payload whose toJSON gives undefined is refused up front", async () => {
+    const { ingressQueueUrl } = await createTestQueues("client-tojson");
+    const client = createRicochetClient({ queueUrl: ingressQueueUrl, sqs });
+    const vanishing = anEnvelope({ payload: { toJSON: () => undefined } });
+    const error = await client.submit(vanishing).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InvalidEnvelopeError);
+    expect((error as InvalidEnvelopeError).problems.map((p) => p.path)).toEqual(["payload"]);
+    expect(await queueDepth(sqs, ingressQueueUrl)).toBe(0);
+  });
+
+  it("sends the bytes it validated: a getter read twice is read once, and what is sent is valid", async () => {
+    const { ingressQueueUrl } = await createTestQueues("client-getter");
+    const client = createRicochetClient({ queueUrl: ingressQueueUrl, sqs });
+    const base = anEnvelope();
+    // Read once, the payload is shallow; read again, 70 levels deep (over the 64 allowed).
+    let reads = 0;
+    const deep = JSON.parse(`${"[".repeat(70)}${"]".repeat(70)}`) as unknown;
+    const shifting = {
+      ...base,
+      payload: {
+        get items(): unknown {
+          reads += 1;
+          return reads === 1 ? [1] : deep;
+        },
+      },
+    };
+    const accepted = await client.submit(shifting);
+    const [message] = await receiveRaw(sqs, ingressQueueUrl);
+    expect(message?.MessageId).toBe(accepted.messageId);
+    expect(parseEnvelope(message?.Body ?? "")).toMatchObject({
+      ok: true,
+      envelope: { ...base, payload: { items: [1] } },
+    });
+  });
+
+  it("reports an entry that cannot be JSON (a BigInt) as that entry's failure and sends the rest", async () => {
+    const { ingressQueueUrl } = await createTestQueues("client-bigint");
+    const client = createRicochetClient({ queueUrl: ingressQueueUrl, sqs });
+    const first = anEnvelope();
+    const last = anEnvelope();
+    const big = anEnvelope({ payload: { amount: 10n ** 30n } });
+    const report = await client.submitBatch([first, big, last]);
+    expect(report.accepted.map((a) => a.eventId)).toEqual([first.eventId, last.eventId]);
+    expect(report.rejected).toEqual([
+      {
+        eventId: big.eventId,
+        index: 1,
+        problems: [{ path: "", message: expect.stringMatching(/cannot be sent as JSON.*BigInt/) }],
+      },
     ]);
     expect(await queueDepth(sqs, ingressQueueUrl)).toBe(2);
   });

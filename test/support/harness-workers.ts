@@ -3,6 +3,7 @@ import type { Orchestrator } from "../../lib/app/orchestrator.js";
 import { ENV } from "../../lib/contract/environment.js";
 import { type CountingMetrics, silentLog } from "../../lib/core/observability.js";
 import type { DeadLetterQueue, EventStore } from "../../lib/core/ports.js";
+import type { DeliverySigner } from "../../lib/core/signing.js";
 import { startEventSourcePoller } from "../../lib/local/event-source-poller.js";
 import { localConfig } from "../../lib/local/local-config.js";
 import type { RicochetConfig } from "../../lib/runtime/config.js";
@@ -29,6 +30,8 @@ export interface WorkerOptions {
   readonly hopSeconds?: number;
   /** More `RICOCHET_*` variables for the workers' configuration (limits, default policy). */
   readonly env?: NodeJS.ProcessEnv;
+  /** Signs the workers' HTTP deliveries; default unsigned. */
+  readonly signer?: DeliverySigner;
 }
 
 export interface HarnessWorkers {
@@ -68,7 +71,7 @@ export const harnessWorkers = (deployment: {
     return createOrchestratorRuntime({
       config: settings,
       ports: {
-        ...createPorts(settings, clients),
+        ...createPorts(settings, clients, { signer: options.signer }),
         ...(options.store === undefined ? {} : { store: options.store }),
         ...(options.deadLetters === undefined ? {} : { deadLetters: options.deadLetters }),
       },

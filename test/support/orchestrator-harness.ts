@@ -4,6 +4,7 @@ import { type MessageAttributeValue, SendMessageBatchCommand } from "@aws-sdk/cl
 import { afterAll, afterEach, beforeAll } from "vitest";
 import { type RedriveReport, redrive } from "../../lib/app/redrive.js";
 import type { RedriveRequestInput } from "../../lib/app/redrive-request.js";
+import type { ReplayDeps } from "../../lib/app/replay.js";
 import type { DeadLetterMessage } from "../../lib/core/dead-letter.js";
 import type { Envelope } from "../../lib/core/envelope.js";
 import { CountingMetrics } from "../../lib/core/observability.js";
@@ -17,6 +18,7 @@ import type {
 import type { EventRecord } from "../../lib/core/record.js";
 import type { EventStatus } from "../../lib/core/status.js";
 import { createPorts, type RicochetPorts } from "../../lib/runtime/create-ports.js";
+import { countingCallerIdentity } from "./counting-caller-identity.js";
 import { peekDeadLetters, receiveEvents } from "./harness-queue-reads.js";
 import {
   waitFor,
@@ -187,6 +189,17 @@ export const createOrchestratorHarness = async (
     /** The harness's store, whose first result write for `eventId` matching `when` fails. */
     failFirstResultWrite(eventId: string, when: (request: RecordResultRequest) => boolean) {
       return failFirstResultWrite(ports.store, eventId, when);
+    },
+
+    /** What a replay over the harness's queues and store needs, as an operator would run it. */
+    replayDeps(): ReplayDeps {
+      return {
+        store: ports.store,
+        ingressQueue: ports.ingress,
+        clock: Date.now,
+        defaultPolicy: config.defaultPolicy,
+        callerIdentity: countingCallerIdentity().identity,
+      };
     },
 
     /** Runs a redrive over the harness's queues and store, as an operator would. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { type CancelDeps, cancelEvents } from "../../lib/app/cancel.js";
-import { type ReplayDeps, replayEvents } from "../../lib/app/replay.js";
+import { replayEvents } from "../../lib/app/replay.js";
 import { MetricName } from "../../lib/contract/metric-names.js";
 import { AuditAction } from "../../lib/core/record.js";
 import { EventStatus } from "../../lib/core/status.js";
@@ -15,13 +15,6 @@ const cancelDeps = (): CancelDeps => ({
   store: h.store,
   clock: Date.now,
   retentionSeconds: h.config.recordRetentionDays * 86_400,
-  callerIdentity: countingCallerIdentity().identity,
-});
-const replayDeps = (): ReplayDeps => ({
-  store: h.store,
-  ingressQueue: h.ports.ingress,
-  clock: Date.now,
-  defaultPolicy: h.config.defaultPolicy,
   callerIdentity: countingCallerIdentity().identity,
 });
 
@@ -163,7 +156,7 @@ describe("replay on the emulators", () => {
     await h.submit([envelope]);
     const delivered = await h.waitForStatus(eventId, EventStatus.DELIVERED);
 
-    const report = await replayEvents(replayDeps(), {
+    const report = await replayEvents(h.replayDeps(), {
       eventIds: [eventId],
       envelopes: [envelope],
       by: "ops",
@@ -208,7 +201,7 @@ describe("replay on the emulators", () => {
     await h.startWorkers();
     await h.submit([envelope]);
     await h.waitForStatus(eventId, EventStatus.DELIVERED);
-    const report = await replayEvents(replayDeps(), {
+    const report = await replayEvents(h.replayDeps(), {
       eventIds: [eventId],
       envelopes: [{ ...envelope, payload: { tampered: true } }],
       by: "ops",

@@ -42,14 +42,13 @@ export interface HttpCallSettings {
 /** Signature headers over the exact body, or why signing failed. */
 const sign = async (
   signer: DeliverySigner,
-  eventId: string,
-  body: string,
+  request: Parameters<DeliverySigner>[0],
 ): Promise<
   | { readonly ok: true; readonly headers: Readonly<Record<string, string>> }
   | { readonly ok: false; readonly message: string }
 > => {
   try {
-    return { ok: true, headers: await signer({ eventId, body }) };
+    return { ok: true, headers: await signer(request) };
   } catch (error) {
     return { ok: false, message: `signing failed: ${errorMessage(error)}` };
   }
@@ -82,7 +81,11 @@ const readyToSend = async (
   if (!address.ok) return address;
   let signature: Readonly<Record<string, string>> = {};
   if (settings.signer !== undefined) {
-    const signed = await sign(settings.signer, plan.delivery.envelope.eventId, plan.body);
+    const signed = await sign(settings.signer, {
+      eventId: plan.delivery.envelope.eventId,
+      replay: plan.delivery.replay,
+      body: plan.body,
+    });
     if (settled()) return undefined;
     if (!signed.ok) return { ok: false, category: ErrorCategory.UNKNOWN, message: signed.message };
     signature = signed.headers;

@@ -1,4 +1,5 @@
 import type { Socket } from "node:net";
+import { Webhook } from "standardwebhooks";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import {
   createHttpTarget,
@@ -20,7 +21,9 @@ import {
 } from "./local-servers.js";
 
 const LOOPBACK = ["127.0.0.0/8"];
-const SECRET = "whsec_http_target_test";
+const SECRET = `whsec_${Buffer.alloc(32, 3).toString("base64")}`;
+const OTHER_SECRET = `whsec_${Buffer.alloc(32, 4).toString("base64")}`;
+const LEGACY_SECRET = "http-target-legacy-key";
 
 const open: { close(): Promise<void> }[] = [];
 afterEach(async () => {
@@ -174,23 +177,40 @@ describe("createHttpTarget against a local receiver", () => {
     });
   });
 
-  it("signs the exact body so the receiver's verifyDelivery accepts it", async () => {
+  it("signs the exact body so the standardwebhooks package and verifyDelivery accept it", async () => {
     const server = await receiver((_req, res) => res.writeHead(204).end());
-    const nowMs = Date.UTC(2030, 0, 1);
+    const nowMs = Date.now();
     const signer = createHmacSigner(
-      async () => SECRET,
+      async () => `${SECRET} ${LEGACY_SECRET}`,
       () => nowMs,
     );
-    await deliver(envelopeTo(`http://127.0.0.1:${server.port}/`, {}, { note: "Zoë ✓" }), {
-      allowedHosts: LOOPBACK,
-      signer,
+    const envelope = anEnvelope({
+      eventId: `order.${Math.floor(nowMs / 1000)}`,
+      target: anHttpTarget({ url: `http://127.0.0.1:${server.port}/` }),
+      payload: { note: "Zoë ✓" },
+    });
+    await createHttpTarget({ allowedHosts: LOOPBACK, signer }).deliver({
+      envelope,
+      attempt: 1,
+      replay: 2,
     });
     const [seen] = server.seen;
     if (seen === undefined) throw new Error("no request seen");
-    const check = (secret: string) =>
-      verifyDelivery({ secret, headers: seen.headers, body: seen.body, nowSeconds: nowMs / 1000 });
-    expect(check(SECRET)).toEqual({ ok: true });
-    expect(check("another-secret").ok).toBe(false);
+    const headers = seen.headers as Record<string, string>;
+    expect(new Webhook(SECRET).verify(seen.body, headers)).toEqual({ note: "Zoë ✓" });
+    expect(() => new Webhook(OTHER_SECRET).verify(seen.body, headers)).toThrow();
+    const check = (secret: string, acceptLegacySignature = false) =>
+      verifyDelivery({
+        secret,
+        headers: seen.headers,
+        body: seen.body,
+        nowSeconds: nowMs / 1000,
+        acceptLegacySignature,
+      });
+    expect(check(SECRET)).toMatchObject({ ok: true, eventId: envelope.eventId, replay: 2 });
+    // The old header is still sent and verifiable, without the replay it cannot vouch for.
+    expect(check(LEGACY_SECRET, true)).toEqual({ ok: false, reason: "unsigned_replay" });
+    expect(check(OTHER_SECRET).ok).toBe(false);
   });
 
   it("fails the attempt, unsent, when the signer cannot sign", async () => {

@@ -2,11 +2,13 @@ import type { MessageAttributeValue } from "@aws-sdk/client-sqs";
 import { describe, expect, it } from "vitest";
 import { createDynamoTargetStateStore } from "../../../lib/adapters/dynamo-target-state-store.js";
 import { SCHEDULE_ATTRIBUTE } from "../../../lib/adapters/message-schedule.js";
+import { createRicochetClient } from "../../../lib/client/producer-client.js";
 import { ENV } from "../../../lib/contract/environment.js";
 import { MetricName } from "../../../lib/contract/metric-names.js";
 import type { Envelope } from "../../../lib/core/envelope.js";
 import { EventStatus } from "../../../lib/core/status.js";
 import { naturalTargetKey } from "../../../lib/core/target-key.js";
+import { anEventId } from "../../support/factories.js";
 import { useOrchestratorHarness } from "../../support/orchestrator-harness.js";
 import { ScriptedReceiver } from "../../support/scripted-receiver.js";
 
@@ -193,5 +195,44 @@ describe("a producer cannot choose another tenant's breaker", () => {
     } finally {
       await stranger.stop();
     }
+  });
+});
+
+describe("a producer's client sends only what it validated", () => {
+  it("delivers every event it reports accepted, and reports the rest with a reason", async () => {
+    const client = createRicochetClient({ queueUrl: h.queues.ingressQueueUrl, sqs: h.clients.sqs });
+    const ids = ["client-ok", "client-tojson", "client-bigint", "client-getter"].map((id) =>
+      anEventId(id),
+    );
+    const [ok, vanishing, big, shifting] = ids.map((id) => h.envelope(id, {})) as Envelope[];
+    let reads = 0;
+    const deep = JSON.parse(`${"[".repeat(70)}${"]".repeat(70)}`) as unknown;
+    const report = await client.submitBatch([
+      ok,
+      { ...vanishing, payload: { toJSON: () => undefined } },
+      { ...big, payload: { amount: 2n ** 70n } },
+      {
+        ...shifting,
+        payload: {
+          get items(): unknown {
+            reads += 1;
+            return reads === 1 ? [1] : deep;
+          },
+        },
+      },
+    ]);
+    expect(report.rejected.map((r) => [r.index, r.problems?.[0]?.path])).toEqual([
+      [1, "payload"],
+      [2, ""],
+    ]);
+    const accepted = report.accepted.map((a) => a.eventId);
+    expect(accepted).toEqual([ok?.eventId, shifting?.eventId]);
+    await h.startWorkers();
+    expect(await h.waitUntilAllTerminal(accepted, 20_000)).toEqual([]);
+    for (const eventId of accepted) {
+      expect((await h.store.get(eventId))?.status).toBe(EventStatus.DELIVERED);
+    }
+    const invalid = (await h.deadLetters()).filter((m) => accepted.includes(m.eventId ?? ""));
+    expect(invalid).toEqual([]);
   });
 });
