@@ -1,23 +1,31 @@
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
-import { Hono } from "hono";
-import { getCookie, setCookie } from "hono/cookie";
+import { type Context, Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
 import { listDeadLetters } from "../app/dead-letter-scan.js";
 import { redrive } from "../app/redrive.js";
-import { parseRedriveRequest } from "../app/redrive-request.js";
+import { MAX_REDRIVE_LIMIT, parseRedriveRequest } from "../app/redrive-request.js";
+import { MAX_EVENT_ID_LENGTH } from "../core/envelope.js";
 import { errorMessage, InvalidRequestError } from "../core/errors.js";
 import { targetReport } from "../core/target-report.js";
 import type { ConsoleDeps } from "./console-deps.js";
+import { CONSOLE_SCRIPT_PATH, consoleScript } from "./console-script.js";
 import { groupDeadLetters } from "./dead-letter-groups.js";
 import { deadLettersPage } from "./dead-letters-page.js";
 import { eventQueryOf, listEvents } from "./event-listing.js";
 import { eventPage } from "./event-page.js";
 import { eventListFragment, eventsPage } from "./events-page.js";
-import { FORM_TOKEN_FIELD, HTMX_PATH, messagePage } from "./page-layout.js";
+import { FORM_TOKEN_FIELD, HTMX_PATH, messagePage, shellPage } from "./page-layout.js";
 import { type RedriveForm, redriveRequestOf } from "./redrive-form.js";
 import { redriveJobPage, redriveJobSection, redriveJobUrl } from "./redrive-job-page.js";
 import { createRedriveJobs, KEPT_REDRIVE_JOBS } from "./redrive-jobs.js";
-import { guardRequest } from "./request-guard.js";
+import {
+  CONSOLE_TOKEN_HEADER,
+  type GuardRefusal,
+  guardForm,
+  guardRequest,
+  refusal,
+} from "./request-guard.js";
 import { targetsPage } from "./targets-page.js";
 
 /** The most dead-lettered messages the page lists (the scan hides each for a few seconds). */
@@ -30,19 +38,29 @@ export const TARGETS_PAGE_LIMIT = 100;
  */
 export const REDRIVE_ANSWER_WAIT_MS = 2_000;
 
-/** The cookie that carries the token; named for the port, as cookies ignore ports. */
-export const tokenCookieName = (port: number): string => `ricochet_console_${port}`;
+/**
+ * The largest body the console reads: the confirmation of the largest redrive (every event id
+ * at its longest, every character percent-encoded) with room for the other fields. Anything
+ * larger is refused with 413 before it is buffered.
+ */
+export const MAX_CONSOLE_BODY_BYTES = MAX_REDRIVE_LIMIT * (3 * MAX_EVENT_ID_LENGTH + 1) + 64 * 1024;
 
 /** What the app needs to know about where it listens, to check requests against. */
 export interface ConsoleIdentity {
   readonly port: number;
+  /** The credential every request but a navigation carries, in {@link CONSOLE_TOKEN_HEADER}. */
   readonly token: string;
+  /** The token every change's form carries (a second secret, in the pages, never the first). */
+  readonly formToken: string;
 }
 
+const refused = (c: Context, verdict: GuardRefusal): Response | Promise<Response> =>
+  c.html(messagePage("Refused", verdict.reason), verdict.status);
+
 /**
- * The console's routes over `deps`. Every request passes {@link guardRequest} first; a request
- * that brought the token in its URL gets it as an HttpOnly, SameSite=Strict cookie and is
- * redirected to the same URL without it, so the token stays out of history and Referer headers.
+ * The console's routes over `deps`. Every request passes {@link guardRequest} on its head
+ * before anything reads its body; a navigation without the token gets the shell page; a body
+ * over {@link MAX_CONSOLE_BODY_BYTES} is refused unread; a change needs the form token too.
  */
 export const createConsoleApp = (
   deps: ConsoleDeps,
@@ -50,7 +68,6 @@ export const createConsoleApp = (
   assets: { readonly htmx: () => string },
 ): Hono => {
   const app = new Hono();
-  const cookieName = tokenCookieName(identity.port);
   // The call `ricochet redrive` makes, with the same ports, policy and caller lookup.
   const redrives = createRedriveJobs({
     run: (request, onProgress) => redrive({ ...deps, onProgress }, request),
@@ -58,40 +75,56 @@ export const createConsoleApp = (
     newId: randomUUID,
   });
 
+  const expected = {
+    port: identity.port,
+    token: identity.token,
+    publicPaths: new Set([HTMX_PATH, CONSOLE_SCRIPT_PATH]),
+  };
+
   app.use(async (c, next) => {
-    const form =
-      c.req.method === "POST" ? ((await c.req.parseBody()) as Record<string, unknown>) : {};
-    const formToken = form[FORM_TOKEN_FIELD];
-    const queryToken = c.req.query("token");
-    const verdict = guardRequest(
-      {
-        method: c.req.method,
-        host: c.req.header("host"),
-        origin: c.req.header("origin"),
-        secFetchSite: c.req.header("sec-fetch-site"),
-        queryToken,
-        cookieToken: getCookie(c, cookieName),
-        formToken: typeof formToken === "string" ? formToken : undefined,
-      },
-      identity,
-    );
-    if (!verdict.ok) return c.html(messagePage("Refused", verdict.reason), verdict.status);
-    if (queryToken !== undefined) {
-      setCookie(c, cookieName, identity.token, {
-        path: "/",
-        httpOnly: true,
-        sameSite: "Strict",
-      });
-      const url = new URL(c.req.url);
-      url.searchParams.delete("token");
-      return c.redirect(`${url.pathname}${url.search}`, 303);
-    }
     c.header("Cache-Control", "no-store");
     c.header("X-Frame-Options", "DENY");
     c.header(
       "Content-Security-Policy",
       "default-src 'self'; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'",
     );
+    c.header("Referrer-Policy", "same-origin");
+    const verdict = guardRequest(
+      {
+        method: c.req.method,
+        path: c.req.path,
+        host: c.req.header("host"),
+        origin: c.req.header("origin"),
+        secFetchSite: c.req.header("sec-fetch-site"),
+        headerToken: c.req.header(CONSOLE_TOKEN_HEADER),
+      },
+      expected,
+    );
+    if (verdict.kind === "refuse") return refused(c, verdict);
+    if (verdict.kind === "shell") return c.html(shellPage(identity.port));
+    await next();
+  });
+
+  app.use(
+    bodyLimit({
+      maxSize: MAX_CONSOLE_BODY_BYTES,
+      onError: (c) =>
+        refused(
+          c,
+          refusal(
+            413,
+            `request body over ${MAX_CONSOLE_BODY_BYTES} bytes refused: console forms are smaller`,
+          ),
+        ),
+    }),
+  );
+
+  app.use(async (c, next) => {
+    if (c.req.method !== "GET" && c.req.method !== "HEAD") {
+      const form = (await c.req.parseBody()) as Record<string, unknown>;
+      const verdict = guardForm(form[FORM_TOKEN_FIELD], identity.formToken);
+      if (verdict.kind === "refuse") return refused(c, verdict);
+    }
     await next();
   });
 
@@ -103,6 +136,11 @@ export const createConsoleApp = (
   app.get(HTMX_PATH, (c) => {
     c.header("Content-Type", "text/javascript; charset=utf-8");
     return c.body(assets.htmx());
+  });
+
+  app.get(CONSOLE_SCRIPT_PATH, (c) => {
+    c.header("Content-Type", "text/javascript; charset=utf-8");
+    return c.body(consoleScript());
   });
 
   app.get("/", (c) => c.redirect("/events", 303));
@@ -130,7 +168,7 @@ export const createConsoleApp = (
       filter: {},
       limit: DEAD_LETTER_PAGE_LIMIT,
     });
-    return c.html(deadLettersPage(groupDeadLetters(listings), identity.token));
+    return c.html(deadLettersPage(groupDeadLetters(listings), identity.formToken));
   });
 
   app.post("/dead-letters/redrive", async (c) => {
@@ -164,8 +202,8 @@ export const createConsoleApp = (
       );
     }
     return c.req.query("part") === "status"
-      ? c.html(redriveJobSection(job, identity.token))
-      : c.html(redriveJobPage(job, identity.token));
+      ? c.html(redriveJobSection(job, identity.formToken))
+      : c.html(redriveJobPage(job, identity.formToken));
   });
 
   app.get("/targets", async (c) => {

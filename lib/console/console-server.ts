@@ -10,7 +10,7 @@ export const CONSOLE_HOST = "127.0.0.1";
 
 /** A running console. */
 export interface RunningConsole {
-  /** The address to open, token included: print it only to the operator. */
+  /** The address to open, its token in the fragment: print it only to the operator. */
   readonly url: string;
   readonly port: number;
   /** Stops listening and closes open connections. */
@@ -22,13 +22,15 @@ export const newConsoleToken = (): string => randomBytes(32).toString("base64url
 
 /**
  * Starts the console on 127.0.0.1 (`port` 0: any free port) with a token of its own, which
- * every request must carry (see request-guard.ts).
+ * every request but a navigation must carry, and a form token every change must carry (see
+ * request-guard.ts).
  */
 export const startConsole = async (
   deps: ConsoleDeps,
   options: { readonly port?: number | undefined } = {},
 ): Promise<RunningConsole> => {
   const token = newConsoleToken();
+  const formToken = newConsoleToken();
   const htmx = readHtmx();
   // The app checks Host against the port, which is known once listening: built on first request.
   let fetcher: ((request: Request) => Response | Promise<Response>) | undefined;
@@ -44,9 +46,9 @@ export const startConsole = async (
     server.once("error", reject);
     server.once("listening", () => resolve((server.address() as AddressInfo).port));
   });
-  fetcher = createConsoleApp(deps, { port, token }, { htmx: () => htmx }).fetch;
+  fetcher = createConsoleApp(deps, { port, token, formToken }, { htmx: () => htmx }).fetch;
   return {
-    url: `http://${CONSOLE_HOST}:${port}/?token=${token}`,
+    url: `http://${CONSOLE_HOST}:${port}/#token=${token}`,
     port,
     close: () =>
       new Promise<void>((resolve, reject) => {

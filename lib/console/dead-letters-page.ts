@@ -3,7 +3,9 @@ import type { DeadLetterListing } from "../app/dead-letter-scan.js";
 import type { RedriveReport } from "../app/redrive.js";
 import type { RedriveRequestInput } from "../app/redrive-request.js";
 import { type DeadLetterGroup, UNREADABLE_REASON } from "./dead-letter-groups.js";
-import { FORM_TOKEN_FIELD, type Html, pageLayout, shown } from "./page-layout.js";
+import { changeForm, type Html, pageLayout, shown } from "./page-layout.js";
+
+const REDRIVE_PATH = "/dead-letters/redrive";
 
 const eventCell = (m: DeadLetterListing): Html =>
   m.eventId === undefined
@@ -26,12 +28,15 @@ const reasonOptions = (groups: readonly DeadLetterGroup[]): Html[] =>
     .map((g) => html`<option value="${g.reason}">${g.reason} (${g.count})</option>`);
 
 /** The dead-letter queue grouped by reason, and the redrive form (its first post is a dry run). */
-export const deadLettersPage = (groups: readonly DeadLetterGroup[], token: string): Html =>
+export const deadLettersPage = (groups: readonly DeadLetterGroup[], formToken: string): Html =>
   pageLayout(
     "Dead letters",
     html`${groups.length === 0 ? html`<p>The dead-letter queue is empty.</p>` : groups.map(groupSection)}
-<form method="post" action="/dead-letters/redrive" id="redrive-form"><fieldset><legend>Redrive</legend>
-<input type="hidden" name="${FORM_TOKEN_FIELD}" value="${token}">
+${changeForm(
+  REDRIVE_PATH,
+  "redrive-form",
+  formToken,
+  html`<fieldset><legend>Redrive</legend>
 <label>Reason <select name="reason"><option value="">any</option>${reasonOptions(groups)}</select></label>
 <label>Event ids <input name="eventIds" placeholder="space-separated, optional"></label>
 <label>Target <input name="target" placeholder="optional target key"></label>
@@ -39,7 +44,8 @@ export const deadLettersPage = (groups: readonly DeadLetterGroup[], token: strin
 <label>Why <input name="why" placeholder="for the audit entry"></label>
 <button type="submit">Dry run</button>
 <p>A dry run changes nothing; the next page asks for confirmation before moving anything.</p>
-</fieldset></form>`,
+</fieldset>`,
+)}`,
   );
 
 const hidden = (name: string, value: string | undefined): Html | string =>
@@ -63,18 +69,20 @@ ${report.failed.map((f) => html`<tr><td>failed</td><td>${shown(f.eventId)}</td><
 export const redriveReportSection = (
   report: RedriveReport,
   request: RedriveRequestInput,
-  token: string,
+  formToken: string,
 ): Html => {
   const confirm =
     report.dryRun && report.moved.length > 0
-      ? html`<form method="post" action="/dead-letters/redrive" id="confirm-form">
-<input type="hidden" name="${FORM_TOKEN_FIELD}" value="${token}">
-${hidden("reason", request.reasons?.[0])}${hidden("eventIds", report.moved.map((m) => m.eventId).join(" "))}
+      ? changeForm(
+          REDRIVE_PATH,
+          "confirm-form",
+          formToken,
+          html`${hidden("reason", request.reasons?.[0])}${hidden("eventIds", report.moved.map((m) => m.eventId).join(" "))}
 ${hidden("target", request.target)}${hidden("resetAttempts", request.resetAttempts === true ? "on" : undefined)}
 ${hidden("why", request.why)}
 <input type="hidden" name="confirm" value="yes">
-<button type="submit">Move ${report.moved.length} event(s) now</button> as <strong>${request.by}</strong>
-</form>`
+<button type="submit">Move ${report.moved.length} event(s) now</button> as <strong>${request.by}</strong>`,
+        )
       : "";
   return html`${reportTable(report)}${confirm}<p><a href="/dead-letters">back to the dead letters</a></p>`;
 };

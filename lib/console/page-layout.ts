@@ -1,4 +1,5 @@
 import { html, raw } from "hono/html";
+import { CONSOLE_SCRIPT_PATH, NO_TOKEN_ID, SHELL_ID } from "./console-script.js";
 
 /** A piece of HTML built with Hono's `html` template, which escapes every value put into it. */
 export type Html = ReturnType<typeof html>;
@@ -6,8 +7,8 @@ export type Html = ReturnType<typeof html>;
 /** Where the server serves htmx from (never a CDN: the page needs nothing beyond 127.0.0.1). */
 export const HTMX_PATH = "/assets/htmx.min.js";
 
-/** The name of the hidden field every form carries the token in. */
-export const FORM_TOKEN_FIELD = "token";
+/** The name of the hidden field every form that changes something carries the form token in. */
+export const FORM_TOKEN_FIELD = "form-token";
 
 // Minimal, inline: no stylesheet request, no build step.
 const STYLE = `
@@ -42,6 +43,7 @@ export const pageLayout = (title: string, body: Html): Html => html`<!doctype ht
 <meta name="referrer" content="same-origin">
 <style>${raw(STYLE)}</style>
 <script src="${HTMX_PATH}" defer></script>
+<script src="${CONSOLE_SCRIPT_PATH}" defer></script>
 </head>
 <body>
 <header>
@@ -56,6 +58,32 @@ ${body}
 </main>
 </body>
 </html>`;
+
+/**
+ * The page a navigation gets (a link, a reload, back, the printed address): no data and no
+ * secret, as it is served without the token; the console's script loads the real page in its
+ * place with the token from the tab, or says the tab has none.
+ */
+export const shellPage = (port: number): Html =>
+  pageLayout(
+    "Loading",
+    html`<p id="${SHELL_ID}">Loading…</p>
+<p class="refused" id="${NO_TOKEN_ID}" hidden>This tab holds no console token: open the console at the address it printed (<code>http://127.0.0.1:${port}/#token=…</code>), in this tab.</p>
+<noscript><p class="refused">The console needs JavaScript: its token is kept in the tab and sent by its script.</p></noscript>`,
+  );
+
+/**
+ * A form that changes something: htmx posts it (adding the token header), with the form token;
+ * the answer replaces the page, and the address bar shows where the post ended.
+ */
+export const changeForm = (
+  action: string,
+  id: string,
+  formToken: string,
+  fields: Html | readonly Html[],
+): Html => html`<form method="post" action="${action}" id="${id}" hx-post="${action}" hx-target="body" hx-replace-url="true">
+<input type="hidden" name="${FORM_TOKEN_FIELD}" value="${formToken}">
+${fields}</form>`;
 
 /** A refusal or an error, as a page. */
 export const messagePage = (title: string, message: string): Html =>

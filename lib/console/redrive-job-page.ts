@@ -24,9 +24,9 @@ const progressLine = (progress: RedriveProgress | undefined): string => {
  * second; once it has finished, its report (and, after a dry run, the confirmation form), and no
  * more asking.
  */
-export const redriveJobSection = (job: RedriveJob, token: string): Html => {
+export const redriveJobSection = (job: RedriveJob, formToken: string): Html => {
   if (job.report !== undefined) {
-    return html`<div id="redrive-job" data-state="done">${redriveReportSection(job.report, job.request, token)}</div>`;
+    return html`<div id="redrive-job" data-state="done">${redriveReportSection(job.report, job.request, formToken)}</div>`;
   }
   if (job.error !== undefined) {
     return html`<div id="redrive-job" data-state="failed"><p class="error">The redrive failed: ${job.error}</p>
@@ -39,8 +39,8 @@ export const redriveJobSection = (job: RedriveJob, token: string): Html => {
 };
 
 /** A redrive's page: a dry run's or a move's, running or finished. */
-export const redriveJobPage = (job: RedriveJob, token: string): Html =>
+export const redriveJobPage = (job: RedriveJob, formToken: string): Html =>
   pageLayout(
     job.request.dryRun === false ? "Redrive" : "Redrive: dry run",
-    redriveJobSection(job, token),
+    redriveJobSection(job, formToken),
   );

@@ -4,8 +4,8 @@ import { localAwsEnv } from "../../lib/adapters/aws-clients.js";
 import { createDynamoEventStore } from "../../lib/adapters/dynamo-event-store.js";
 import { createSqsDeadLetterQueue } from "../../lib/adapters/sqs-dead-letter-queue.js";
 import { NO_STS_ENDPOINT } from "../../lib/adapters/sts-caller-identity.js";
-import { tokenCookieName } from "../../lib/console/console-app.js";
 import { CallerSource } from "../../lib/core/record.js";
+import { postRedrive } from "../support/console-client.js";
 import { deadLetterEvent } from "../support/dead-letter-fixture.js";
 import { createTestQueues, createTestTable, localAws, testClients } from "../support/local-aws.js";
 import { exited, ROOT } from "../system/dev/dev-process.js";
@@ -80,16 +80,10 @@ describe("ricochet console", () => {
       store,
       createSqsDeadLetterQueue({ sqs, queueUrl: queues.deadLetterQueueUrl }),
     );
-    const token = url.searchParams.get("token") ?? "";
-    const response = await fetch(`${url.origin}/dead-letters/redrive`, {
-      method: "POST",
-      headers: { cookie: `${tokenCookieName(Number(url.port))}=${token}`, origin: url.origin },
-      body: new URLSearchParams({
-        token,
-        eventIds: envelope.eventId,
-        why: "from the console",
-        confirm: "yes",
-      }),
+    const response = await postRedrive(url.href, {
+      eventIds: envelope.eventId,
+      why: "from the console",
+      confirm: "yes",
     });
     expect(response.status).toBe(200);
     expect(await response.text()).toContain("1 moved");
@@ -102,12 +96,7 @@ describe("ricochet console", () => {
   });
 
   it("answers a bad redrive request with the redrive's own validation, and moves nothing", async () => {
-    const token = url.searchParams.get("token") ?? "";
-    const response = await fetch(`${url.origin}/dead-letters/redrive`, {
-      method: "POST",
-      headers: { cookie: `${tokenCookieName(Number(url.port))}=${token}`, origin: url.origin },
-      body: new URLSearchParams({ token, eventIds: "not an id!", confirm: "yes" }),
-    });
+    const response = await postRedrive(url.href, { eventIds: "not an id!", confirm: "yes" });
     expect(response.status).toBe(400);
     expect(await response.text()).toContain("invalid redrive request");
   });

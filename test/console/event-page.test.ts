@@ -23,10 +23,11 @@ describe("eventPage", () => {
     expect(page).toContain("&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;");
   });
 
-  it("loads no script but the console's own htmx", () => {
+  it("loads no script but the console's own htmx and its own script", () => {
     const page = String(eventPage(anEventRecord(), DEFAULT_POLICY));
     expect([...page.matchAll(/<script[^>]*>/g)].map((m) => m[0])).toEqual([
       '<script src="/assets/htmx.min.js" defer>',
+      '<script src="/assets/console.js" defer>',
     ]);
   });
 });
