@@ -16,6 +16,7 @@
 import { parseArgs } from "node:util";
 import Table from "cli-table3";
 import { startLocalAws } from "../lib/local/start-local-aws.js";
+import { BENCH_OPTIONS } from "./bench-options.js";
 import { measureBundle } from "./bundle-figures.js";
 import { type BenchResult, CONTENDERS, runBenchmark } from "./harness.js";
 import { runNoisyNeighbour } from "./noisy-neighbour/noisy-neighbour.js";
@@ -52,21 +53,7 @@ const wholeNumber = (name: string, value: string | undefined, fallback: number):
   return parsed;
 };
 
-const { values } = parseArgs({
-  options: {
-    json: { type: "boolean", default: false },
-    events: { type: "string" },
-    rounds: { type: "string" },
-    seed: { type: "string" },
-    rate: { type: "string" },
-    latency: { type: "string" },
-    concurrency: { type: "string" },
-    "cold-start": { type: "boolean", default: false },
-    samples: { type: "string" },
-    scenario: { type: "string" },
-    "noisy-rounds": { type: "string" },
-  },
-});
+const { values } = parseArgs({ options: BENCH_OPTIONS });
 
 /** `--latency MIN-MAX` (ms, whole numbers, MIN ≤ MAX), or one number for a fixed answer time. */
 const latencyOf = (value: string | undefined): AnswerLatency | undefined => {

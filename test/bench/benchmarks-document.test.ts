@@ -1,0 +1,58 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { BENCH_OPTIONS } from "../../bench/bench-options.js";
+import {
+  BenchmarksTemplateError,
+  markdownTable,
+  parseBenchOutput,
+  renderBenchmarks,
+} from "../../bench/report/benchmarks-document.js";
+
+const TEMPLATE = readFileSync("bench/report/BENCHMARKS.template.md", "utf8");
+const noNoisy = () => "(noisy)";
+
+describe("renderBenchmarks", () => {
+  it("fills values and tables from the run", () => {
+    const text = renderBenchmarks(
+      "commit {{value:run.commit}}, band {{value:noise.flakyBand.high}}\n{{table:prices}}",
+      { run: { commit: "abc1234" }, noise: { flakyBand: { low: 0.9, high: 1.1 } } } as never,
+      noNoisy,
+    );
+    expect(text).toMatch(/^commit abc1234, band 1\.1\n\| what \| list price/);
+  });
+
+  it("names every placeholder the run cannot fill instead of leaving a blank", () => {
+    const render = () =>
+      renderBenchmarks(
+        "{{value:nope.none}} {{table:flaky}} {{table:unknown}} {{mystery}}",
+        {},
+        noNoisy,
+      );
+    expect(render).toThrow(BenchmarksTemplateError);
+    expect(render).toThrow(
+      /\{\{value:nope\.none\}\}.*\{\{table:flaky\}\}.*\{\{table:unknown\}\}.*\{\{mystery\}\}/,
+    );
+  });
+
+  it("escapes a pipe inside a cell", () => {
+    expect(markdownTable(["a"], [["x|y"]])).toBe("| a |\n| --- |\n| x\\|y |");
+  });
+});
+
+describe("parseBenchOutput", () => {
+  it("reads the last line of the bench's output, where --json prints its object", () => {
+    expect(parseBenchOutput('[bench] progress\n{"events":3}\n')).toEqual({ events: 3 });
+  });
+});
+
+describe("the benchmark template's commands", () => {
+  const lines = TEMPLATE.split("\n").filter((line) => /^npm run bench( |$)/.test(line));
+  it("are found", () => {
+    expect(lines.length).toBeGreaterThan(5);
+  });
+  it.each(lines)("%s passes only options the bench takes", (line) => {
+    const flags = [...line.replace(/#.*$/, "").matchAll(/--([a-z-]+)/g)].map((m) => m[1]);
+    const known = new Set(Object.keys(BENCH_OPTIONS));
+    expect(flags.filter((flag) => flag !== undefined && !known.has(flag))).toEqual([]);
+  });
+});
