@@ -2,6 +2,7 @@ import { createDynamoEventStore } from "../../lib/adapters/dynamo-event-store.js
 import { DEFAULT_RECORD_RETENTION_DAYS } from "../../lib/contract/defaults.js";
 import { CountingMetrics, silentLog } from "../../lib/core/observability.js";
 import {
+  internalBatchingWindow,
   RETRY_ORCHESTRATOR_DEFAULTS,
   VISIBILITY_TIMEOUT_FACTOR,
 } from "../../lib/infra/retry-orchestrator-props.js";
@@ -17,7 +18,8 @@ const DAY_SECONDS = 86_400;
 
 /**
  * Ricochet as `RetryOrchestrator` deploys it with its defaults: both queues mapped to the one
- * orchestrator function with the same batch size, window and maximum concurrency, visibility
+ * orchestrator function with the same batch size and maximum concurrency (the internal queue
+ * without the ingress queue's batching window), visibility
  * timeouts six times the function timeout, records kept 30 days with point-in-time recovery.
  */
 export const ricochetDeployment = (): FunctionDeployment => {
@@ -30,7 +32,10 @@ export const ricochetDeployment = (): FunctionDeployment => {
       maxReceiveCount: d.maxReceiveCount,
     },
     batchSize: d.batchSize,
-    maxBatchingWindowSeconds: d.maxBatchingWindow.toSeconds(),
+    maxBatchingWindowSeconds: (queueRole === "internal"
+      ? internalBatchingWindow(d)
+      : d.maxBatchingWindow
+    ).toSeconds(),
     maximumConcurrency: d.maxConcurrency,
   });
   return {
@@ -50,11 +55,16 @@ export const ricochetDeployment = (): FunctionDeployment => {
  * event-source poller: one per mapping of {@link ricochetDeployment}, sharing one concurrency.
  * Retries are new messages with DelaySeconds on the internal queue, so the queues' visibility
  * timeout is long: it only matters when a worker crashes. `env` is the function's environment
- * beyond its resources (e.g. `RICOCHET_CIRCUIT_BREAKER`).
+ * beyond its resources (e.g. `RICOCHET_CIRCUIT_BREAKER`); `deployment` a variant of the default
+ * one, to measure a change of setting side by side.
  */
-export const createRicochetContender = (name: string, env: NodeJS.ProcessEnv = {}): Contender => ({
+export const createRicochetContender = (
+  name: string,
+  env: NodeJS.ProcessEnv = {},
+  deployment: () => FunctionDeployment = ricochetDeployment,
+): Contender => ({
   name,
-  deployment: ricochetDeployment,
+  deployment,
   prepare: async (context) => {
     const { clients, plainClients, receiver } = context;
     const queues = await createRicochetQueues(

@@ -38,6 +38,8 @@ const ContextSchema = z.strictObject({
   targetMetrics: z.array(z.string()).optional(),
   allowedTargetHosts: z.array(z.string()).optional(),
   secretHeaders: z.array(z.string()).optional(),
+  /** Also send the legacy signature headers (default true). */
+  legacySignatures: z.boolean().optional(),
   hopSeconds: z.number().optional(),
   messageConcurrency: z.number().optional(),
   /** The former name of `messageConcurrency`, still read. */
@@ -111,6 +113,7 @@ export const readAppSettings = (context: unknown): RicochetAppSettings => {
       targetMetrics: c.targetMetrics,
       allowedTargetHosts: c.allowedTargetHosts,
       secretHeaders: c.secretHeaders,
+      legacySignatures: c.legacySignatures,
       hopSeconds: c.hopSeconds,
       messageConcurrency: c.messageConcurrency,
       recordConcurrency: c.recordConcurrency,

@@ -35,6 +35,7 @@ import type { FunctionName } from "./bundling.js";
 import { acknowledgeOrchestratorFindings } from "./nag-acknowledgements.js";
 import { OrchestratorMonitoring, SERVICE_NAME } from "./orchestrator-monitoring.js";
 import {
+  internalBatchingWindow,
   type ResolvedRetryOrchestratorProps,
   type RetryOrchestratorProps,
   resolveRetryOrchestratorProps,
@@ -175,13 +176,17 @@ export class RetryOrchestrator extends Construct {
       this.redriveFunction.functionName,
     );
 
-    // Both queues feed the same function with the same settings; which one a record came from
-    // is what tells the function whether to believe its scheduling attributes.
-    for (const queue of [this.ingressQueue, this.internalQueue]) {
+    // Both queues feed the same function with the same settings but the window (retries are due
+    // when their policy says); which one a record came from is what tells the function whether
+    // to believe its scheduling attributes.
+    for (const [queue, maxBatchingWindow] of [
+      [this.ingressQueue, settings.maxBatchingWindow],
+      [this.internalQueue, internalBatchingWindow(settings)],
+    ] as const) {
       this.orchestratorFunction.addEventSource(
         new SqsEventSource(queue, {
           batchSize: settings.batchSize,
-          maxBatchingWindow: settings.maxBatchingWindow,
+          maxBatchingWindow,
           maxConcurrency: settings.maxConcurrency,
           reportBatchItemFailures: true,
         }),
@@ -324,6 +329,7 @@ export class RetryOrchestrator extends Construct {
             ? secret.secretArn
             : // The prefix marks a parameter whose name has no leading slash as a parameter.
               `ssm:${secret.parameterName}`,
+      [ENV.LEGACY_SIGNATURES]: settings.legacySignatures ? "on" : "off",
       [ENV.SECRET_HEADERS]: settings.secretHeaders.join(","),
       [ENV.MESSAGE_CONCURRENCY]: String(settings.messageConcurrency),
       [ENV.POLICY_LIMITS]: JSON.stringify(settings.policyLimits),

@@ -236,16 +236,50 @@ describe("RetryOrchestrator resources", () => {
   it("feeds the orchestrator from both input queues with partial batch failure reporting and the configured scaling", () => {
     template.resourceCountIs("AWS::Lambda::EventSourceMapping", 2);
     const { ingressId, internalId } = queues(template);
-    for (const queueId of [ingressId, internalId]) {
+    // The internal queue (retries, hops) gathers no window: a retry is due when its policy says.
+    for (const [queueId, window] of [
+      [ingressId, 1],
+      [internalId, 0],
+    ] as const) {
       template.hasResourceProperties("AWS::Lambda::EventSourceMapping", {
         EventSourceArn: { "Fn::GetAtt": [queueId, "Arn"] },
         FunctionName: { Ref: orchestratorFunction(template).id },
         FunctionResponseTypes: ["ReportBatchItemFailures"],
         BatchSize: 10,
-        MaximumBatchingWindowInSeconds: 1,
+        MaximumBatchingWindowInSeconds: window,
         ScalingConfig: { MaximumConcurrency: 10 },
       });
     }
+  });
+
+  it.each([
+    [{}, "on"],
+    [{ legacySignatures: false }, "off"],
+  ])("with %o tells the orchestrator to send the legacy signature headers: %s", (props, value) => {
+    const stack = new Stack(new App(), "Signatures");
+    const made = new RetryOrchestrator(stack, "Ricochet", props);
+    Template.fromStack(stack).hasResourceProperties("AWS::Lambda::Function", {
+      FunctionName: Match.absent(),
+      Environment: {
+        Variables: Match.objectLike({
+          [ENV.LEGACY_SIGNATURES]: value,
+          [ENV.INTERNAL_QUEUE_URL]: Match.anyValue(),
+        }),
+      },
+    });
+    expect(made.orchestratorFunction).toBeDefined();
+  });
+
+  it("keeps a window on the internal queue only when the batch size needs one", () => {
+    const stack = new Stack(new App(), "BigBatches");
+    new RetryOrchestrator(stack, "Ricochet", {
+      batchSize: 50,
+      maxBatchingWindow: Duration.seconds(5),
+    });
+    const windows = Object.values(
+      Template.fromStack(stack).findResources("AWS::Lambda::EventSourceMapping"),
+    ).map((mapping) => mapping.Properties.MaximumBatchingWindowInSeconds);
+    expect(windows).toEqual([5, 5]);
   });
 
   it("runs both functions on nodejs24.x, arm64, with active tracing and every ENV variable", () => {
