@@ -9,15 +9,18 @@ import {
   type ScannedMessage,
   scanDeadLetters,
 } from "./dead-letter-scan.js";
-import { auditStamper } from "./operator-action.js";
+import { type AuditStamper, auditStamper } from "./operator-action.js";
 
 /*
  * `ricochet dlq clean`: removes dead-letter copies that no longer stand for anything, so the
  * dead-letter alarm means "an event needs a decision" again. A copy is obsolete once its event
  * was delivered — the copy came from an earlier failure (a native move during a crash loop, an
  * invalid first envelope later corrected, a redrive whose original was left behind). Every
- * removal is written to the event's audit trail before the copy is deleted, so no copy ever
- * disappears without a trace; anything else stays in the queue.
+ * removal is written to the event's audit trail once the delete succeeded, never before: a delete
+ * that fails leaves the copy, and an entry written first would record a removal that did not
+ * happen (and a second one when the clean is run again). Should the entry's write fail after
+ * the delete, the report says so: the removal is then traced only there. Anything else stays in
+ * the queue.
  */
 
 export interface CleanDeps {
@@ -51,6 +54,10 @@ export interface CleanReport {
   readonly removed: RemovedCopy[];
   /** Copies left in the queue: they still stand for an event that needs a decision. */
   readonly kept: number;
+  /**
+   * Copies that could not be removed (they stay, with no audit entry), and removals whose audit
+   * entry could not be written (the copy is gone; this is its only trace).
+   */
   readonly failed: { readonly messageId: string; readonly error: string }[];
 }
 
@@ -60,6 +67,30 @@ export const obsoleteBecause = (record: EventRecord | undefined): string | undef
 
 const eventIdOf = (message: ScannedMessage): string | undefined =>
   message.parsed.ok ? message.parsed.message.eventId : undefined;
+
+/**
+ * Writes the audit entry of a removal that happened, or answers why it could not: the copy is
+ * gone either way, so a failed write is reported, never thrown.
+ */
+const auditRemoval = async (
+  deps: CleanDeps,
+  stamps: AuditStamper,
+  request: CleanRequest,
+  removed: RemovedCopy,
+): Promise<string | undefined> => {
+  try {
+    const { stamp } = await stamps.now(request.by);
+    await deps.store.appendAudit(removed.eventId, {
+      ...stamp,
+      action: AuditAction.DEAD_LETTER_COPY_REMOVED,
+      reason: request.reason ?? `dead-letter copy removed: ${removed.why}`,
+      messageId: removed.messageId,
+    });
+    return undefined;
+  } catch (error) {
+    return `removed, but its audit entry was not written: ${errorMessage(error)}`;
+  }
+};
 
 /**
  * Scans the whole dead-letter queue and removes the copies of delivered events, each with an
@@ -78,6 +109,7 @@ export const cleanDeadLetters = async (
   const keep: ScannedMessage[] = [...unmatched];
   const records = new Map<string, EventRecord | undefined>();
   const stamps = auditStamper(deps.callerIdentity, deps.clock);
+  let failedToRemove = 0;
   for (const message of matched) {
     const eventId = eventIdOf(message);
     const messageId = message.received.messageId;
@@ -92,25 +124,20 @@ export const cleanDeadLetters = async (
         keep.push(message);
         continue;
       }
+      const removed = { eventId, messageId, why };
       if (!request.dryRun) {
-        const { stamp } = await stamps.now(request.by);
-        await deps.store.appendAudit(eventId, {
-          ...stamp,
-          action: AuditAction.DEAD_LETTER_COPY_REMOVED,
-          reason: request.reason ?? `dead-letter copy removed: ${why}`,
-          messageId,
-        });
+        // Throws when the copy stays: then no entry is written, and the copy is kept.
         await deps.deadLetterQueue.delete(message.received.receiptHandle);
+        const unaudited = await auditRemoval(deps, stamps, request, removed);
+        if (unaudited !== undefined) report.failed.push({ messageId, error: unaudited });
       }
-      report.removed.push({ eventId, messageId, why });
+      report.removed.push(removed);
     } catch (error) {
-      report.failed.push({
-        messageId,
-        error: errorMessage(error),
-      });
+      report.failed.push({ messageId, error: errorMessage(error) });
+      failedToRemove += 1;
       keep.push(message);
     }
   }
   await releaseAll(deps.deadLetterQueue, request.dryRun ? [...keep, ...matched] : keep);
-  return { ...report, kept: keep.length - report.failed.length };
+  return { ...report, kept: keep.length - failedToRemove };
 };

@@ -5,9 +5,11 @@ import {
   type DeadLetterMessage,
   type DeadLetterSummary,
 } from "../core/dead-letter.js";
+import { verifyDeadLetterCopy } from "../core/dead-letter-verification.js";
 import { DeadLetterReason } from "../core/decide.js";
 import { parseEnvelope } from "../core/envelope.js";
-import type { DeadLetterQueue, ReceivedDeadLetter } from "../core/ports.js";
+import type { DeadLetterQueue, EventStore, ReceivedDeadLetter } from "../core/ports.js";
+import type { EventRecord } from "../core/record.js";
 import { naturalTargetKey } from "../core/target-key.js";
 
 /*
@@ -261,16 +263,44 @@ export interface DeadLetterListing {
   readonly lastOutcome?: string | undefined;
   /** Why the body could not be read, for messages not written by Ricochet. */
   readonly error?: string | undefined;
+  /**
+   * Whether the event's record bears the copy's summary out ({@link verifyDeadLetterCopy}). An
+   * unverified copy's reason, attempts and time are only what the message says; redrive leaves
+   * it unless asked to include unverified copies.
+   */
+  readonly verified: boolean;
+  /** Why the copy is unverified (absent when verified, and on unreadable messages). */
+  readonly unverified?: string | undefined;
 }
 
-export const toListing = (message: ScannedMessage): DeadLetterListing => {
+/** Reads each event's record once, however many copies name it. */
+export const recordReader = (
+  store: Pick<EventStore, "get">,
+): ((eventId: string) => Promise<EventRecord | undefined>) => {
+  const records = new Map<string, Promise<EventRecord | undefined>>();
+  return (eventId) => {
+    let record = records.get(eventId);
+    if (record === undefined) {
+      record = store.get(eventId);
+      records.set(eventId, record);
+    }
+    return record;
+  };
+};
+
+/** A scanned message as listed, its summary checked against `record` (the event's, if any). */
+export const toListing = (
+  message: ScannedMessage,
+  record: EventRecord | undefined,
+): DeadLetterListing => {
   const base = {
     messageId: message.received.messageId,
     deadLetteredAt: new Date(message.deadLetteredAtMs).toISOString(),
     receiveCount: message.received.receiveCount,
   };
-  if (!message.parsed.ok) return { ...base, error: message.parsed.error };
+  if (!message.parsed.ok) return { ...base, error: message.parsed.error, verified: false };
   const dl = message.parsed.message;
+  const verification = verifyDeadLetterCopy(dl, record);
   return {
     ...base,
     eventId: dl.eventId,
@@ -278,18 +308,27 @@ export const toListing = (message: ScannedMessage): DeadLetterListing => {
     attempts: dl.attempts,
     generation: dl.generation,
     lastOutcome: dl.lastOutcome?.message,
+    verified: verification.verified,
+    unverified: verification.verified ? undefined : verification.why,
   };
 };
 
 /**
  * Lists dead-letter messages without consuming them: scanned with a short visibility timeout
- * and all given back as soon as the scan ends.
+ * and all given back as soon as the scan ends. Each copy is checked against its event's record.
  */
 export const listDeadLetters = async (
   queue: DeadLetterQueue,
   options: ScanOptions,
+  store: Pick<EventStore, "get">,
 ): Promise<DeadLetterListing[]> => {
   const { matched, unmatched } = await scanDeadLetters(queue, options);
   await releaseAll(queue, [...matched, ...unmatched]);
-  return matched.map(toListing);
+  const read = recordReader(store);
+  return Promise.all(
+    matched.map(async (message) => {
+      const eventId = message.parsed.ok ? message.parsed.message.eventId : undefined;
+      return toListing(message, eventId === undefined ? undefined : await read(eventId));
+    }),
+  );
 };

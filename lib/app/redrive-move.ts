@@ -68,7 +68,13 @@ const verdictOf = async (run: RedriveRun, dl: DeadLetterMessage): Promise<Verdic
   if (!read.ok) return read.verdict;
   if (run.handled.has(read.envelope.eventId))
     return { kind: "delete", reason: SkipReason.DUPLICATE };
-  return judgeCopy(run.deps.store, dl, read.envelope, run.deps.clock());
+  return judgeCopy(
+    run.deps.store,
+    dl,
+    read.envelope,
+    run.deps.clock(),
+    run.request.includeUnverified,
+  );
 };
 
 /**

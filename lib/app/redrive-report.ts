@@ -38,6 +38,9 @@ export const SkipReason = {
   STOPPED: "stopped before the run's deadline; run the redrive again",
   DELIVERED: "event was delivered; `ricochet dlq clean` removes the copy",
   CONFLICTING: "not the event's envelope: another body under its id, never attempted",
+  /** Followed by why; `includeUnverified` (`--include-unverified`) moves such a copy anyway. */
+  UNVERIFIED:
+    "unverified (the event's record does not bear the copy out; include unverified copies to move it)",
 } as const;
 
 /**

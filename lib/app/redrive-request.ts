@@ -46,6 +46,12 @@ export const RedriveRequestSchema = z
       .max(100)
       .optional()
       .describe(`Grant this many more attempts; ${DEFAULT_EXTRA_ATTEMPTS} when nothing is said.`),
+    includeUnverified: z
+      .boolean()
+      .default(false)
+      .describe(
+        "Also move copies the event's record does not bear out (no record, or a summary it contradicts).",
+      ),
     by: z.string().trim().min(1, "must name who asks for the redrive").max(200),
     why: z.string().max(1000).optional(),
   })

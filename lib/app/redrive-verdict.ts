@@ -1,5 +1,6 @@
 import { sameEnvelope } from "../core/claim.js";
 import type { DeadLetterMessage } from "../core/dead-letter.js";
+import { verifyDeadLetterCopy } from "../core/dead-letter-verification.js";
 import { DeadLetterReason } from "../core/decide.js";
 import { type Envelope, parseEnvelope } from "../core/envelope.js";
 import { envelopeDigest, shortDigest } from "../core/envelope-digest.js";
@@ -51,17 +52,34 @@ export const envelopeOf = (
   return { ok: true, envelope: parsed.envelope };
 };
 
+/**
+ * A move, if the record bears the copy out or the operator included unverified copies; else a
+ * skip that says why, so that a forged summary never moves an event unasked.
+ */
+const moveIfVerified = (
+  dl: DeadLetterMessage,
+  found: EventRecord | undefined,
+  includeUnverified: boolean,
+  move: Extract<Verdict, { kind: "move" }>,
+): Verdict => {
+  const verification = verifyDeadLetterCopy(dl, found);
+  if (verification.verified || includeUnverified) return move;
+  return { kind: "skip", reason: `${SkipReason.UNVERIFIED}: ${verification.why}` };
+};
+
 /** Decides what to do with one dead-letter copy, reading the record (never writing). */
 export const judgeCopy = async (
   store: EventStore,
   dl: DeadLetterMessage,
   envelope: Envelope,
   nowMs: number,
+  includeUnverified = false,
 ): Promise<Verdict> => {
   const found = await store.get(envelope.eventId);
   if (found === undefined) {
     // The record expired (TTL) while the copy waited: the store recreates it from the redrive,
-    // starting the count afresh. The copy's own summary stands in for the lost record.
+    // starting the count afresh. The copy's own summary stands in for the lost record, which is
+    // why only an operator who includes unverified copies moves it.
     const at = dl.deadLetteredAt;
     const record: EventRecord = {
       eventId: envelope.eventId,
@@ -74,7 +92,7 @@ export const judgeCopy = async (
       createdAt: at,
       updatedAt: at,
     };
-    return { kind: "move", record, envelope };
+    return moveIfVerified(dl, found, includeUnverified, { kind: "move", record, envelope });
   }
   const record = found;
   // Only the envelope the event was accepted with is ever replayed: a copy with another body
@@ -86,11 +104,12 @@ export const judgeCopy = async (
       reason: `${SkipReason.CONFLICTING} (accepted ${shortDigest(record.envelopeDigest ?? "")}, copy ${shortDigest(digest)})`,
     };
   }
+  const move = { kind: "move", record, envelope } as const;
   // The record moved past this copy: a redrive (ours, interrupted, or another's) already sent a
   // newer message. This copy is obsolete; see the reasoning atop lib/app/redrive.ts.
   const movedOn = record.generation > dl.generation;
   if (record.status === EventStatus.DEAD_LETTERED || record.status === EventStatus.REJECTED) {
-    return { kind: "move", record, envelope };
+    return moveIfVerified(dl, found, includeUnverified, move);
   }
   if (movedOn) return { kind: "delete", reason: SkipReason.ALREADY_REDRIVEN };
   if (record.status === EventStatus.DELIVERED)
@@ -101,7 +120,7 @@ export const judgeCopy = async (
     dl.reason === DeadLetterReason.UNPROCESSED &&
     mayRedrive(record, record.generation + 1, nowMs)
   ) {
-    return { kind: "move", record, envelope };
+    return moveIfVerified(dl, found, includeUnverified, move);
   }
   return { kind: "skip", reason: `${SkipReason.NOT_TERMINAL} (${record.status})` };
 };

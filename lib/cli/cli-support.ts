@@ -9,6 +9,7 @@ import {
   RicochetError,
 } from "../core/errors.js";
 import { targetKeyOfTyped } from "../core/target-key.js";
+import { inertLines, inertText } from "../core/terminal-text.js";
 
 /*
  * Helpers every `ricochet` command shares, so all of them fail, parse numbers and print JSON
@@ -92,7 +93,8 @@ export const runProgram = async (
     return ExitCode.OK;
   } catch (error) {
     if (!(error instanceof CommanderError)) {
-      streams.stderr.write(`ricochet: ${describeError(error).replace(/\s*\n\s*/g, " ")}\n`);
+      const line = describeError(error).replace(/\s*\n\s*/g, " ");
+      streams.stderr.write(`ricochet: ${inertText(line)}\n`);
     }
     return exitCodeFor(error);
   }
@@ -143,16 +145,29 @@ export interface OutputStreams {
   readonly stdout: { write(text: string): unknown };
 }
 
+/** A table cell as a terminal shows it: absent is empty, every control character inert. */
+export const cellText = (value: unknown): string =>
+  value === undefined || value === null ? "" : inertText(String(value));
+
+/** A table row of cells as {@link cellText} shows them. */
+export const inertRow = (cells: readonly unknown[]): string[] => cells.map(cellText);
+
+/** A `{ label: value }` row of a vertical table, its value as {@link cellText} shows it. */
+export const inertPair = (pair: Readonly<Record<string, unknown>>): Record<string, string> =>
+  Object.fromEntries(Object.entries(pair).map(([label, value]) => [label, cellText(value)]));
+
 /**
  * Prints a command's result: exactly one JSON document (and a newline) with `--json`, so the
- * output can be piped to `jq`; otherwise the human rendering.
+ * output can be piped to `jq`; otherwise the human rendering, with every control character but
+ * its line feeds made inert (lib/core/terminal-text.ts): renderers show producers' and
+ * receivers' text, and a terminal obeys the escape sequences such text may hold.
  */
 export const printResult = <T>(
   result: T,
   options: { readonly json: boolean; readonly human: (result: T) => string },
   streams: OutputStreams = { stdout: process.stdout },
 ): void => {
-  const text = options.json ? JSON.stringify(result) : options.human(result);
+  const text = options.json ? JSON.stringify(result) : inertLines(options.human(result));
   streams.stdout.write(text.endsWith("\n") ? text : `${text}\n`);
 };
 

@@ -6,7 +6,9 @@ import type { DeadLetterReason } from "../core/decide.js";
 import { systemClock } from "../core/random.js";
 import { callerName, withAwsSession } from "./aws-session.js";
 import {
+  cellText,
   deadLetterReasonOption,
+  inertRow,
   parsePositiveWholeNumber,
   printResult,
   targetOption,
@@ -25,23 +27,34 @@ interface DlqListFlags extends ResourceFlags {
   readonly json: boolean;
 }
 
+/** What a listing says of a copy's standing: only a verified copy's summary is Ricochet's word. */
+const standingOf = (m: DeadLetterListing): string =>
+  m.verified ? "verified" : m.unverified === undefined ? "" : `UNVERIFIED: ${m.unverified}`;
+
 const renderListing = (messages: readonly DeadLetterListing[]): string => {
   if (messages.length === 0) return "The dead-letter queue has no matching messages.";
   const table = new Table({
-    head: ["message", "event", "reason", "attempts", "dead-lettered", "last outcome"],
+    head: ["message", "event", "reason", "attempts", "dead-lettered", "last outcome", "record"],
     style: { head: [], border: [] },
   });
   for (const m of messages) {
-    table.push([
-      m.messageId,
-      m.eventId ?? "",
-      m.reason ?? `(unreadable: ${m.error ?? "?"})`,
-      m.attempts ?? "",
-      m.deadLetteredAt,
-      m.lastOutcome ?? "",
-    ]);
+    table.push(
+      inertRow([
+        m.messageId,
+        m.eventId,
+        m.reason ?? `(unreadable: ${m.error ?? "?"})`,
+        m.attempts,
+        m.deadLetteredAt,
+        m.lastOutcome,
+        standingOf(m),
+      ]),
+    );
   }
-  return table.toString();
+  const unverified = messages.filter((m) => !m.verified && m.unverified !== undefined).length;
+  return unverified === 0
+    ? table.toString()
+    : `${table.toString()}\n${unverified} unverified cop${unverified === 1 ? "y" : "ies"}: ` +
+        "the event's record does not bear the summary out; redrive leaves them unless --include-unverified.";
 };
 
 interface DlqCleanFlags extends ResourceFlags {
@@ -53,12 +66,15 @@ interface DlqCleanFlags extends ResourceFlags {
 
 const renderClean = (report: CleanReport): string => {
   const verb = report.dryRun ? "would remove" : "removed";
-  const lines = report.removed.map((r) => `${verb} ${r.messageId} (${r.eventId}): ${r.why}`);
+  const lines = report.removed.map(
+    (r) => `${verb} ${cellText(r.messageId)} (${cellText(r.eventId)}): ${cellText(r.why)}`,
+  );
   lines.push(
     `${report.removed.length} copie(s) ${verb}, ${report.kept} kept` +
       (report.failed.length > 0 ? `, ${report.failed.length} failed` : ""),
   );
-  for (const f of report.failed) lines.push(`failed ${f.messageId}: ${f.error}`);
+  for (const f of report.failed)
+    lines.push(`failed ${cellText(f.messageId)}: ${cellText(f.error)}`);
   return lines.join("\n");
 };
 
@@ -81,12 +97,16 @@ export const registerDlqCommands = (program: Command): void => {
   addResourceOptions(withJsonOption(list)).action(async (flags: DlqListFlags) => {
     const progress = createProgress("scanning", flags);
     try {
-      const messages = await withAwsSession(["deadLetterQueueUrl"], flags, (session) =>
-        listDeadLetters(session.deadLetterQueue(), {
-          filter: { reasons: flags.reason, targetKey: flags.target },
-          limit: flags.limit,
-          onPage: (scanned) => progress.update(scanned),
-        }),
+      const messages = await withAwsSession(["deadLetterQueueUrl", "tableName"], flags, (session) =>
+        listDeadLetters(
+          session.deadLetterQueue(),
+          {
+            filter: { reasons: flags.reason, targetKey: flags.target },
+            limit: flags.limit,
+            onPage: (scanned) => progress.update(scanned),
+          },
+          session.store(),
+        ),
       );
       progress.stop();
       printResult(messages, { json: flags.json, human: renderListing });

@@ -4,6 +4,7 @@ import type { EventRecord } from "../core/record.js";
 import { ALL_STATUSES, type EventStatus } from "../core/status.js";
 import { withAwsSession } from "./aws-session.js";
 import {
+  inertRow,
   parsePositiveWholeNumber,
   printResult,
   targetOption,
@@ -37,13 +38,15 @@ const renderEvents = (records: readonly EventRecord[]): string => {
     style: { head: [], border: [] },
   });
   for (const r of records) {
-    table.push([
-      r.eventId,
-      r.status,
-      `${r.attempts}/${r.attemptBudget}`,
-      r.updatedAt,
-      r.lastOutcome?.message ?? "",
-    ]);
+    table.push(
+      inertRow([
+        r.eventId,
+        r.status,
+        `${r.attempts}/${r.attemptBudget}`,
+        r.updatedAt,
+        r.lastOutcome?.message,
+      ]),
+    );
   }
   return table.toString();
 };

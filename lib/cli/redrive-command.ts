@@ -8,6 +8,7 @@ import { QueueUnavailableError } from "../core/errors.js";
 import { callerName, withAwsSession } from "./aws-session.js";
 import {
   deadLetterReasonOption,
+  inertRow,
   parseNonNegativeNumber,
   parsePositiveWholeNumber,
   printResult,
@@ -34,6 +35,7 @@ interface RedriveFlags extends ResourceFlags {
   readonly by?: string;
   readonly why?: string;
   readonly dryRun: boolean;
+  readonly includeUnverified: boolean;
   /** An unfiltered redrive, meant: every dead-lettered event. */
   readonly all: boolean;
   readonly json: boolean;
@@ -48,10 +50,13 @@ const renderReport = (report: RedriveReport): string => {
   });
   const verb = report.dryRun ? "would move" : "moved";
   for (const m of report.moved) {
-    table.push([verb, m.eventId, "", `generation ${m.generation}, budget ${m.attemptBudget}`]);
+    table.push(
+      inertRow([verb, m.eventId, "", `generation ${m.generation}, budget ${m.attemptBudget}`]),
+    );
   }
-  for (const s of report.skipped) table.push(["skipped", s.eventId ?? "", s.messageId, s.reason]);
-  for (const f of report.failed) table.push(["failed", f.eventId ?? "", f.messageId, f.error]);
+  for (const s of report.skipped)
+    table.push(inertRow(["skipped", s.eventId, s.messageId, s.reason]));
+  for (const f of report.failed) table.push(inertRow(["failed", f.eventId, f.messageId, f.error]));
   const summary =
     `${report.dryRun ? "Dry run: " : ""}${report.moved.length} ${verb}, ` +
     `${report.skipped.length} skipped, ${report.failed.length} failed.`;
@@ -70,6 +75,7 @@ export const requestFromFlags = (flags: RedriveFlags): RedriveRequestInput => ({
   ratePerSecond: flags.rate,
   resetAttempts: flags.resetAttempts,
   extraAttempts: flags.extraAttempts,
+  includeUnverified: flags.includeUnverified,
   by: flags.by ?? callerName(),
   why: flags.why,
 });
@@ -107,6 +113,11 @@ export const registerRedriveCommand = (program: Command): void => {
     .option("--by <name>", "who asks, for the audit entry (default $USER)")
     .option("--why <text>", "why, for the audit entry")
     .option("--dry-run", "list what would move; change nothing", false)
+    .option(
+      "--include-unverified",
+      "also move copies the event's record does not bear out (`dlq list` marks them unverified)",
+      false,
+    )
     .addOption(
       new Option(
         "--all",

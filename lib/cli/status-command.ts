@@ -7,7 +7,7 @@ import type { EventRecord } from "../core/record.js";
 import { EventStatus } from "../core/status.js";
 import { formatSeconds } from "../core/time-format.js";
 import { withAwsSession } from "./aws-session.js";
-import { printResult, withJsonOption } from "./cli-support.js";
+import { cellText, inertPair, inertRow, printResult, withJsonOption } from "./cli-support.js";
 import { addResourceOptions, type ResourceFlags } from "./resources.js";
 
 interface StatusFlags extends ResourceFlags {
@@ -15,8 +15,6 @@ interface StatusFlags extends ResourceFlags {
 }
 
 const plain = { style: { head: [] as string[], border: [] as string[] } };
-
-const show = (value: unknown): string => (value === undefined ? "" : String(value));
 
 /**
  * The status as a person asks about it: a scheduled event says when it is due and how far off
@@ -40,36 +38,39 @@ export const describeStatus = (record: EventRecord, nowMs: number): string => {
 export const renderRecord = (record: EventRecord, nowMs: number = Date.now()): string => {
   const summary = new Table(plain);
   summary.push(
-    { event: record.eventId },
-    { status: describeStatus(record, nowMs) },
-    { attempts: `${record.attempts} of ${record.attemptBudget}` },
-    { generation: record.generation },
-    { target: show(record.targetSummary) },
-    { "next attempt": show(record.nextAttemptAt) },
-    { "last outcome": show(record.lastOutcome?.message) },
-    { "dead-letter reason": show(record.deadLetterReason) },
-    { envelope: record.envelopeDigest === undefined ? "" : shortDigest(record.envelopeDigest) },
-    {
-      // Someone sent another envelope under this id; the first one is what is delivered.
-      "conflicting resubmissions":
-        record.conflicts === undefined
-          ? ""
-          : `${record.conflicts.count} (last ${record.conflicts.lastAt}, envelope ${shortDigest(record.conflicts.lastDigest)})`,
-    },
-    { created: record.createdAt },
-    { updated: record.updatedAt },
+    ...[
+      { event: record.eventId },
+      { status: describeStatus(record, nowMs) },
+      { attempts: `${record.attempts} of ${record.attemptBudget}` },
+      { generation: record.generation },
+      { target: record.targetSummary },
+      { "next attempt": record.nextAttemptAt },
+      { "last outcome": record.lastOutcome?.message },
+      { "dead-letter reason": record.deadLetterReason },
+      { envelope: record.envelopeDigest === undefined ? "" : shortDigest(record.envelopeDigest) },
+      {
+        // Someone sent another envelope under this id; the first one is what is delivered.
+        "conflicting resubmissions":
+          record.conflicts === undefined
+            ? ""
+            : `${record.conflicts.count} (last ${record.conflicts.lastAt}, envelope ${shortDigest(record.conflicts.lastDigest)})`,
+      },
+      { created: record.createdAt },
+      { updated: record.updatedAt },
+    ].map(inertPair),
   );
   // Said only while it lasts: the attempt that decided it stopped before recording the end, and
   // the next takeover finishes it (the copy may already be in the dead-letter queue).
   if (record.pendingDeadLetter !== undefined) {
     const { reason, decidedAt } = record.pendingDeadLetter;
-    summary.push({ "dead-letter pending": `${reason}, decided ${decidedAt}` });
+    summary.push(inertPair({ "dead-letter pending": `${reason}, decided ${decidedAt}` }));
   }
   // Said only when it happened: an operator sent the delivered event again (`ricochet replay`).
-  if (record.replays !== undefined) summary.push({ replays: record.replays });
+  if (record.replays !== undefined) summary.push(inertPair({ replays: record.replays }));
   // Said only when it happened: the producer asked for more than the deployment allows.
   if (record.policyAdjustments !== undefined && record.policyAdjustments.length > 0) {
-    summary.push({ "policy clamped": record.policyAdjustments.join("\n") });
+    // One line per adjustment: each made inert, then laid out on its own line.
+    summary.push({ "policy clamped": record.policyAdjustments.map(cellText).join("\n") });
   }
   const parts = [summary.toString()];
   if (record.history.length > 0) {
@@ -78,16 +79,18 @@ export const renderRecord = (record: EventRecord, nowMs: number = Date.now()): s
       head: ["#", "claimed", "finished", "outcome", "status", "error", "delay (s)", "message"],
     });
     for (const a of record.history) {
-      history.push([
-        a.attempt,
-        a.claimedAt,
-        a.finishedAt,
-        a.outcome,
-        show(a.statusCode),
-        show(a.errorCategory),
-        show(a.delaySeconds),
-        a.message,
-      ]);
+      history.push(
+        inertRow([
+          a.attempt,
+          a.claimedAt,
+          a.finishedAt,
+          a.outcome,
+          a.statusCode,
+          a.errorCategory,
+          a.delaySeconds,
+          a.message,
+        ]),
+      );
     }
     parts.push("Attempts", history.toString());
   }
@@ -97,15 +100,17 @@ export const renderRecord = (record: EventRecord, nowMs: number = Date.now()): s
       head: ["at", "by", "caller", "reason", "previous status", "previous attempts", "budget"],
     });
     for (const r of record.redrives) {
-      redrives.push([
-        r.at,
-        r.by,
-        describeCaller(r.caller),
-        r.reason,
-        r.previousStatus,
-        r.previousAttempts,
-        r.attemptBudget,
-      ]);
+      redrives.push(
+        inertRow([
+          r.at,
+          r.by,
+          describeCaller(r.caller),
+          r.reason,
+          r.previousStatus,
+          r.previousAttempts,
+          r.attemptBudget,
+        ]),
+      );
     }
     parts.push("Redrives", redrives.toString());
   }
@@ -115,15 +120,17 @@ export const renderRecord = (record: EventRecord, nowMs: number = Date.now()): s
       head: ["at", "by", "caller", "action", "from", "reason", "message"],
     });
     for (const a of record.audit ?? []) {
-      audit.push([
-        a.at,
-        a.by,
-        describeCaller(a.caller),
-        a.action,
-        show(a.previousStatus),
-        a.reason,
-        show(a.messageId),
-      ]);
+      audit.push(
+        inertRow([
+          a.at,
+          a.by,
+          describeCaller(a.caller),
+          a.action,
+          a.previousStatus,
+          a.reason,
+          a.messageId,
+        ]),
+      );
     }
     parts.push("Audit", audit.toString());
   }

@@ -11,7 +11,7 @@ import { type TargetReport, targetReport } from "../core/target-report.js";
 import { formatSeconds } from "../core/time-format.js";
 import { toProblems } from "../core/zod-problems.js";
 import { withAwsSession } from "./aws-session.js";
-import { parsePositiveWholeNumber, printResult, withJsonOption } from "./cli-support.js";
+import { inertRow, parsePositiveWholeNumber, printResult, withJsonOption } from "./cli-support.js";
 import { addResourceOptions, type ResourceFlags } from "./resources.js";
 
 /** Targets listed when `--limit` is not given. */
@@ -58,15 +58,17 @@ const renderTargets =
           ? t.state
           : `${t.state}, probe in ${formatSeconds(Math.max(0, Date.parse(t.reopenAt) - nowMs) / 1000)}`;
       const rate = t.failureRate === undefined ? "" : ` (${Math.round(t.failureRate * 100)}%)`;
-      table.push([
-        t.target,
-        state,
-        `${t.failures}/${t.calls}${rate}`,
-        t.deferred,
-        t.lastError ?? "",
-        ago(t.openedAt, nowMs),
-        ago(t.closedAt, nowMs),
-      ]);
+      table.push(
+        inertRow([
+          t.target,
+          state,
+          `${t.failures}/${t.calls}${rate}`,
+          t.deferred,
+          t.lastError,
+          ago(t.openedAt, nowMs),
+          ago(t.closedAt, nowMs),
+        ]),
+      );
     }
     return table.toString();
   };

@@ -164,10 +164,11 @@ export const createConsoleApp = (
   });
 
   app.get("/dead-letters", async (c) => {
-    const listings = await listDeadLetters(deps.deadLetterQueue, {
-      filter: {},
-      limit: DEAD_LETTER_PAGE_LIMIT,
-    });
+    const listings = await listDeadLetters(
+      deps.deadLetterQueue,
+      { filter: {}, limit: DEAD_LETTER_PAGE_LIMIT },
+      deps.store,
+    );
     return c.html(deadLettersPage(groupDeadLetters(listings), identity.formToken));
   });
 

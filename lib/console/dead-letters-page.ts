@@ -12,14 +12,22 @@ const eventCell = (m: DeadLetterListing): Html =>
     ? html`<em>${shown(m.error)}</em>`
     : html`<a href="/event?id=${encodeURIComponent(m.eventId)}">${m.eventId}</a>`;
 
+/** Only a verified copy's summary is Ricochet's word; a redrive from here never moves the others. */
+const standingCell = (m: DeadLetterListing): Html | string =>
+  m.verified
+    ? "verified"
+    : m.unverified === undefined
+      ? ""
+      : html`<strong class="unverified">unverified</strong>: ${m.unverified}`;
+
 const messageRow = (m: DeadLetterListing): Html =>
-  html`<tr><td>${eventCell(m)}</td><td>${shown(m.attempts)}</td><td>${m.deadLetteredAt}</td>
-<td>${shown(m.lastOutcome)}</td><td>${m.messageId}</td></tr>`;
+  html`<tr data-verified="${String(m.verified)}"><td>${eventCell(m)}</td><td>${shown(m.attempts)}</td><td>${m.deadLetteredAt}</td>
+<td>${shown(m.lastOutcome)}</td><td>${m.messageId}</td><td>${standingCell(m)}</td></tr>`;
 
 const groupSection = (group: DeadLetterGroup): Html => html`<section data-reason="${group.reason}">
 <h2>${group.reason} <span class="count">${group.count}</span></h2>
 <p>dead-lettered ${group.oldest} … ${group.newest}</p>
-<table><thead><tr><th>event</th><th>attempts</th><th>dead-lettered</th><th>last outcome</th><th>message</th></tr></thead>
+<table><thead><tr><th>event</th><th>attempts</th><th>dead-lettered</th><th>last outcome</th><th>message</th><th>record</th></tr></thead>
 <tbody>${group.messages.map(messageRow)}</tbody></table></section>`;
 
 const reasonOptions = (groups: readonly DeadLetterGroup[]): Html[] =>
@@ -43,7 +51,7 @@ ${changeForm(
 <label><input type="checkbox" name="resetAttempts"> fresh budget</label>
 <label>Why <input name="why" placeholder="for the audit entry"></label>
 <button type="submit">Dry run</button>
-<p>A dry run changes nothing; the next page asks for confirmation before moving anything.</p>
+<p>A dry run changes nothing; the next page asks for confirmation before moving anything. Unverified copies are never moved from here (<code>ricochet redrive --include-unverified</code> moves them).</p>
 </fieldset>`,
 )}`,
   );

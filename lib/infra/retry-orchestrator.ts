@@ -201,20 +201,15 @@ export class RetryOrchestrator extends Construct {
     this.allowInternalSend(this.redriveFunction.role);
     // Identity policies are not enough: a producer role granted sqs:SendMessage on "*" could
     // otherwise forge retries. The queue itself refuses every sender but Ricochet's own.
-    this.internalQueue.addToResourcePolicy(
-      new PolicyStatement({
-        sid: "OnlyRicochetSends",
-        effect: Effect.DENY,
-        principals: [new AnyPrincipal()],
-        actions: ["sqs:SendMessage"],
-        resources: [this.internalQueue.queueArn],
-        conditions: {
-          ArnNotEquals: {
-            "aws:PrincipalArn": Lazy.list({ produce: () => this.internalSenders }),
-          },
-        },
-      }),
-    );
+    onlyRicochetSends(this.internalQueue, () => this.internalSenders);
+    // The same for dead-letter copies, whose summary redrive reads: only the orchestrator writes
+    // them (redrive and `dlq clean` never send here). A forged copy could otherwise be listed as
+    // genuine and moved by a routine redrive (redrive also checks each copy against the record).
+    const orchestratorArn = principalArnOf(this.orchestratorFunction.role);
+    if (orchestratorArn === undefined) {
+      throw new ConfigurationError("the orchestrator function needs a role to send dead letters");
+    }
+    onlyRicochetSends(this.deadLetterQueue, () => [orchestratorArn], { exemptAwsServices: true });
 
     const monitoring = new OrchestratorMonitoring(this, "Monitoring", {
       ingressQueue: this.ingressQueue,
@@ -259,7 +254,8 @@ export class RetryOrchestrator extends Construct {
 
   /**
    * Lets `grantee` read the dead-letter queue without consuming it (`ricochet dlq list`): receive,
-   * change visibility and read attributes on the queue, and decrypt with its KMS key, if any.
+   * change visibility and read attributes on the queue, and decrypt with its KMS key, if any; and
+   * read the record table, against which the listing checks each copy's summary.
    *
    * Dead-letter copies hold the producers' whole envelopes, target headers included, in clear
    * text: API keys, bearer tokens, URL passwords and any other secret a producer sends. Grant
@@ -275,7 +271,8 @@ export class RetryOrchestrator extends Construct {
         "sqs:GetQueueAttributes",
         "sqs:GetQueueUrl",
       )
-      .combine(this.deadLetterQueue.encryptionMasterKey?.grantDecrypt(grantee) ?? noGrant(grantee));
+      .combine(this.deadLetterQueue.encryptionMasterKey?.grantDecrypt(grantee) ?? noGrant(grantee))
+      .combine(this.table.grantReadData(grantee));
   }
 
   /**
@@ -301,8 +298,7 @@ export class RetryOrchestrator extends Construct {
    * names senders by ARN).
    */
   private allowInternalSend(principal: IPrincipal | IGrantable | undefined): void {
-    const named = principal as { roleArn?: string; userArn?: string } | undefined;
-    const arn = named?.roleArn ?? named?.userArn;
+    const arn = principalArnOf(principal);
     if (arn === undefined) {
       throw new ConfigurationError(
         "the internal queue only accepts roles and users; grant a role or user, or invoke the redrive function instead (grantRedrive)",
@@ -393,3 +389,45 @@ export class RetryOrchestrator extends Construct {
     }
   }
 }
+
+/** The role or user ARN a queue policy names a principal by, if it has one. */
+const principalArnOf = (principal: IPrincipal | IGrantable | undefined): string | undefined => {
+  const named = principal as { roleArn?: string; userArn?: string } | undefined;
+  return named?.roleArn ?? named?.userArn;
+};
+
+/**
+ * Denies sqs:SendMessage on `queue` to every principal whose ARN is not among `senders()`
+ * (read at synthesis, so senders granted later are included).
+ *
+ * With `exemptAwsServices`, AWS service principals are left out of the deny, as AWS's own
+ * resource-control-policy examples do (`BoolIfExists aws:PrincipalIsAWSService false`). That is
+ * for the dead-letter queue, which the ingress and internal queues' native `maxReceiveCount`
+ * redrive also fills. That move is made by SQS itself, not by a principal calling SendMessage:
+ * the SQS developer guide governs it by the dead-letter queue's redrive allow policy (which
+ * source queues may name it) and asks no SendMessage permission of anyone, so a deny on
+ * principals' sends does not block it. The exemption keeps it so even if SQS authorised the move
+ * as a service principal's send, and opens nothing: a service principal may send only where a
+ * resource policy allows it, and this queue's allows no service.
+ */
+const onlyRicochetSends = (
+  queue: Queue,
+  senders: () => string[],
+  options: { readonly exemptAwsServices?: boolean } = {},
+): void => {
+  queue.addToResourcePolicy(
+    new PolicyStatement({
+      sid: "OnlyRicochetSends",
+      effect: Effect.DENY,
+      principals: [new AnyPrincipal()],
+      actions: ["sqs:SendMessage"],
+      resources: [queue.queueArn],
+      conditions: {
+        ArnNotEquals: { "aws:PrincipalArn": Lazy.list({ produce: senders }) },
+        ...(options.exemptAwsServices === true
+          ? { BoolIfExists: { "aws:PrincipalIsAWSService": "false" } }
+          : {}),
+      },
+    }),
+  );
+};

@@ -3,6 +3,7 @@ import { cleanDeadLetters } from "../../lib/app/dead-letter-clean.js";
 import { listDeadLetters } from "../../lib/app/dead-letter-scan.js";
 import { DEAD_LETTER_KIND, DEAD_LETTER_VERSION } from "../../lib/core/dead-letter.js";
 import { envelopeDigest } from "../../lib/core/envelope-digest.js";
+import { QueueUnavailableError, StoreUnavailableError } from "../../lib/core/errors.js";
 import { EventStatus } from "../../lib/core/status.js";
 import { ANA_CALLER, countingCallerIdentity } from "../support/counting-caller-identity.js";
 import { deadLetterEvent } from "../support/dead-letter-fixture.js";
@@ -73,7 +74,11 @@ describe("cleanDeadLetters", () => {
 
     expect(report.removed.map((r) => r.eventId)).toEqual([delivered.eventId]);
     expect(report.kept).toBe(1);
-    const left = await listDeadLetters(world.dlq, { filter: {}, visibilitySeconds: 5 });
+    const left = await listDeadLetters(
+      world.dlq,
+      { filter: {}, visibilitySeconds: 5 },
+      world.store,
+    );
     expect(left.map((m) => m.eventId)).toEqual([stillDead.eventId]);
     const record = await world.store.get(delivered.eventId);
     expect(record?.audit).toEqual([
@@ -108,8 +113,76 @@ describe("cleanDeadLetters", () => {
     const report = await cleanDeadLetters(deps(), { dryRun: true, by: "operator-test" });
 
     expect(report.removed.map((r) => r.eventId)).toEqual([delivered.eventId]);
-    const left = await listDeadLetters(world.dlq, { filter: {}, visibilitySeconds: 5 });
+    const left = await listDeadLetters(
+      world.dlq,
+      { filter: {}, visibilitySeconds: 5 },
+      world.store,
+    );
     expect(left.map((m) => m.eventId)).toEqual([delivered.eventId]);
     expect((await world.store.get(delivered.eventId))?.audit).toBeUndefined();
+  });
+});
+
+describe("cleanDeadLetters when a write fails", () => {
+  /** The queue as it is, except that deleting fails (`times` times, then works). */
+  const deleteFailing = (times: number) => {
+    let left = times;
+    return {
+      ...world.dlq,
+      delete: async (receiptHandle: string) => {
+        if (left > 0) {
+          left -= 1;
+          throw new QueueUnavailableError("SQS DeleteMessage failed: throttled");
+        }
+        await world.dlq.delete(receiptHandle);
+      },
+    };
+  };
+
+  it("records no removal when the delete fails, and exactly one once a later clean removes the copy", async () => {
+    const delivered = await deliveredWithLeftoverCopy();
+
+    const first = await cleanDeadLetters(
+      { ...deps(), deadLetterQueue: deleteFailing(1) },
+      { dryRun: false, by: "operator-test" },
+    );
+    expect(first.removed).toEqual([]);
+    expect(first.failed).toEqual([
+      expect.objectContaining({ error: expect.stringMatching(/throttled/) }),
+    ]);
+    expect(first.kept).toBe(0);
+    expect((await world.store.get(delivered.eventId))?.audit).toBeUndefined();
+
+    const second = await cleanDeadLetters(deps(), { dryRun: false, by: "operator-test" });
+    expect(second.removed.map((r) => r.eventId)).toEqual([delivered.eventId]);
+    expect((await world.store.get(delivered.eventId))?.audit).toEqual([
+      expect.objectContaining({ action: "dead_letter_copy_removed", by: "operator-test" }),
+    ]);
+  });
+
+  it("reports a removal whose audit entry could not be written, as removed and failed", async () => {
+    const delivered = await deliveredWithLeftoverCopy();
+    const store = {
+      ...world.store,
+      appendAudit: async () => {
+        throw new StoreUnavailableError("DynamoDB UpdateItem failed: throttled");
+      },
+    };
+
+    const report = await cleanDeadLetters({ ...deps(), store }, { dryRun: false, by: "ops" });
+
+    expect(report.removed.map((r) => r.eventId)).toEqual([delivered.eventId]);
+    expect(report.failed).toEqual([
+      expect.objectContaining({
+        error: expect.stringMatching(/^removed, but its audit entry was not written: .*throttled/),
+      }),
+    ]);
+    expect(report.kept).toBe(0);
+    const left = await listDeadLetters(
+      world.dlq,
+      { filter: {}, visibilitySeconds: 5 },
+      world.store,
+    );
+    expect(left).toEqual([]);
   });
 });

@@ -2,7 +2,11 @@ import { SendMessageCommand } from "@aws-sdk/client-sqs";
 import { beforeEach, describe, expect, it } from "vitest";
 import { scheduleFromAttributes } from "../../lib/adapters/message-schedule.js";
 import { redrive } from "../../lib/app/redrive.js";
-import type { DeadLetterMessage } from "../../lib/core/dead-letter.js";
+import {
+  DEAD_LETTER_KIND,
+  DEAD_LETTER_VERSION,
+  type DeadLetterMessage,
+} from "../../lib/core/dead-letter.js";
 import type { Envelope } from "../../lib/core/envelope.js";
 import { InvalidRequestError, StoreUnavailableError } from "../../lib/core/errors.js";
 import { DEFAULT_POLICY } from "../../lib/core/policy.js";
@@ -244,5 +248,72 @@ describe("redrive", () => {
     expect(await ingressMessages()).toEqual([{ eventId: event.eventId, generation: 1 }]);
     expect(await drain(world.deadLetterQueueUrl)).toEqual([]);
     expect((await world.store.get(event.eventId))?.redrives).toHaveLength(1);
+  });
+});
+
+describe("redrive of a copy the record does not bear out", () => {
+  /** A copy as a forger with SendMessage on the queue writes one: a plausible summary, its own body. */
+  const forge = async (envelope: Envelope, overrides: Partial<DeadLetterMessage> = {}) => {
+    await world.dlq.send({
+      kind: DEAD_LETTER_KIND,
+      version: DEAD_LETTER_VERSION,
+      reason: "exhausted",
+      eventId: envelope.eventId,
+      body: JSON.stringify(envelope),
+      attempts: 8,
+      generation: 7,
+      lastOutcome: { class: "retryable", statusCode: 503, message: "HTTP 503" },
+      deadLetteredAt: "2030-01-01T03:00:00.000Z",
+      ...overrides,
+    });
+  };
+
+  it("skips a forged copy of an event Ricochet never accepted, saying why, and moves nothing", async () => {
+    const forged = anEnvelope({ target: { type: "http", url: "https://forger.example/x" } });
+    await forge(forged);
+
+    const report = await redrive(world.deps, { reasons: ["exhausted"], by: "alice" });
+
+    expect(report.moved).toEqual([]);
+    expect(report.skipped).toEqual([
+      expect.objectContaining({
+        eventId: forged.eventId,
+        reason: expect.stringMatching(/^unverified .*: Ricochet has no record of event/),
+      }),
+    ]);
+    expect(await ingressMessages()).toEqual([]);
+    expect(await world.store.get(forged.eventId)).toBeUndefined();
+    // Left in the queue, for the operator to look at.
+    expect(await drain(world.deadLetterQueueUrl)).toHaveLength(1);
+  });
+
+  it("skips a copy whose summary contradicts the record, and moves the genuine one", async () => {
+    const event = await deadLetter();
+    await forge(event, { attempts: 8, generation: 0 });
+
+    const report = await redrive(world.deps, { by: "alice" });
+
+    expect(report.moved).toEqual([{ eventId: event.eventId, generation: 1, attemptBudget: 2 }]);
+    // Met before the genuine copy, the forged one is skipped as unverified; after it, it is a
+    // duplicate of the event just moved. Either way only the genuine copy moved the event.
+    expect(report.failed).toEqual([]);
+    expect(report.skipped).toEqual([
+      expect.objectContaining({
+        reason: expect.stringMatching(/^(duplicate|unverified .*no attempt 8 finished at)/),
+      }),
+    ]);
+    expect(await ingressMessages()).toEqual([{ eventId: event.eventId, generation: 1 }]);
+  });
+
+  it("moves an unverified copy only when the operator includes unverified copies", async () => {
+    const forged = anEnvelope();
+    await forge(forged, { generation: 0 });
+
+    const report = await redrive(world.deps, { includeUnverified: true, by: "alice" });
+
+    expect(report.moved).toEqual([
+      expect.objectContaining({ eventId: forged.eventId, generation: 1 }),
+    ]);
+    expect(await ingressMessages()).toEqual([{ eventId: forged.eventId, generation: 1 }]);
   });
 });

@@ -58,7 +58,7 @@ const strand = async (generation = 0) => {
 describe("redrive of a crash-looped event", () => {
   it("lists a parked raw envelope as unprocessed, with its event id", async () => {
     const envelope = await strand();
-    const listing = await listDeadLetters(deps.deadLetterQueue, { filter: {} });
+    const listing = await listDeadLetters(deps.deadLetterQueue, { filter: {} }, deps.store);
 
     expect(listing).toEqual([
       expect.objectContaining({ eventId: envelope.eventId, reason: "unprocessed", generation: 0 }),

@@ -7,6 +7,7 @@ const aListing = (overrides: Partial<DeadLetterListing>): DeadLetterListing => (
   messageId: "m",
   deadLetteredAt: "2030-01-01T00:00:00.000Z",
   receiveCount: 1,
+  verified: true,
   ...overrides,
 });
 

@@ -97,12 +97,12 @@ const queues = (t: Template) => {
   };
 };
 
-/** The Deny statement of the internal queue's policy, with the ARNs it lets through. */
-const internalSendGuard = (t: Template) => {
-  const { internalId } = queues(t);
+/** The Deny statement of a queue's policy (the internal one by default), with the ARNs it lets through. */
+const sendGuard = (t: Template, queue: "internalId" | "deadLetterId") => {
+  const queueId = queues(t)[queue];
   const [policy] = Object.values(
     t.findResources("AWS::SQS::QueuePolicy", {
-      Properties: { Queues: [{ Ref: internalId }] },
+      Properties: { Queues: [{ Ref: queueId }] },
     }) as Resources,
   );
   const statements = (
@@ -112,10 +112,15 @@ const internalSendGuard = (t: Template) => {
     | {
         Effect: string;
         Action: string;
-        Condition: { ArnNotEquals: { "aws:PrincipalArn": unknown[] } };
+        Condition: {
+          ArnNotEquals: { "aws:PrincipalArn": unknown[] };
+          BoolIfExists?: Record<string, string>;
+        };
       }
     | undefined;
 };
+
+const internalSendGuard = (t: Template) => sendGuard(t, "internalId");
 
 const roleArnOf = (role: IRole | undefined) => {
   const cfnRole = role?.node.defaultChild as CfnElement;
@@ -157,6 +162,18 @@ describe("RetryOrchestrator resources", () => {
         ]),
       },
     });
+  });
+
+  it("lets only the orchestrator role send to the dead-letter queue; SQS's own maxReceiveCount move stays allowed", () => {
+    const guard = sendGuard(template, "deadLetterId");
+    expect(guard?.Effect).toBe("Deny");
+    expect(guard?.Action).toBe("sqs:SendMessage");
+    expect(guard?.Condition.ArnNotEquals["aws:PrincipalArn"]).toEqual([
+      roleArnOf(stack.orchestrator.orchestratorFunction.role),
+    ]);
+    // An AWS service principal is not denied (the native move, should SQS authorise it so).
+    expect(guard?.Condition.BoolIfExists).toEqual({ "aws:PrincipalIsAWSService": "false" });
+    expect(internalSendGuard(template)?.Condition.BoolIfExists).toBeUndefined();
   });
 
   it("sends messages that crash the function to the dead-letter queue after maxReceiveCount, from either input queue", () => {
@@ -518,24 +535,28 @@ describe("RetryOrchestrator permissions", () => {
     expect(JSON.stringify(document())).not.toMatch(/sqs:/);
   });
 
-  it("grantDeadLetterRead allows reading the dead-letter queue without consuming it", () => {
+  it("grantDeadLetterRead allows reading the dead-letter queue without consuming it, and the records to check copies against", () => {
     const { deadLetterId } = queues(template);
     const document = policyOf(template, reader) as { Statement: Statement[] };
-    expect(document.Statement).toEqual([
-      expect.objectContaining({ Resource: { "Fn::GetAtt": [deadLetterId, "Arn"] } }),
-    ]);
-    expect(actionsOf(document)).toEqual([
+    expect(document.Statement).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ Resource: { "Fn::GetAtt": [deadLetterId, "Arn"] } }),
+        expect.objectContaining({ Action: expect.arrayContaining(["dynamodb:GetItem"]) }),
+      ]),
+    );
+    expect(actionsOf(document).filter((a) => a.startsWith("sqs:"))).toEqual([
       "sqs:ChangeMessageVisibility",
       "sqs:GetQueueAttributes",
       "sqs:GetQueueUrl",
       "sqs:ReceiveMessage",
     ]);
+    expect(JSON.stringify(document)).not.toMatch(/dynamodb:(PutItem|UpdateItem|DeleteItem)/);
   });
 
   it("grantDeadLetterRead also allows decrypting with the queues' KMS key", () => {
     const document = policyOf(customTemplate, customReader);
     expect(actionsOf(document)).toEqual(expect.arrayContaining(["kms:Decrypt"]));
-    expect(JSON.stringify(document)).not.toMatch(/sqs:DeleteMessage|lambda:|dynamodb:/);
+    expect(JSON.stringify(document)).not.toMatch(/sqs:DeleteMessage|lambda:|dynamodb:PutItem/);
   });
 
   it("grantDirectRedrive adds what the CLI's in-process redrive needs: read, consume, send, write", () => {

@@ -13,13 +13,15 @@ import { anAttemptEntry, anEnvelope, FIXED_NOW_MS } from "./factories.js";
 /**
  * Takes an event through one failed attempt to `dead_lettered` and parks it in the dead-letter
  * queue the way the orchestrator does (send the copy, then record), using the real adapters,
- * under the deployment's declared target `groups`.
+ * under the deployment's declared target `groups`. The attempt's outcome says `outcomeMessage`
+ * (the receiver's reply, as stored), `HTTP 503` unless given.
  */
 export const deadLetterEvent = async (
   store: EventStore,
   dlq: DeadLetterQueue,
   envelope: Envelope = anEnvelope(),
   groups?: TargetGroups,
+  { outcomeMessage = "HTTP 503" }: { readonly outcomeMessage?: string } = {},
 ): Promise<Envelope> => {
   const target = targetKeying(groups)(envelope.target);
   const claimed = await store.claim({
@@ -34,6 +36,8 @@ export const deadLetterEvent = async (
     envelopeDigest: envelopeDigest(envelope),
   });
   if (claimed.kind !== "claimed") throw new Error(`claim: ${claimed.kind}`);
+  // As the orchestrator does: the copy's time is the deciding attempt's end, which the record keeps.
+  const decidedAt = new Date(FIXED_NOW_MS + 1000).toISOString();
   const message: DeadLetterMessage = {
     kind: DEAD_LETTER_KIND,
     version: DEAD_LETTER_VERSION,
@@ -43,8 +47,8 @@ export const deadLetterEvent = async (
     body: JSON.stringify(envelope),
     attempts: 1,
     generation: 0,
-    lastOutcome: { class: "retryable", statusCode: 503, message: "HTTP 503" },
-    deadLetteredAt: new Date(FIXED_NOW_MS + 1000).toISOString(),
+    lastOutcome: { class: "retryable", statusCode: 503, message: outcomeMessage },
+    deadLetteredAt: decidedAt,
   };
   await dlq.send(message);
   await store.recordResult({
@@ -54,7 +58,7 @@ export const deadLetterEvent = async (
     newGeneration: 0,
     status: "dead_lettered",
     claimed: claimed.record,
-    entry: anAttemptEntry(),
+    entry: anAttemptEntry({ attempt: 1, finishedAt: decidedAt, message: outcomeMessage }),
     deadLetterReason: "exhausted",
     nowMs: FIXED_NOW_MS + 1000,
     retentionSeconds: 3600,

@@ -155,6 +155,7 @@ const deadLetters = (eventId: string): Promise<DeadLetterListing[]> =>
       filter: { eventIds: [eventId] },
       visibilitySeconds: 2,
     },
+    store,
   );
 
 const callsFor = (eventId: string) => receiver.calls.filter((call) => call.eventId === eventId);

