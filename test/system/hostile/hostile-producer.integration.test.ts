@@ -195,3 +195,26 @@ describe("a producer cannot choose another tenant's breaker", () => {
     }
   });
 });
+
+describe("a producer cannot escape a target's limits by spelling its URL", () => {
+  it("holds maxConcurrentCalls across 127.0.0.1, localhost, [::ffff:127.0.0.1] and 2130706433", async () => {
+    const port = new URL(h.baseUrl).port;
+    const key = naturalTargetKey({ type: "http", url: h.baseUrl });
+    h.script(() => ({ status: 200, delayMs: 300 }));
+    await h.startWorkers({
+      env: { [ENV.TARGETS]: JSON.stringify({ overrides: { [key]: { maxConcurrentCalls: 1 } } }) },
+    });
+    const spellings = ["127.0.0.1", "LocalHost", "[::ffff:127.0.0.1]", "2130706433"];
+    const events = spellings.flatMap((host, i) =>
+      [0, 1].map((n) => ({
+        ...h.envelope(`spelled-${i}-${n}`, { maxAttempts: 1 }),
+        target: { type: "http" as const, url: `http://${host}:${port}/spelled-${i}-${n}` },
+      })),
+    );
+    await h.submit(events);
+    for (const { eventId } of events) await h.waitForStatus(eventId, EventStatus.DELIVERED);
+
+    expect(h.receiver.peakInFlight).toBe(1);
+    expect(h.receiver.calls).toHaveLength(8);
+  }, 90_000);
+});
