@@ -91,7 +91,7 @@ export const DEFAULT_NOISY_SETTINGS: NoisyNeighbourSettings = {
   // The defaults divided by about ten: a 10 s window, open 2 s doubling up to 8 s (so the
   // breaker closes within 8 s of the recovery), a probe wait of 1 s, a lost probe after 10 s (over
   // the 3 s call timeout), five calls before the rate counts. The release rate stays at its
-  // default of 10 per second.
+  // default of 10 per second, and the 3 s timeout is above the default floor for counting one.
   breaker: {
     failureRateThreshold: 0.5,
     minimumCalls: 5,
@@ -102,6 +102,7 @@ export const DEFAULT_NOISY_SETTINGS: NoisyNeighbourSettings = {
     probeWaitMs: 1_000,
     probeTimeoutMs: 10_000,
     releasePerSecond: 10,
+    minCountedTimeoutMs: 1_000,
   },
   settleTimeoutMs: 90_000,
 };

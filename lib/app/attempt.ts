@@ -18,6 +18,7 @@ import type {
 import type { Clock, RandomSource } from "../core/random.js";
 import type { AttemptEntry, EventRecord, PendingDeadLetter } from "../core/record.js";
 import { EventStatus } from "../core/status.js";
+import type { EndedCall } from "../core/target-health.js";
 import { isoOf } from "../core/time-format.js";
 
 /** What one claimed attempt needs beyond the message itself. */
@@ -59,8 +60,11 @@ export type AttemptEnd =
       readonly decision: Decision;
       readonly outcome: Outcome;
       readonly latencyMs: number;
-      /** Whether the target was called (not when a deadline, budget or decision ended it first). */
-      readonly called: boolean;
+      /**
+       * The call made, for the target's breaker; undefined when none was (a deadline, budget or
+       * earlier decision ended the attempt first).
+       */
+      readonly call?: EndedCall | undefined;
     }
   | LeaseLost;
 
@@ -138,7 +142,6 @@ const finishPendingDeadLetter = async (
     decision: decisionOf(pending),
     outcome: pending.lastOutcome,
     latencyMs: 0,
-    called: false,
   };
 };
 
@@ -165,6 +168,7 @@ export const runClaimedAttempt = async (
   let sentAtMs: number | undefined;
   let outcome: Outcome;
   let retryAfter: string | undefined;
+  let call: EndedCall | undefined;
   if (deadlineMs !== undefined && claimedAtMs > deadlineMs) {
     outcome = deadlinePassed;
   } else if (record.attempts > record.attemptBudget) {
@@ -181,6 +185,7 @@ export const runClaimedAttempt = async (
     });
     outcome = classify(result, policy);
     retryAfter = retryAfterOf(result);
+    call = { result, timeoutMs: claimed.callTimeoutMs };
   }
   const finishedAtMs = deps.clock();
 
@@ -274,6 +279,6 @@ export const runClaimedAttempt = async (
     decision,
     outcome,
     latencyMs: finishedAtMs - claimedAtMs,
-    called: outcome !== deadlinePassed && outcome !== budgetSpent,
+    call,
   };
 };

@@ -14,6 +14,7 @@ import { errorWithName } from "../core/errors.js";
 import type { Log } from "../core/observability.js";
 import type { StoredBreaker, TargetStateStore, TargetWriteExtras } from "../core/ports.js";
 import type { Clock } from "../core/random.js";
+import { type CallEvidence, callEvidence, type EndedCall } from "../core/target-health.js";
 import { outageStartMs, targetErrorExcerpt } from "../core/target-view.js";
 
 /** What the orchestrator may do with a call to a target now. */
@@ -42,6 +43,11 @@ export interface TargetBreakers {
   recordCall(key: string, failed: boolean, as: "call" | "probe", error?: string): Promise<void>;
   /** Gives back a probe that made no call (the event was a duplicate, say), so another may. */
   abandonProbe(key: string): Promise<void>;
+  /**
+   * What a call says about the target, by the target's own settings: only a failing or healthy
+   * call is told to {@link recordCall}; a silent one is not counted at all (target-health.ts).
+   */
+  evidenceOf(key: string, call: EndedCall): CallEvidence;
 }
 
 export interface TargetBreakersDeps {
@@ -316,5 +322,10 @@ export const createTargetBreakers = (deps: TargetBreakersDeps): TargetBreakers =
     }
   };
 
-  return { admit: admitCall, recordCall: recordCallEnd, abandonProbe };
+  return {
+    admit: admitCall,
+    recordCall: recordCallEnd,
+    abandonProbe,
+    evidenceOf: (key, call) => callEvidence(call, settingsOf(key).minCountedTimeoutMs),
+  };
 };

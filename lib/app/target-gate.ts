@@ -1,7 +1,7 @@
 import type { Envelope } from "../core/envelope.js";
-import { OutcomeClass } from "../core/outcome.js";
 import type { RetryPolicy } from "../core/policy.js";
 import type { ReceivedMessage } from "../core/ports.js";
+import { CallEvidence } from "../core/target-health.js";
 import type { AttemptEnd } from "./attempt.js";
 import type { ClaimTaken } from "./claim-step.js";
 import { defer } from "./defer.js";
@@ -71,10 +71,6 @@ const admitToLimits = async (
   return { deferred };
 };
 
-/** Whether a call's end counts against its target's breaker. */
-const failed = (end: Extract<AttemptEnd, { kind: "finished" }>): boolean =>
-  end.outcome.class === OutcomeClass.RETRYABLE || end.outcome.class === OutcomeClass.UNCERTAIN;
-
 /**
  * Lets a call to the event's target through its breaker (asked first: an open one defers
  * without the limits' writes) and its limits, or defers the event.
@@ -101,14 +97,21 @@ export const passTargetGate = async (
   if ("deferred" in limit) return limit;
   const { permit } = limit;
 
-  /** Tells the breaker how the call ended; a deferral past its deadline was never admitted. */
+  /**
+   * Tells the breaker how the call ended, if the call says anything about the target; a probe
+   * that made no call, or one that says nothing, is given back. A deferral past its deadline was
+   * never admitted.
+   */
   const settle = async (end: AttemptEnd | undefined): Promise<void> => {
     if (breakers === undefined || admission.verdict === "defer") return;
-    if (end?.kind === "finished" && end.called) {
-      await breakers.recordCall(key, failed(end), admission.verdict, end.outcome.message);
-    } else {
+    const call = end?.kind === "finished" ? end.call : undefined;
+    const evidence = call === undefined ? CallEvidence.SILENT : breakers.evidenceOf(key, call);
+    if (evidence === CallEvidence.SILENT || end?.kind !== "finished") {
       await giveBackProbe(ctx, key, admission);
+      return;
     }
+    const failed = evidence === CallEvidence.FAILING;
+    await breakers.recordCall(key, failed, admission.verdict, end.outcome.message);
   };
 
   return {

@@ -75,7 +75,8 @@ export const requestFromFlags = (flags: RedriveFlags): RedriveRequestInput => ({
   ratePerSecond: flags.rate,
   resetAttempts: flags.resetAttempts,
   extraAttempts: flags.extraAttempts,
-  includeUnverified: flags.includeUnverified,
+  // Only when asked: a deployed redrive function older than the flag need not know the field.
+  ...(flags.includeUnverified ? { includeUnverified: true } : {}),
   by: flags.by ?? callerName(),
   why: flags.why,
 });

@@ -117,6 +117,48 @@ export const classifyAddress = (address: string): AddressClass | undefined => {
   return RULES.find((candidate) => candidate.list.check(normal, family))?.kind;
 };
 
+/** The host every loopback spelling is keyed as: `localhost`, `[::1]`, `127.0.0.2`, `0.0.0.0`. */
+export const LOOPBACK_HOST = "127.0.0.1";
+
+/**
+ * IPv6 literals that are another spelling of one IPv4 address, as a URL writes them (compressed,
+ * lower-case hex): IPv4-mapped (`::ffff:a.b.c.d`) is the same socket address on a dual-stack host,
+ * and the NAT64 well-known prefix (`64:ff9b::/96`) is translated to exactly the address it embeds.
+ */
+const EMBEDDING_IPV4 = /^(?:::ffff|64:ff9b:):([0-9a-f]{1,4}):([0-9a-f]{1,4})$/;
+
+const embeddedIpv4 = (ipv6: string): string | undefined => {
+  const match = EMBEDDING_IPV4.exec(ipv6);
+  if (match === null) return undefined;
+  const [high, low] = [Number.parseInt(match[1] ?? "", 16), Number.parseInt(match[2] ?? "", 16)];
+  return [high >> 8, high & 0xff, low >> 8, low & 0xff].join(".");
+};
+
+/** Names that always mean this host (RFC 6761: `localhost` and every name under it). */
+const LOOPBACK_NAME = /^(?:.*\.)?localhost$/;
+
+/**
+ * One spelling for every way a URL's host can name the same place, for keying what is promised
+ * per target (limits, breakers, groups). `hostname` is a WHATWG URL's `hostname`, which has already
+ * lower-cased the name, decoded percent-escapes, written IPv4 shorthands (`2130706433`, `0x7f.1`)
+ * as dotted quads and compressed IPv6. On top of that: trailing dots go (`example.com.` is the
+ * fully-qualified `example.com`), IPv6 brackets go and an IPv6 spelling of an IPv4 address becomes
+ * that address, and every loopback or unspecified spelling (which connects to this host) becomes
+ * {@link LOOPBACK_HOST}. Two different names that resolve to the same address stay two hosts:
+ * nothing here resolves names, and an answer can change from one call to the next.
+ */
+export const canonicalHost = (hostname: string): string => {
+  const host = normaliseAddress(hostname.toLowerCase()).replace(/\.+$/, "");
+  if (LOOPBACK_NAME.test(host)) return LOOPBACK_HOST;
+  const family = familyOf(host);
+  if (family === undefined) return host;
+  const address = family === "ipv6" ? (embeddedIpv4(host) ?? host) : host;
+  const kind = classifyAddress(address);
+  if (kind === AddressClass.LOOPBACK || address === "0.0.0.0" || address === "::")
+    return LOOPBACK_HOST;
+  return address;
+};
+
 /** The decision for one (hostname, address) pair. */
 export type AddressVerdict =
   | { readonly allowed: true; readonly via: "public" | "allow_list" }

@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { MAX_TIMEOUT_MS } from "./envelope.js";
 
 /*
  * A circuit breaker per target, as pure functions over a value: the orchestrator asks `admit`
@@ -45,6 +46,12 @@ export interface BreakerSettings {
    * recovered target is not hit by its whole backlog at once.
    */
   readonly releasePerSecond: number;
+  /**
+   * A call's timeout counts against its target only when the call was given at least this long:
+   * a producer's short timeout to a partner that takes longer is the producer's choice, and must
+   * not open the partner's breaker for every other producer (lib/core/target-health.ts).
+   */
+  readonly minCountedTimeoutMs: number;
 }
 
 /** The defaults: Convoy's and resilience4j's orders of magnitude, for webhook partners. */
@@ -58,6 +65,7 @@ export const DEFAULT_BREAKER_SETTINGS: BreakerSettings = {
   probeWaitMs: 5_000,
   probeTimeoutMs: 310_000,
   releasePerSecond: 10,
+  minCountedTimeoutMs: 1_000,
 };
 
 /** A deployment's overrides of {@link DEFAULT_BREAKER_SETTINGS}, as configuration carries them. */
@@ -75,6 +83,7 @@ export const BreakerSettingsSchema = z.strictObject({
   probeWaitMs: z.int().min(100).max(3_600_000).optional(),
   probeTimeoutMs: z.int().min(1_000).max(3_600_000).optional(),
   releasePerSecond: z.number().gt(0).max(10_000).optional(),
+  minCountedTimeoutMs: z.int().min(0).max(MAX_TIMEOUT_MS).optional(),
 });
 
 /** One target's breaker. */
@@ -189,8 +198,9 @@ export const nextRelease = (
 };
 
 /**
- * The breaker after a call ended. `failed` is true for retryable and uncertain outcomes; a
- * permanent refusal (4xx) is the event's fault, not the target's, and counts as a success here.
+ * The breaker after a call ended. `failed` is true for a call whose evidence is failing
+ * (target-health.ts); a refusal of the event (4xx) shows the target up and counts as a success,
+ * and a call that says nothing about the target is never recorded at all.
  */
 export const recordCall = (
   breaker: Breaker,

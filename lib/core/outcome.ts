@@ -29,6 +29,12 @@ export type AttemptResult =
        * malformed one, or an unhandled error and its type.
        */
       readonly functionAnswer?: FunctionAnswer | undefined;
+      /**
+       * The call failed on Ricochet's side before anything went towards the target: its time ran
+       * out while the host was being resolved or the body signed, or signing failed. Such a
+       * failure says nothing about the target (lib/core/target-health.ts).
+       */
+      readonly beforeContact?: boolean | undefined;
     };
 
 /** The four classes every attempt falls into. */
@@ -117,6 +123,22 @@ const classifyError = (category: ErrorCategory, requestSent: boolean): OutcomeCl
 };
 
 /**
+ * The class an attempt's result has before any policy's lists: what the target itself said (its
+ * status, a function's own verdict) or what happened to the call. A producer's `retryOn` and
+ * `noRetryOn` lists change what becomes of its event, never this.
+ */
+export const naturalClass = (result: AttemptResult): OutcomeClass =>
+  result.kind === "response"
+    ? classifyStatus(result.statusCode)
+    : (verdictClass(result.functionAnswer) ?? classifyError(result.category, result.requestSent));
+
+/** The class a function's verdict says: it speaks like an HTTP receiver's 503 or 4xx. */
+const verdictClass = (answer: FunctionAnswer | undefined): OutcomeClass | undefined => {
+  if (answer?.kind !== "verdict") return undefined;
+  return answer.verdict.verdict === "retry" ? OutcomeClass.RETRYABLE : OutcomeClass.PERMANENT;
+};
+
+/**
  * The class a function's own answer settles, or `undefined` when it settles none. A verdict is
  * the function speaking like an HTTP receiver; an unhandled error is judged by the policy's
  * error-type lists. A malformed verdict settles nothing: it stays a retryable `function_error`
@@ -127,9 +149,7 @@ const classifyAnswer = (
   policy: RetryPolicy,
 ): OutcomeClass | undefined => {
   if (answer === undefined || answer.kind === "malformed_verdict") return undefined;
-  if (answer.kind === "verdict") {
-    return answer.verdict.verdict === "retry" ? OutcomeClass.RETRYABLE : OutcomeClass.PERMANENT;
-  }
+  if (answer.kind === "verdict") return verdictClass(answer);
   const type = answer.errorType;
   if (type !== undefined && policy.noRetryErrorTypes.includes(type)) return OutcomeClass.PERMANENT;
   // An error without a type cannot be shown to be on the allow-list.

@@ -1,6 +1,6 @@
 import * as z from "zod";
 import { type Target, TargetGroupSchema } from "./envelope.js";
-import { groupKey, naturalTargetKey } from "./target-key.js";
+import { groupKey, naturalSpellingOf, naturalTargetKey } from "./target-key.js";
 
 /*
  * Groups of targets that share one breaker and one set of limits are declared by the operator,
@@ -19,32 +19,30 @@ export type TargetGroups = Readonly<Record<string, readonly string[]>>;
 export const MAX_TARGET_GROUPS = 200;
 export const MAX_GROUP_MEMBERS = 500;
 
-/** A member: a target key as {@link naturalTargetKey} writes it, never itself a group. */
-const MemberKeySchema = z
-  .string()
-  .refine(
-    (key) => isNaturalKey(key),
-    "must be a target key as `ricochet` shows it: lambda:<function name or unqualified ARN>, or http:<scheme>://<lower-case host>:<port> (the port always written)",
-  );
+const NATURAL_KEY_FORMS =
+  "lambda:<function name or unqualified ARN>, or http:<scheme>://<canonical host>:<port> (the port always written)";
 
 /** Whether `key` is written exactly as {@link naturalTargetKey} writes some target's key. */
-export const isNaturalKey = (key: string): boolean => {
-  const colon = key.indexOf(":");
-  const kind = key.slice(0, colon);
-  const rest = key.slice(colon + 1);
-  try {
-    switch (kind) {
-      case "http":
-        return naturalTargetKey({ type: "http", url: rest }) === key;
-      case "lambda":
-        return naturalTargetKey({ type: "lambda", functionName: rest }) === key;
-      default:
-        return false;
-    }
-  } catch {
-    return false; // not a URL at all
-  }
+export const isNaturalKey = (key: string): boolean => naturalSpellingOf(key) === key;
+
+/**
+ * Why `key` cannot be a target's key, naming the accepted `forms`, and the spelling to write
+ * instead when it names a target in another spelling (`localhost`, a trailing dot, no port).
+ */
+export const targetKeyProblem = (key: string, forms: string): string => {
+  const natural = naturalSpellingOf(key);
+  const instead = natural === undefined ? "" : `; this target's key is ${natural}`;
+  return `must be a target key as \`ricochet\` shows it: ${forms}${instead}`;
 };
+
+/** A member: a target key as {@link naturalTargetKey} writes it, never itself a group. */
+const MemberKeySchema = z.string().superRefine((key, ctx) => {
+  if (!isNaturalKey(key))
+    ctx.addIssue({ code: "custom", message: targetKeyProblem(key, NATURAL_KEY_FORMS) });
+});
+
+/** The target keys' forms, group keys included, as a problem names them. */
+export const TARGET_KEY_FORMS = `group:<declared group>, ${NATURAL_KEY_FORMS}`;
 
 /** The declared groups as configuration carries them; a target belongs to at most one. */
 export const TargetGroupsSchema = z

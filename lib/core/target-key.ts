@@ -1,3 +1,4 @@
+import { canonicalHost } from "./address-policy.js";
 import type { Target } from "./envelope.js";
 
 /*
@@ -8,11 +9,16 @@ import type { Target } from "./envelope.js";
 
 const DEFAULT_PORTS: Readonly<Record<string, string>> = { "http:": "80", "https:": "443" };
 
-/** An HTTP target's origin, with the port always written: `https://api.example.com:443`. */
+/**
+ * An HTTP target's origin, with the port always written: `https://api.example.com:443`. The host
+ * is its canonical spelling (address-policy.ts): every spelling of one place is one key, so a
+ * limit or group declared for a target holds however a producer writes its URL.
+ */
 const originOf = (url: string): string => {
   const parsed = new URL(url);
   const port = parsed.port === "" ? (DEFAULT_PORTS[parsed.protocol] ?? "") : parsed.port;
-  return `${parsed.protocol}//${parsed.hostname.toLowerCase()}:${port}`;
+  const host = canonicalHost(parsed.hostname);
+  return `${parsed.protocol}//${host.includes(":") ? `[${host}]` : host}:${port}`;
 };
 
 const QUALIFIED_ARN = /^(arn:[^:]+:lambda:[^:]+:\d{12}:function:[^:]+)(:[^:]+)?$/;
@@ -65,11 +71,33 @@ export const naturalTargetKey = (target: Target): string =>
     : `lambda:${functionOf(target.functionName)}`;
 
 /**
- * A target as an operator types it: a key as `ricochet targets` prints it, or an HTTP URL,
- * meaning its origin's key. Undefined for a URL that does not parse.
+ * The key `key` would have if written as {@link naturalTargetKey} writes its target's, or
+ * undefined when it names no target at all.
+ */
+export const naturalSpellingOf = (key: string): string | undefined => {
+  const colon = key.indexOf(":");
+  const kind = key.slice(0, colon);
+  const rest = key.slice(colon + 1);
+  try {
+    switch (kind) {
+      case "http":
+        return naturalTargetKey({ type: "http", url: rest });
+      case "lambda":
+        return naturalTargetKey({ type: "lambda", functionName: rest });
+      default:
+        return undefined;
+    }
+  } catch {
+    return undefined; // not a URL at all
+  }
+};
+
+/**
+ * A target as an operator types it: a key as `ricochet targets` prints it (or in another spelling
+ * of its target: `http:http://localhost:8080`), or an HTTP URL, meaning its origin's key. Undefined for a URL that does not parse.
  */
 export const targetKeyOfTyped = (typed: string): string | undefined => {
-  if (!/^https?:\/\//i.test(typed)) return typed;
+  if (!/^https?:\/\//i.test(typed)) return naturalSpellingOf(typed) ?? typed;
   try {
     return naturalTargetKey({ type: "http", url: typed });
   } catch {

@@ -1,7 +1,13 @@
 import * as z from "zod";
 import { type BreakerSettings, BreakerSettingsSchema } from "./circuit-breaker.js";
 import { TargetGroupSchema } from "./envelope.js";
-import { groupOfMember, isNaturalKey, TargetGroupsSchema } from "./target-groups.js";
+import {
+  groupOfMember,
+  isNaturalKey,
+  TARGET_KEY_FORMS,
+  TargetGroupsSchema,
+  targetKeyProblem,
+} from "./target-groups.js";
 import { groupKey, groupOfKey } from "./target-key.js";
 
 /*
@@ -36,12 +42,10 @@ const isTargetOrGroupKey = (key: string): boolean => {
   return group === undefined ? isNaturalKey(key) : TargetGroupSchema.safeParse(group).success;
 };
 
-const TargetKeySchema = z
-  .string()
-  .refine(
-    isTargetOrGroupKey,
-    "must be a target key as `ricochet` shows it: group:<declared group>, lambda:<function name or unqualified ARN>, or http:<scheme>://<lower-case host>:<port> (the port always written)",
-  );
+const TargetKeySchema = z.string().superRefine((key, ctx) => {
+  if (!isTargetOrGroupKey(key))
+    ctx.addIssue({ code: "custom", message: targetKeyProblem(key, TARGET_KEY_FORMS) });
+});
 
 /** The deployment's per-target settings, as configuration carries them. */
 export const TargetsSettingsSchema = z

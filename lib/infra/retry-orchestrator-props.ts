@@ -302,6 +302,13 @@ export interface CircuitBreakerProps {
   readonly probeTimeoutMs?: number;
   /** Deferred events one instance releases per second when a breaker may call again. @default 10 */
   readonly releasePerSecond?: number;
+  /**
+   * Shortest call timeout, in ms, whose expiry counts as the target's failure: a producer's
+   * shorter timeout to a slower partner is its own choice and must not open the partner's
+   * breaker for everyone. Raise it to the latency a healthy partner of yours may take.
+   * @default 1000
+   */
+  readonly minCountedTimeoutMs?: number;
 }
 
 /** Props with every default applied and every value checked. */

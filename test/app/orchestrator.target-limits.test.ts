@@ -6,6 +6,7 @@ import { silentLog } from "../../lib/core/observability.js";
 import { MessageOrigin } from "../../lib/core/ports.js";
 import { seededRandom } from "../../lib/core/random.js";
 import { EventStatus } from "../../lib/core/status.js";
+import { CallEvidence } from "../../lib/core/target-health.js";
 import type { TargetLimits } from "../../lib/core/target-settings.js";
 import { createMemoryTargetLimitsStore } from "../simulation/memory-target-limits-store.js";
 import { memoryOrchestrator } from "../support/memory-orchestrator.js";
@@ -34,6 +35,7 @@ const fixedBreaker = (admission: TargetAdmission) => {
     abandonProbe: async (key) => {
       abandoned.push(key);
     },
+    evidenceOf: () => CallEvidence.HEALTHY,
   };
   return { breakers, abandoned };
 };

@@ -10,8 +10,10 @@ import type { TargetAdmission, TargetBreakers } from "../../lib/app/target-break
 import { passTargetGate } from "../../lib/app/target-gate.js";
 import { type LimitAdmission, LimitKind, type TargetLimiter } from "../../lib/app/target-limits.js";
 import { CountingMetrics, silentLog } from "../../lib/core/observability.js";
-import { OutcomeClass } from "../../lib/core/outcome.js";
+import { type AttemptResult, OutcomeClass } from "../../lib/core/outcome.js";
+import { ErrorCategory } from "../../lib/core/policy.js";
 import { MessageOrigin, type ReceivedMessage } from "../../lib/core/ports.js";
+import { callEvidence } from "../../lib/core/target-health.js";
 import { anEnvelope, anEventRecord, aPolicy, FIXED_NOW_MS } from "../support/factories.js";
 
 const KEY = "receiver.example.com";
@@ -28,12 +30,30 @@ const message: ReceivedMessage = {
   sentAtMs: NOW,
 };
 
-const finished = (outcome: OutcomeClass, called = true): AttemptEnd => ({
+const answered = (statusCode: number): AttemptResult => ({
+  kind: "response",
+  statusCode,
+  durationMs: 5,
+});
+const timedOut: AttemptResult = {
+  kind: "error",
+  category: ErrorCategory.TIMEOUT,
+  requestSent: true,
+  message: "no response",
+  durationMs: 5,
+};
+
+/** An attempt classified `outcome` whose call ended with `result` after `timeoutMs`. */
+const finished = (
+  outcome: OutcomeClass,
+  result: AttemptResult | undefined,
+  timeoutMs = 10_000,
+): AttemptEnd => ({
   kind: "finished",
   decision: { kind: "delivered" },
   outcome: { class: outcome, message: `it was ${outcome}` },
   latencyMs: 5,
-  called,
+  call: result === undefined ? undefined : { result, timeoutMs },
 });
 
 /** A gate over breakers and limits that answer as told and write down what they were told. */
@@ -52,6 +72,7 @@ const gateWorld = (options: {
     abandonProbe: async (key) => {
       told.push(`abandonProbe ${key}`);
     },
+    evidenceOf: (_key, call) => callEvidence(call, 1_000),
   };
   const limits: TargetLimiter = {
     admit: async (): Promise<LimitAdmission> =>
@@ -110,26 +131,44 @@ describe("passTargetGate", () => {
     [
       "a call's success is told to the breaker",
       { verdict: "call" },
-      finished(OutcomeClass.SUCCESS),
+      finished(OutcomeClass.SUCCESS, answered(200)),
       ["release", `recordCall ${KEY} failed=false as=call error=it was success`],
     ],
     [
       "a retryable call counts as failed",
       { verdict: "call" },
-      finished(OutcomeClass.RETRYABLE),
+      finished(OutcomeClass.RETRYABLE, answered(503)),
       ["release", `recordCall ${KEY} failed=true as=call error=it was retryable`],
     ],
     [
       "an uncertain call counts as failed",
       { verdict: "probe" },
-      finished(OutcomeClass.UNCERTAIN),
+      finished(OutcomeClass.UNCERTAIN, timedOut),
       ["release", `recordCall ${KEY} failed=true as=probe error=it was uncertain`],
     ],
     [
       "a permanent answer is the target working, not failing",
       { verdict: "probe" },
-      finished(OutcomeClass.PERMANENT),
+      finished(OutcomeClass.PERMANENT, answered(400)),
       ["release", `recordCall ${KEY} failed=false as=probe error=it was permanent`],
+    ],
+    [
+      "a 400 its producer's policy retries is still the target working",
+      { verdict: "call" },
+      finished(OutcomeClass.RETRYABLE, answered(400)),
+      ["release", `recordCall ${KEY} failed=false as=call error=it was retryable`],
+    ],
+    [
+      "a timeout shorter than the floor tells the breaker nothing",
+      { verdict: "call" },
+      finished(OutcomeClass.UNCERTAIN, timedOut, 100),
+      ["release"],
+    ],
+    [
+      "a probe whose call says nothing about the target is given back",
+      { verdict: "probe" },
+      finished(OutcomeClass.RETRYABLE, { ...timedOut, requestSent: false, beforeContact: true }),
+      ["release", `abandonProbe ${KEY}`],
     ],
     [
       "a probe whose claim made no attempt is given back",
@@ -140,7 +179,7 @@ describe("passTargetGate", () => {
     [
       "a probe whose attempt made no call is given back",
       { verdict: "probe" },
-      finished(OutcomeClass.PERMANENT, false),
+      finished(OutcomeClass.PERMANENT, undefined),
       ["release", `abandonProbe ${KEY}`],
     ],
     [
@@ -205,7 +244,7 @@ describe("passTargetGate", () => {
     });
     const gate = await pass();
     if ("deferred" in gate) throw new Error("expected a pass");
-    await gate.during(taking(finished(OutcomeClass.PERMANENT, false)));
+    await gate.during(taking(finished(OutcomeClass.PERMANENT, undefined)));
     expect(told).toEqual([]);
   });
 });

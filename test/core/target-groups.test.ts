@@ -44,6 +44,19 @@ describe("targetKeying", () => {
     expect(keyOf(target)).toEqual(resolution);
   });
 
+  it.each([
+    ["a trailing dot", "https://hooks.acme.example./orders"],
+    ["an upper-case host and its default port", "https://HOOKS.Acme.example:443/orders"],
+  ])("keeps a declared member in its group when its URL is spelled with %s", (_name, url) => {
+    expect(keyOf(anHttpTarget({ url }))).toEqual({ key: "group:acme", group: "acme" });
+  });
+
+  it("puts every spelling of a loopback member in its group", () => {
+    const local = targetKeying({ dev: ["http:http://127.0.0.1:8080"] });
+    for (const host of ["localhost", "[::ffff:127.0.0.1]", "[::1]", "127.0.0.1."])
+      expect(local(anHttpTarget({ url: `http://${host}:8080/x` })).key).toBe("group:dev");
+  });
+
   it("ignores every envelope group when the deployment declares none", () => {
     expect(targetKeying(undefined)(aLambdaTarget({ functionName: "f", group: "g" }))).toEqual({
       key: "lambda:f",

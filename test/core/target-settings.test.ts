@@ -120,6 +120,20 @@ describe("TargetsSettingsSchema", () => {
     ).toEqual([]);
   });
 
+  it("refuses a key in another spelling of its target, naming the key to write", () => {
+    const checked = TargetsSettingsSchema.safeParse({
+      overrides: { "http:http://localhost:8080": { maxConcurrentCalls: 1 } },
+      groups: { dev: ["http:https://api.partner.example.:443"] },
+    });
+    const messages = checked.success ? [] : toProblems(checked.error).map((p) => p.message);
+    expect(messages).toEqual(
+      expect.arrayContaining([
+        expect.stringContaining("this target's key is http:http://127.0.0.1:8080"),
+        expect.stringContaining("this target's key is http:https://api.partner.example:443"),
+      ]),
+    );
+  });
+
   it("lists every problem at once: keys no target can have, bad limits, unknown fields", () => {
     expect(
       problemsOf({

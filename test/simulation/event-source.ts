@@ -33,7 +33,11 @@ const deferralTracingLog = (world: SimulationWorld): Log => ({
     if (!message.startsWith(DEFERRAL_LOG_PREFIX)) return;
     const fields = Object.assign({}, ...extra) as { eventId?: unknown; until?: unknown };
     if (typeof fields.eventId === "string" && typeof fields.until === "string")
-      world.trace.deferrals.push({ eventId: fields.eventId, untilMs: Date.parse(fields.until) });
+      world.trace.deferrals.push({
+        eventId: fields.eventId,
+        untilMs: Date.parse(fields.until),
+        byBreaker: message.includes("circuit breaker"),
+      });
   },
 });
 

@@ -39,6 +39,7 @@ export const Invariant = {
   TARGET_CONCURRENCY: "10-target-concurrency-limit",
   DEFERRED_NEVER_LOST: "10-a-deferred-event-is-never-lost",
   DEFERRAL_WITHIN_DEADLINE: "10-a-deferral-never-passes-the-deadline",
+  HEALTHY_BREAKER_CLOSED: "10-a-healthy-target's-breaker-never-opens",
 } as const;
 export type Invariant = (typeof Invariant)[keyof typeof Invariant];
 
@@ -84,7 +85,20 @@ export interface FinalState {
   readonly illegalTransitions: readonly string[];
   /** Conflicting resubmissions the hostile producer sent, by event id. */
   readonly conflictsSent: ReadonlyMap<string, number>;
+  /** Places (see {@link placeOf}) whose receiver never fails a call: no breaker may open there. */
+  readonly healthyPlaces: ReadonlySet<string>;
 }
+
+/**
+ * Where a target's calls go, worked out apart from the key code it checks: the host as DNS reads
+ * it (case and a trailing dot do not matter) and the port, default ports written.
+ */
+export const placeOf = (target: Envelope["target"]): string => {
+  if (target.type !== "http") return naturalTargetKey(target);
+  const url = new URL(target.url);
+  const port = url.port === "" ? (url.protocol === "https:" ? "443" : "80") : url.port;
+  return `${url.protocol}//${url.hostname.toLowerCase().replace(/\.+$/, "")}:${port}`;
+};
 
 const countBy = <T>(items: readonly T[], key: (item: T) => string): Map<string, number> => {
   const counts = new Map<string, number>();
@@ -214,6 +228,18 @@ export const checkInvariants = (state: FinalState): Violation[] => {
     }
   }
 
+  // 10: only what a call says about its target counts against the target's breaker, so a
+  // receiver that never fails a call is never turned away from, whatever its producers ask for.
+  const placeOfEvent = new Map(state.submitted.map((e) => [e.eventId, placeOf(e.target)]));
+  for (const deferral of trace.deferrals) {
+    const place = placeOfEvent.get(deferral.eventId);
+    if (deferral.byBreaker && place !== undefined && state.healthyPlaces.has(place))
+      fail(
+        Invariant.HEALTHY_BREAKER_CLOSED,
+        `${deferral.eventId}: deferred by the open breaker of ${place}, which never failed a call`,
+      );
+  }
+
   // 5: no call starts while another call's lease is live; an honest call fits in its lease.
   const byEvent = new Map<string, typeof trace.calls>();
   for (const call of trace.calls)
@@ -247,8 +273,9 @@ export const checkInvariants = (state: FinalState): Violation[] => {
 
   // 10: no target had more calls in flight than its limit. A stalled call (one that outlived its
   // own timeout) may outlive its slot's lease too: that is the stated tolerance, not counted.
+  // Counted by where the calls went, not by key: a key per spelling would hide the excess.
   if (state.maxConcurrentCalls !== undefined) {
-    const keyOf = new Map(state.submitted.map((e) => [e.eventId, naturalTargetKey(e.target)]));
+    const keyOf = new Map(state.submitted.map((e) => [e.eventId, placeOf(e.target)]));
     const edges = new Map<string, { at: number; delta: number }[]>();
     for (const call of trace.calls) {
       if (!call.honouredTimeout) continue;

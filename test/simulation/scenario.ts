@@ -1,9 +1,10 @@
 import { type Envelope, parseEnvelope } from "../../lib/core/envelope.js";
 import type { PolicyOverride } from "../../lib/core/policy.js";
 import { type RandomSource, randomInt } from "../../lib/core/random.js";
+import { sharedTargetEvents } from "../support/adversarial-producer.js";
 import { bulkyEnvelopeBody } from "../support/bulky-envelope.js";
 import { streamFor } from "../support/random-streams.js";
-import type { BehaviourWeights } from "./simulated-target.js";
+import { Behaviour, type BehaviourWeights } from "./simulated-target.js";
 
 /** One event a simulated producer submits. */
 export interface ScenarioEvent {
@@ -97,7 +98,7 @@ export const drawScenario = (options: ScenarioOptions, random: RandomSource): Sc
         ? { type: "lambda", functionName: "receiver" }
         : {
             type: "http",
-            url: `https://receiver.example.com/hooks/${index}`,
+            url: `${SHARED_ORIGIN}/hooks/${index}`,
             // Every fourth leaves it to the default, which makes the deployed lease. Drawn either
             // way, so that a seed's other draws stay what they were.
             ...withDefaultTimeout(index, randomInt(random, 200, 8_000)),
@@ -178,4 +179,34 @@ export const drawBulkyEvents = (seed: number, startMs: number): ScenarioEvent[] 
       weights: REFUSES,
     },
   ];
+};
+
+/** The receiver every honest HTTP event of a run goes to (its limits and breaker are shared). */
+export const SHARED_ORIGIN = "https://receiver.example.com";
+/** A healthy receiver slower than the hostile producer's timeouts: its breaker must stay closed. */
+export const SLOW_ORIGIN = "https://slow.example.com";
+/** Events of each shared-target move per run: more than the sensitive breakers' minimum calls. */
+const SHARED_TARGET_EVENTS = 6;
+/** The hostile producer's events land together, within this long: one breaker window, at once. */
+const SHARED_TARGET_BURST_MS = 1_000;
+
+/**
+ * The hostile producer's own events of a run (from a stream of their own, so the other draws stay
+ * as they were): short-timeout calls to the slow, healthy receiver, and calls to the shared
+ * receiver under other spellings of its host, in a burst at a drawn moment. The shared receiver
+ * is slow for them too, so that they overlap the honest calls in flight.
+ */
+export const drawSharedTargetEvents = (seed: number, startMs: number): ScenarioEvent[] => {
+  const random = streamFor(seed, "shared-target-moves");
+  const burstAtMs = startMs + randomInt(random, 0, 30_000);
+  return sharedTargetEvents({
+    idPrefix: `evt-${seed}-hostile`,
+    count: SHARED_TARGET_EVENTS,
+    slowOrigin: SLOW_ORIGIN,
+    sharedOrigin: SHARED_ORIGIN,
+  }).map(({ envelope }) => ({
+    envelope,
+    submitAtMs: burstAtMs + randomInt(random, 0, SHARED_TARGET_BURST_MS),
+    weights: { [Behaviour.SLOW]: 1 },
+  }));
 };

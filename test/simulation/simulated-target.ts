@@ -18,11 +18,19 @@ export const Behaviour = {
   CONNECTION_REFUSED: "connection_refused",
   /** The call outlives the caller's lease: the worker froze, its timeout did not fire in time. */
   STALL: "stall",
+  /**
+   * A healthy receiver that takes {@link SLOW_SERVICE_MS} to answer: a caller that gives it less
+   * times out after sending, through no fault of the receiver.
+   */
+  SLOW: "slow",
 } as const;
 export type Behaviour = (typeof Behaviour)[keyof typeof Behaviour];
 
-/** Relative weights of the behaviours; a scenario draws them per event. */
-export type BehaviourWeights = Readonly<Record<Behaviour, number>>;
+/** Relative weights of the behaviours (an unlisted one weighs 0); a scenario draws them per event. */
+export type BehaviourWeights = Readonly<Partial<Record<Behaviour, number>>>;
+
+/** How long the slow receiver takes to answer. */
+export const SLOW_SERVICE_MS = 300;
 
 /** One call as the receiver saw it, with true virtual times. */
 export interface TargetCall {
@@ -179,6 +187,23 @@ export class SimulatedTarget {
           message: `timed out after ${timeoutMs} ms`,
           durationMs: timeoutMs,
         };
+      case Behaviour.SLOW: {
+        const waitMs = timeoutMs - connectMs;
+        if (waitMs >= SLOW_SERVICE_MS) {
+          await sleep(SLOW_SERVICE_MS);
+          call.acted = true;
+          return result(200);
+        }
+        await sleep(Math.max(0, waitMs));
+        call.endMs = now();
+        return {
+          kind: "error",
+          category: ErrorCategory.TIMEOUT,
+          requestSent: true,
+          message: `no response within ${timeoutMs} ms after the request was sent`,
+          durationMs: timeoutMs,
+        };
+      }
       case Behaviour.STALL: {
         // Long enough that the lease has certainly run out, whatever the clocks' skew.
         await sleep(caller.leaseMs(envelope) + randomInt(random, 1_000, 10_000));

@@ -6,8 +6,8 @@ import { EventStatus } from "../../lib/core/status.js";
 import type { AdversaryMark } from "../support/adversarial-producer.js";
 import { createEventSource } from "./event-source.js";
 import { faultyPortsFor } from "./faulty-ports.js";
-import { checkInvariants, Invariant, type Violation } from "./invariants.js";
-import { bodyOf } from "./scenario.js";
+import { checkInvariants, Invariant, placeOf, type Violation } from "./invariants.js";
+import { bodyOf, SLOW_ORIGIN } from "./scenario.js";
 import { RunEnd } from "./scheduler.js";
 import { drawControls, runControls } from "./simulated-controls.js";
 import { OPERATOR, operatorRedrive } from "./simulated-operator.js";
@@ -145,6 +145,7 @@ const violationsOf = (world: SimulationWorld, end: RunEnd, virtualSeconds: numbe
     operator: OPERATOR,
     illegalTransitions: world.store.illegalTransitions(),
     conflictsSent: world.adversary.tally.conflictsSent,
+    healthyPlaces: new Set([placeOf({ type: "http", url: SLOW_ORIGIN })]),
   }),
 ];
 

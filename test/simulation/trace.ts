@@ -37,6 +37,8 @@ export interface DeferralTrace {
   readonly eventId: string;
   /** When the re-sent copy is due, in the deferring worker's clock. */
   readonly untilMs: number;
+  /** An open breaker turned it away (not a limit). */
+  readonly byBreaker: boolean;
 }
 
 /** An operator's cancel the store recorded, in true virtual time. */

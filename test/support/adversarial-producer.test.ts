@@ -7,12 +7,16 @@ import {
   utf8Bytes,
 } from "../../lib/core/envelope.js";
 import { EventStatus } from "../../lib/core/status.js";
+import { naturalTargetKey } from "../../lib/core/target-key.js";
 import {
   AdversaryMark,
   AdversaryMove,
   createAdversarialProducer,
   createHostileTally,
+  FLOOD_TIMEOUT_MS,
   markOf,
+  SharedTargetMove,
+  sharedTargetEvents,
 } from "./adversarial-producer.js";
 import { bulkyEnvelopeBody } from "./bulky-envelope.js";
 import { anEnvelope, FIXED_NOW_MS } from "./factories.js";
@@ -94,6 +98,39 @@ describe("the adversarial producer", () => {
       tally.count(message);
     expect(tally.sent).toEqual({ forged: 1, conflicting: 1 });
     expect([...tally.conflictsSent]).toEqual([[envelope.eventId, 1]]);
+  });
+});
+
+describe("the adversarial producer's own events on shared targets", () => {
+  const events = sharedTargetEvents({
+    idPrefix: "hostile",
+    count: 4,
+    slowOrigin: "https://slow.example.com",
+    sharedOrigin: "https://receiver.example.com",
+  });
+  const of = (move: SharedTargetMove) => events.filter((e) => e.move === move);
+
+  it("are valid envelopes, stamped with their own id like honest ones", () => {
+    for (const { envelope } of events) {
+      const parsed = parseEnvelope(JSON.stringify(envelope));
+      expect(parsed.ok).toBe(true);
+      expect(envelope.payload).toMatchObject({ origin: envelope.eventId });
+    }
+  });
+
+  it("flood the slow origin with timeouts below any floor", () => {
+    const flood = of(SharedTargetMove.SHORT_TIMEOUT_FLOOD);
+    expect(flood).toHaveLength(4);
+    for (const { envelope } of flood)
+      expect(envelope.target).toMatchObject({ timeoutMs: FLOOD_TIMEOUT_MS });
+  });
+
+  it("spell the shared origin in ways that are all one target", () => {
+    const respelled = of(SharedTargetMove.RESPELLED_TARGET);
+    const urls = new Set(respelled.map((e) => (e.envelope.target as { url: string }).url));
+    expect(urls.size).toBe(4);
+    for (const { envelope } of respelled)
+      expect(naturalTargetKey(envelope.target)).toBe("http:https://receiver.example.com:443");
   });
 });
 

@@ -200,3 +200,81 @@ export const createHostileTally = (): HostileTally => {
     },
   };
 };
+
+/*
+ * Moves on shared targets: a hostile producer's own events, valid and accepted, aimed at what
+ * every producer of a target shares — its breaker and its limits (issue #31, findings 3 and 4).
+ */
+
+/** What a hostile producer's own events try on a shared target. */
+export const SharedTargetMove = {
+  /**
+   * Timeouts far below what a healthy, slow partner needs, so that every call fails: counted, they
+   * would open the partner's breaker for every other producer.
+   */
+  SHORT_TIMEOUT_FLOOD: "short_timeout_flood",
+  /** The target's URL in other spellings of its host, each a fresh key were keys spellings. */
+  RESPELLED_TARGET: "respelled_target",
+} as const;
+export type SharedTargetMove = (typeof SharedTargetMove)[keyof typeof SharedTargetMove];
+
+/** A timeout below any deployment's floor for counting one (the default floor is 1000 ms). */
+export const FLOOD_TIMEOUT_MS = 100;
+
+/**
+ * Spellings of one host name that reach the same place: the fully-qualified trailing dot, with
+ * case and the default port on top (a URL parser folds those two alone, not the dot).
+ */
+export const respellings = (host: string, scheme: "http" | "https"): readonly string[] => {
+  const port = scheme === "https" ? 443 : 80;
+  const shouted = host.toUpperCase();
+  return [`${host}.`, `${shouted}.`, `${host}.:${port}`, `${shouted}.:${port}`];
+};
+
+/** One of a hostile producer's own events: a valid envelope, stamped like every event. */
+export interface SharedTargetEvent {
+  readonly move: SharedTargetMove;
+  readonly envelope: Envelope;
+}
+
+/**
+ * A hostile producer's own events against shared targets: `count` short-timeout events to
+ * `slowOrigin` (a healthy partner slower than {@link FLOOD_TIMEOUT_MS}), and `count` events to
+ * `sharedOrigin` spelled every other way. Payloads carry `origin` (the event id) like honest ones,
+ * since these are accepted events the run's guarantees hold for too.
+ */
+export const sharedTargetEvents = (options: {
+  readonly idPrefix: string;
+  readonly count: number;
+  readonly slowOrigin: string;
+  readonly sharedOrigin: string;
+}): SharedTargetEvent[] => {
+  const shared = new URL(options.sharedOrigin);
+  const scheme = shared.protocol === "https:" ? "https" : "http";
+  const spellings = respellings(shared.hostname, scheme);
+  const event = (move: SharedTargetMove, n: number, url: string, timeoutMs?: number) => {
+    const eventId = `${options.idPrefix}-${move}-${n}`;
+    return {
+      move,
+      envelope: {
+        eventId,
+        target: { type: "http" as const, url, ...(timeoutMs === undefined ? {} : { timeoutMs }) },
+        payload: { origin: eventId, adversaryMove: move },
+        policy: { maxAttempts: 1 },
+      },
+    };
+  };
+  return Array.from({ length: options.count }, (_, n) => [
+    event(
+      SharedTargetMove.SHORT_TIMEOUT_FLOOD,
+      n,
+      `${options.slowOrigin}/flood/${n}`,
+      FLOOD_TIMEOUT_MS,
+    ),
+    event(
+      SharedTargetMove.RESPELLED_TARGET,
+      n,
+      `${scheme}://${spellings[n % spellings.length]}/respelled/${n}`,
+    ),
+  ]).flat();
+};

@@ -33,6 +33,9 @@ export class ScriptedReceiver {
   public readonly calls: ReceivedCall[] = [];
   private readonly inProgress = new Map<string, number>();
   public overlaps = 0;
+  /** Calls of any event in flight at once, now and at most so far (a target's concurrency). */
+  private inFlight = 0;
+  public peakInFlight = 0;
   private server: Server | undefined;
   private readonly timers = new Set<NodeJS.Timeout>();
 
@@ -79,6 +82,8 @@ export class ScriptedReceiver {
     const running = this.inProgress.get(eventId) ?? 0;
     if (running > 0) this.overlaps += 1;
     this.inProgress.set(eventId, running + 1);
+    this.inFlight += 1;
+    this.peakInFlight = Math.max(this.peakInFlight, this.inFlight);
 
     const reply = this.script(eventId, callIndex);
     let ended = false;
@@ -88,6 +93,7 @@ export class ScriptedReceiver {
       if (ended) return;
       ended = true;
       call.endedAt = Date.now();
+      this.inFlight -= 1;
       this.inProgress.set(eventId, (this.inProgress.get(eventId) ?? 1) - 1);
     };
     response.once("close", end);

@@ -61,7 +61,13 @@ type Readiness =
       readonly address: Extract<SafeAddress, { ok: true }>;
       readonly headers: Record<string, string>;
     }
-  | { readonly ok: false; readonly category: ErrorCategory; readonly message: string };
+  | {
+      readonly ok: false;
+      readonly category: ErrorCategory;
+      readonly message: string;
+      /** The failure is Ricochet's own (signing), not anything the target did. */
+      readonly beforeContact?: boolean;
+    };
 
 /**
  * The steps before the request: resolve and check the address, then sign the body. Undefined
@@ -87,7 +93,13 @@ const readyToSend = async (
       body: plan.body,
     });
     if (settled()) return undefined;
-    if (!signed.ok) return { ok: false, category: ErrorCategory.UNKNOWN, message: signed.message };
+    if (!signed.ok)
+      return {
+        ok: false,
+        category: ErrorCategory.UNKNOWN,
+        message: signed.message,
+        beforeContact: true,
+      };
     signature = signed.headers;
   }
   const headers = deliveryHeaders(
@@ -127,13 +139,19 @@ export const callHttp = (plan: HttpCallPlan, settings: HttpCallSettings): Promis
       if (response?.complete !== true) request?.destroy();
       settle(result);
     };
-    const fail = (category: ErrorCategory, message: string, requestSent = flushed): void =>
+    const fail = (
+      category: ErrorCategory,
+      message: string,
+      requestSent = flushed,
+      beforeContact = false,
+    ): void =>
       finish({
         kind: "error",
         category,
         requestSent,
         message: storedExcerpt(message, { secrets: plan.secrets }),
         durationMs: plan.elapsed(),
+        ...(beforeContact ? { beforeContact } : {}),
       });
     const respond = (res: IncomingMessage): void =>
       finish(
@@ -143,7 +161,9 @@ export const callHttp = (plan: HttpCallPlan, settings: HttpCallSettings): Promis
     const timer = setTimeout(() => {
       // Headers arrived but the body dawdles: the status is the outcome; keep what was read.
       if (response !== undefined) return respond(response);
-      fail(ErrorCategory.TIMEOUT, timeoutMessage(plan.timeoutMs, flushed));
+      // Still resolving or signing: the time ran out before anything went towards the target.
+      const beforeContact = request === undefined;
+      fail(ErrorCategory.TIMEOUT, timeoutMessage(plan.timeoutMs, flushed), flushed, beforeContact);
     }, plan.timeoutMs);
 
     const watch = (sent: ClientRequest): void => {
@@ -173,7 +193,7 @@ export const callHttp = (plan: HttpCallPlan, settings: HttpCallSettings): Promis
     const send = async (): Promise<void> => {
       const ready = await readyToSend(plan, settings, () => settled);
       if (ready === undefined) return;
-      if (!ready.ok) return fail(ready.category, ready.message, false);
+      if (!ready.ok) return fail(ready.category, ready.message, false, ready.beforeContact);
       const method = plan.target.method ?? "POST";
       request = openHttpRequest(
         plan.targetUrl,

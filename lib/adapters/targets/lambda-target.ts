@@ -200,6 +200,7 @@ export const createLambdaTarget = (options: LambdaTargetOptions): DeliveryTarget
         requestSent: false,
         message: `cannot load the Lambda client: ${errorMessage(error)}`,
         durationMs: elapsed(),
+        beforeContact: true,
       };
     }
     const command = new InvokeCommand({

@@ -213,7 +213,7 @@ describe("createHttpTarget against a local receiver", () => {
     expect(check(OTHER_SECRET).ok).toBe(false);
   });
 
-  it("fails the attempt, unsent, when the signer cannot sign", async () => {
+  it("fails the attempt, unsent and before contact, when the signer cannot sign", async () => {
     const server = await receiver((_req, res) => res.writeHead(200).end());
     const signer = async (): Promise<Record<string, string>> => {
       throw new Error("secret store unavailable");
@@ -226,6 +226,7 @@ describe("createHttpTarget against a local receiver", () => {
       kind: "error",
       category: ErrorCategory.UNKNOWN,
       requestSent: false,
+      beforeContact: true,
     });
     expect(server.connections()).toBe(0);
   });
@@ -415,10 +416,11 @@ describe("createHttpTarget failure mapping", () => {
       category: ErrorCategory.TIMEOUT,
       requestSent: false,
     });
+    expect(result).not.toHaveProperty("beforeContact");
     expect(onSent).not.toHaveBeenCalled();
   });
 
-  it("counts a DNS lookup that never answers against the timeout, not sent", async () => {
+  it("counts a DNS lookup that never answers against the timeout, not sent and before contact", async () => {
     const result = await deliver(envelopeTo("http://slow-dns.test/", { timeoutMs: 200 }), {
       resolve: () => new Promise(() => undefined),
     });
@@ -426,6 +428,7 @@ describe("createHttpTarget failure mapping", () => {
       kind: "error",
       category: ErrorCategory.TIMEOUT,
       requestSent: false,
+      beforeContact: true,
     });
   });
 
