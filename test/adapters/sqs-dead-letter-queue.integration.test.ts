@@ -11,25 +11,16 @@ import {
 } from "../../lib/core/dead-letter.js";
 import { MAX_MESSAGE_BYTES, utf8Bytes } from "../../lib/core/envelope.js";
 import { ResourceNotFoundError } from "../../lib/core/errors.js";
+import { aDeadLetterMessage } from "../support/dead-letter-fixture.js";
 import { anEnvelope } from "../support/factories.js";
 import { createTestQueues, testClients } from "../support/local-aws.js";
 import { missingQueueUrl, receiveRaw } from "./sqs-test-support.js";
 
-const aDeadLetter = (overrides: Partial<DeadLetterMessage> = {}): DeadLetterMessage => {
-  const envelope = anEnvelope();
-  return {
-    kind: DEAD_LETTER_KIND,
-    version: DEAD_LETTER_VERSION,
-    reason: "exhausted",
-    eventId: envelope.eventId,
-    body: JSON.stringify(envelope),
-    attempts: 8,
-    generation: 7,
+const aDeadLetter = (overrides: Partial<DeadLetterMessage> = {}): DeadLetterMessage =>
+  aDeadLetterMessage(anEnvelope(), {
     lastOutcome: { class: "retryable", statusCode: 503, message: "503 Service Unavailable" },
-    deadLetteredAt: "2030-01-01T00:00:00.000Z",
     ...overrides,
-  };
-};
+  });
 
 describe("SQS dead-letter queue", () => {
   const { sqs } = testClients();

@@ -13,7 +13,7 @@ import { DEFAULT_POLICY } from "../../lib/core/policy.js";
 import type { DeadLetterQueue, EventStore } from "../../lib/core/ports.js";
 import { receiveRaw } from "../adapters/sqs-test-support.js";
 import { ANA_CALLER, countingCallerIdentity } from "../support/counting-caller-identity.js";
-import { deadLetterEvent } from "../support/dead-letter-fixture.js";
+import { aDeadLetterMessage, deadLetterEvent } from "../support/dead-letter-fixture.js";
 import { anEnvelope, FIXED_NOW_MS } from "../support/factories.js";
 import { testClients } from "../support/local-aws.js";
 import { createRedriveWorld, type RedriveWorld } from "../support/redrive-world.js";
@@ -254,18 +254,9 @@ describe("redrive", () => {
 describe("redrive of a copy the record does not bear out", () => {
   /** A copy as a forger with SendMessage on the queue writes one: a plausible summary, its own body. */
   const forge = async (envelope: Envelope, overrides: Partial<DeadLetterMessage> = {}) => {
-    await world.dlq.send({
-      kind: DEAD_LETTER_KIND,
-      version: DEAD_LETTER_VERSION,
-      reason: "exhausted",
-      eventId: envelope.eventId,
-      body: JSON.stringify(envelope),
-      attempts: 8,
-      generation: 7,
-      lastOutcome: { class: "retryable", statusCode: 503, message: "HTTP 503" },
-      deadLetteredAt: "2030-01-01T03:00:00.000Z",
-      ...overrides,
-    });
+    await world.dlq.send(
+      aDeadLetterMessage(envelope, { deadLetteredAt: "2030-01-01T03:00:00.000Z", ...overrides }),
+    );
   };
 
   it("skips a forged copy of an event Ricochet never accepted, saying why, and moves nothing", async () => {

@@ -11,6 +11,27 @@ import { type TargetGroups, targetKeying } from "../../lib/core/target-groups.js
 import { anAttemptEntry, anEnvelope, FIXED_NOW_MS } from "./factories.js";
 
 /**
+ * A plausible `exhausted` dead-letter copy of `envelope` (8 attempts, generation 7, a 503), as the
+ * orchestrator writes one or as a forger with SendMessage on the queue would; `overrides` change
+ * any field.
+ */
+export const aDeadLetterMessage = (
+  envelope: Envelope = anEnvelope(),
+  overrides: Partial<DeadLetterMessage> = {},
+): DeadLetterMessage => ({
+  kind: DEAD_LETTER_KIND,
+  version: DEAD_LETTER_VERSION,
+  reason: "exhausted",
+  eventId: envelope.eventId,
+  body: JSON.stringify(envelope),
+  attempts: 8,
+  generation: 7,
+  lastOutcome: { class: "retryable", statusCode: 503, message: "HTTP 503" },
+  deadLetteredAt: "2030-01-01T00:00:00.000Z",
+  ...overrides,
+});
+
+/**
  * Takes an event through one failed attempt to `dead_lettered` and parks it in the dead-letter
  * queue the way the orchestrator does (send the copy, then record), using the real adapters,
  * under the deployment's declared target `groups`. The attempt's outcome says `outcomeMessage`
