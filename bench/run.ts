@@ -7,8 +7,8 @@
  *   npm run bench -- --rate 20        # submit 20 events/s instead of all at once
  *   npm run bench -- --latency 20-300 # the receiver answers each call after 20 to 300 ms
  *   npm run bench -- --cold-start --samples 9   # only the orchestrator bundle's initMs/firstBatchMs
- *   npm run bench -- --scenario noisy-neighbour # only one bad target among ten (~4 minutes)
- *   npm run bench -- --scenario noisy-neighbour --noisy-rounds 3   # steadier p99s (~10 minutes)
+ *   npm run bench -- --scenario noisy-neighbour # only one bad target among ten (2 rounds, ~15 minutes)
+ *   npm run bench -- --scenario noisy-neighbour --noisy-rounds 4   # steadier p99s (a multiple of 2)
  *   npm run bench -- --scenario retries         # only the healthy and flaky scenarios
  *
  * With --json the last line printed is one JSON object. Progress goes to stderr.
@@ -20,6 +20,7 @@ import { measureBundle } from "./bundle-figures.js";
 import { type BenchResult, CONTENDERS, type ContenderFigures, runBenchmark } from "./harness.js";
 import { runNoisyNeighbour } from "./noisy-neighbour/noisy-neighbour.js";
 import { noisyNeighbourTable } from "./noisy-neighbour/noisy-table.js";
+import { mappingsText } from "./support/deployment.js";
 import type { AnswerLatency } from "./support/seeded-receiver.js";
 
 /** What `--scenario` selects; `all` (the default) runs both, the retries first. */
@@ -93,12 +94,7 @@ const tableOf = (figures: Figures, withApis: boolean): string => {
   };
   pick("function concurrency (shared by its mappings)", (f) => f.setup.concurrency);
   pick("  mappings: queue (batch, window s, visibility s)", (f) =>
-    f.setup.deployment.mappings
-      .map(
-        (m) =>
-          `${m.queueRole} (${m.batchSize}, ${m.maxBatchingWindowSeconds}, ${m.queue.visibilityTimeoutSeconds})`,
-      )
-      .join(" + "),
+    mappingsText(f.setup.deployment),
   );
   pick("  peak invocations at once", (f) => f.peakConcurrency);
   pick("events/s (to 95% delivered)", (f) => f.eventsPerSecond);
@@ -225,7 +221,10 @@ try {
       : await runNoisyNeighbour({
           local,
           progress,
-          settings: { rounds: wholeNumber("noisy-rounds", values["noisy-rounds"], 1) },
+          // Unset, as many rounds as balance the contenders' places (runNoisyNeighbour's default).
+          ...(values["noisy-rounds"] === undefined
+            ? {}
+            : { settings: { rounds: wholeNumber("noisy-rounds", values["noisy-rounds"], 1) } }),
         });
   if (values.json) {
     console.log(
