@@ -1,6 +1,7 @@
 import { ChangeMessageVisibilityBatchCommand, type SQSClient } from "@aws-sdk/client-sqs";
 import type { SQSBatchResponse, SQSRecord } from "aws-lambda";
 import type { AwsClients } from "../lib/adapters/aws-clients.js";
+import { MAX_SQS_VISIBILITY_TIMEOUT_SECONDS } from "../lib/contract/aws-limits.js";
 import { drawDelaySeconds } from "../lib/core/backoff.js";
 import { DEFAULT_POLICY, type Jitter, type RetryPolicy } from "../lib/core/policy.js";
 import { systemRandom } from "../lib/core/random.js";
@@ -147,13 +148,16 @@ export const benchEnvelope = (
   },
 });
 
+/** The baselines' call timeout when the retry shape sets none. */
+export const BASELINE_CALL_TIMEOUT_MS = 10_000;
+
 /** Calls the target like a hand-written consumer would; true when it answered 2xx. */
 export const postEnvelope = async (envelope: BenchEnvelope): Promise<boolean> => {
   const response = await fetch(envelope.target.url, {
     method: "POST",
     headers: { "content-type": "application/json", "idempotency-key": envelope.eventId },
     body: JSON.stringify(envelope.payload),
-    signal: AbortSignal.timeout(envelope.target.timeoutMs ?? 10_000),
+    signal: AbortSignal.timeout(envelope.target.timeoutMs ?? BASELINE_CALL_TIMEOUT_MS),
   });
   await response.arrayBuffer();
   return response.ok;
@@ -261,7 +265,9 @@ const SQS_MAX_BATCH_ENTRIES = 10;
  * What a redelivery-based consumer does for a short retry with a long visibility timeout: each
  * failed record's visibility is set to its retry's delay (`ApproximateReceiveCount` is the
  * attempt that failed), one `ChangeMessageVisibilityBatch` per ten failures. Without it a failed
- * record would wait out the whole visibility timeout.
+ * record would wait out the whole visibility timeout. `holdSeconds`, when given, is the least a
+ * record must stay hidden for its own reason (a circuit breaker still open for its target): it
+ * is then hidden for the longer of the two, never sooner than the schedule says.
  */
 export const scheduleRedeliveries = async (
   sqs: SQSClient,
@@ -269,6 +275,7 @@ export const scheduleRedeliveries = async (
   records: readonly SQSRecord[],
   response: SQSBatchResponse,
   retry: RetryShape,
+  holdSeconds: (record: SQSRecord) => number = () => 0,
 ): Promise<void> => {
   const failed = new Set(response.batchItemFailures.map((failure) => failure.itemIdentifier));
   const policy = retryPolicyOf(retry);
@@ -277,10 +284,9 @@ export const scheduleRedeliveries = async (
     .map((record, index) => ({
       Id: String(index),
       ReceiptHandle: record.receiptHandle,
-      VisibilityTimeout: drawDelaySeconds(
-        policy,
-        Number(record.attributes.ApproximateReceiveCount),
-        systemRandom,
+      VisibilityTimeout: Math.max(
+        drawDelaySeconds(policy, Number(record.attributes.ApproximateReceiveCount), systemRandom),
+        Math.min(MAX_SQS_VISIBILITY_TIMEOUT_SECONDS, Math.ceil(holdSeconds(record))),
       ),
     }));
   for (let start = 0; start < entries.length; start += SQS_MAX_BATCH_ENTRIES) {

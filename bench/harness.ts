@@ -24,7 +24,7 @@ import {
   DYNAMO_READ_COMMANDS,
   DYNAMO_WRITE_COMMANDS,
 } from "./support/request-counter.js";
-import { median, type PairedRatio, pairedRatio } from "./support/round-statistics.js";
+import { median, type PairedRatio, pairedRatio, round3Ratio } from "./support/round-statistics.js";
 import { percentile, retryGapSamples } from "./support/schedule-error.js";
 import { type AnswerLatency, startSeededReceiver } from "./support/seeded-receiver.js";
 import { type StoredItems, storedItemsOf } from "./support/stored-items.js";
@@ -404,11 +404,6 @@ const runContender = async (
 
 const ratePerRound = (rounds: readonly RoundFigures[]): number[] =>
   rounds.map((r) => r.eventsPerSecond);
-
-const round3Ratio = (ratio: PairedRatio | null): PairedRatio | null =>
-  ratio === null
-    ? null
-    : { median: round3(ratio.median), min: round3(ratio.min), max: round3(ratio.max) };
 
 const sumWhere = (r: RoundFigures, keep: (command: string) => boolean) =>
   Object.entries(r.requests)

@@ -6,19 +6,21 @@ import type { BreakerSettings } from "../../lib/core/circuit-breaker.js";
 import { createFunctionConcurrency } from "../../lib/local/function-concurrency.js";
 import { benchEnvelope, type Contender, type RetryShape } from "../contender.js";
 import { powertools } from "../contenders/powertools.js";
+import { createPowertoolsBreakerContender } from "../contenders/powertools-breaker.js";
 import { createRicochetContender, ricochet } from "../contenders/ricochet.js";
-import { clientsFor, liveMessages } from "../harness.js";
+import { type ContenderSetup, clientsFor, contendersInRound, liveMessages } from "../harness.js";
 import { assertDeployable } from "../support/deployment.js";
 import { createRequestCounter } from "../support/request-counter.js";
 import {
+  compareScenario,
   type DownFigures,
   downFigures,
   type HealthyFigures,
   healthyFigures,
   type NoisyObservation,
+  type RoundFigure,
+  type ScenarioComparison,
   type SubmittedEvent,
-  type VersusAllHealthy,
-  versusAllHealthy,
 } from "./noisy-report.js";
 import { type Outage, startNoisyTargets, TargetKind } from "./noisy-targets.js";
 
@@ -30,7 +32,9 @@ import { type Outage, startNoisyTargets, TargetKind } from "./noisy-targets.js";
 export interface NoisyNeighbourSettings {
   /**
    * Rounds of the three runs (all healthy, outage, recovery mid-run) per contender; figures pool
-   * the rounds. One round takes about three minutes.
+   * the rounds. A multiple of {@link balancedRounds}, so that over all runs each contender goes
+   * first (and takes every other place) equally often; unset, that many. One round of the six
+   * contenders takes about six minutes.
    */
   readonly rounds: number;
   /** Events per run, sent at {@link submitRate}; event i goes to target i mod 10. */
@@ -53,17 +57,13 @@ export interface NoisyNeighbourSettings {
     /** Recovers while the events are still being sent. */
     readonly recoveryMidRun: Outage;
   };
-  /** The breakers of the `ricochetBreakers` contender. */
+  /** The breakers of the `ricochetBreakers` contender, and their opossum equivalent. */
   readonly breaker: BreakerSettings;
   /** How long after the last send a run may take to deliver or dead-letter everything. */
   readonly settleTimeoutMs: number;
 }
 
-/** Healthy-target p99 with breakers on, as a multiple of the all-healthy p99, that #15 allows. */
-export const P99_LIMIT = 1.5;
-
-export const DEFAULT_NOISY_SETTINGS: NoisyNeighbourSettings = {
-  rounds: 1,
+export const DEFAULT_NOISY_SETTINGS: Omit<NoisyNeighbourSettings, "rounds"> = {
   events: 300,
   submitRate: 20,
   // After 100 warm-up events at 20/s the first contender's all-healthy p50 was 19 ms against the
@@ -116,21 +116,73 @@ export const NOISY_KINDS: readonly TargetKind[] = [
 
 const ALL_HEALTHY: readonly TargetKind[] = NOISY_KINDS.map(() => TargetKind.HEALTHY);
 
-/** The same Ricochet with breakers on, and the contenders it is compared with. */
-export const noisyContenders = (breaker: BreakerSettings): readonly Contender[] => [
-  createRicochetContender("ricochetBreakers", {
-    [ENV.CIRCUIT_BREAKER]: JSON.stringify(breaker),
-  }),
-  ricochet,
-  powertools,
+/** The contender the scenario's targets are about: Ricochet with its breakers on. */
+export const NOISY_SUBJECT = "ricochetBreakers";
+
+/**
+ * The A/A pairs, [twin, original]: the same code under two names, whose ratios are this run's
+ * noise. `ricochetBreakersAA` because every claim is about the subject, whose breaker state
+ * (shared, timed) makes its figures the likeliest to move from run to run; `powertoolsBreakerAA`
+ * because the comparison that matters most is with the other breaker, and a difference must
+ * stand out from both sides' noise (verdicts use the wider band). Two twins also make six
+ * contenders, which the three runs of a round rotate through evenly in two rounds.
+ */
+export const NOISY_TWINS: readonly (readonly [string, string])[] = [
+  ["ricochetBreakersAA", NOISY_SUBJECT],
+  ["powertoolsBreakerAA", "powertoolsBreaker"],
 ];
+
+/**
+ * Ricochet with breakers on (and its twin), off, Powertools with a breaker per target (opossum,
+ * the same settings; and its twin), and Powertools as it comes.
+ */
+export const noisyContenders = (breaker: BreakerSettings): readonly Contender[] => {
+  const env = { [ENV.CIRCUIT_BREAKER]: JSON.stringify(breaker) };
+  return [
+    createRicochetContender(NOISY_SUBJECT, env),
+    createRicochetContender("ricochetBreakersAA", env),
+    ricochet,
+    createPowertoolsBreakerContender("powertoolsBreaker", breaker),
+    createPowertoolsBreakerContender("powertoolsBreakerAA", breaker),
+    powertools,
+  ];
+};
+
+/** The runs of one round: all healthy, outage, recovery mid-run. */
+const RUNS_PER_ROUND = 3;
+
+const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
+
+/**
+ * The fewest rounds in which each of `contenders` contenders takes every place equally often:
+ * the runs are rotated one place each, so their count must be a multiple of the contenders'.
+ */
+export const balancedRounds = (contenders: number): number =>
+  contenders / gcd(contenders, RUNS_PER_ROUND);
+
+/** Refuses a round count that would let one contender run first more often than another. */
+export const checkNoisyRounds = (rounds: number, contenders: readonly Contender[]): void => {
+  const unit = balancedRounds(contenders.length);
+  if (!Number.isInteger(rounds) || rounds < 1 || rounds % unit !== 0) {
+    throw new Error(
+      `noisy-neighbour rounds must be a multiple of ${unit}, so that each of the ${contenders.length} contenders (${contenders.map((c) => c.name).join(", ")}) takes every place equally often over the rounds' ${RUNS_PER_ROUND} runs; got ${rounds}`,
+    );
+  }
+};
+
+/**
+ * The order of the run in place `slot` (0-based over all measured runs, round by round): each
+ * run rotated one place from the run before it, as the retries scenario rotates its rounds.
+ */
+export const noisyOrder = (slot: number, contenders: readonly Contender[]): readonly Contender[] =>
+  contendersInRound(slot + 1, contenders);
 
 /** One scenario's figures for one contender. */
 export interface ScenarioFigures {
+  /** Absolute, over all rounds' events pooled. */
   readonly healthy: HealthyFigures;
-  /** Over all rounds' events pooled, against the all-healthy rounds' pooled. */
-  readonly vsAllHealthy: VersusAllHealthy;
-  readonly p99RatioPerRound: readonly (number | null)[];
+  /** Round by round: what the comparisons with the other contenders pair. */
+  readonly perRound: readonly RoundFigure[];
   readonly slowDelivered: number;
   readonly down: DownFigures | null;
   readonly awsRequestsPerEvent: number;
@@ -140,6 +192,8 @@ export interface ScenarioFigures {
 }
 
 export interface NoisyContenderFigures {
+  /** What it was given: the same concurrency for every contender, and its deployment. */
+  readonly setup: ContenderSetup;
   readonly allHealthy: HealthyFigures & {
     readonly awsRequestsPerEvent: number;
     readonly failedBatches: number;
@@ -150,12 +204,18 @@ export interface NoisyContenderFigures {
 
 export interface NoisyNeighbourResult {
   readonly settings: NoisyNeighbourSettings & { readonly targets: readonly TargetKind[] };
+  /** Each measured run's label and contender order, as run. */
+  readonly order: readonly { readonly run: string; readonly contenders: readonly string[] }[];
+  /** The contender the claims are about ({@link NOISY_SUBJECT}). */
+  readonly subject: string;
   readonly contenders: Record<string, NoisyContenderFigures>;
-  /** #15's bound: breakers-on healthy p99 ≤ {@link P99_LIMIT} × its all-healthy p99, per scenario. */
-  readonly breakersWithinP99Limit: {
-    readonly limit: number;
-    readonly outage: boolean | null;
-    readonly recoveryMidRun: boolean | null;
+  /**
+   * The subject against every other contender in the same run, per scenario: absolute figures,
+   * per-round ratios read against the A/A band, and the scenario's targets.
+   */
+  readonly comparison: {
+    readonly outage: ScenarioComparison;
+    readonly recoveryMidRun: ScenarioComparison;
   };
 }
 
@@ -315,24 +375,15 @@ const sumOf = (runs: readonly RunFigures[], pick: (run: RunFigures) => number): 
 const eventsIn = (runs: readonly RunFigures[]): number =>
   sumOf(runs, (run) => run.observation.events.length);
 
-const scenarioFigures = (
-  runs: readonly RunFigures[],
-  allHealthyRuns: readonly RunFigures[],
-): ScenarioFigures => {
-  const healthy = healthyFigures(observations(runs));
+const roundFigure = (run: RunFigures): RoundFigure => ({
+  healthyP99Ms: healthyFigures([run.observation]).p99Ms,
+  downCallsPerMinute: downFigures([run.observation])?.callsPerMinuteWhileDown ?? null,
+});
+
+const scenarioFigures = (runs: readonly RunFigures[]): ScenarioFigures => {
   return {
-    healthy,
-    vsAllHealthy: versusAllHealthy(healthy, healthyFigures(observations(allHealthyRuns))),
-    // Round r against round r's all-healthy run: how far one round's ratio strays from the pool's.
-    p99RatioPerRound: runs.map((run, i) => {
-      const baseline = allHealthyRuns[i];
-      return baseline === undefined
-        ? null
-        : versusAllHealthy(
-            healthyFigures([run.observation]),
-            healthyFigures([baseline.observation]),
-          ).p99;
-    }),
+    healthy: healthyFigures(observations(runs)),
+    perRound: runs.map(roundFigure),
     slowDelivered: sumOf(
       runs,
       (run) =>
@@ -350,34 +401,61 @@ const scenarioFigures = (
   };
 };
 
-const within = (ratio: number | null | undefined): boolean | null =>
-  ratio === null || ratio === undefined ? null : ratio <= P99_LIMIT;
+const comparisonOf = (
+  contenders: readonly Contender[],
+  figures: Record<string, NoisyContenderFigures>,
+  scenario: "outage" | "recoveryMidRun",
+): ScenarioComparison => {
+  const of = (name: string) => figures[name]?.[scenario];
+  return compareScenario({
+    subject: NOISY_SUBJECT,
+    twins: NOISY_TWINS,
+    perRound: Object.fromEntries(contenders.map((c) => [c.name, of(c.name)?.perRound ?? []])),
+    pooled: Object.fromEntries(
+      contenders.map((c) => [
+        c.name,
+        {
+          healthyP99Ms: of(c.name)?.healthy.p99Ms ?? null,
+          downCallsPerMinute: of(c.name)?.down?.callsPerMinuteWhileDown ?? null,
+        },
+      ]),
+    ),
+  });
+};
 
 /**
- * Runs every contender against ten targets on 127.0.0.1: first all healthy (the baseline of the
- * ratios), then with one down and one slow while the events are sent, then with the down one
- * recovering mid-run; round after round, each run with each contender in turn.
+ * Runs every contender against ten targets on 127.0.0.1: all healthy, then with one down and one
+ * slow while the events are sent, then with the down one recovering mid-run; round after round,
+ * each run with each contender in turn, every run rotated one place from the one before.
  */
 export const runNoisyNeighbour = async (options: {
   readonly local: LocalAwsTarget;
   readonly settings?: Partial<NoisyNeighbourSettings>;
   readonly progress?: (line: string) => void;
 }): Promise<NoisyNeighbourResult> => {
-  const settings = { ...DEFAULT_NOISY_SETTINGS, ...options.settings };
+  const partial = { ...DEFAULT_NOISY_SETTINGS, ...options.settings };
+  const contenders = noisyContenders(partial.breaker);
+  const settings: NoisyNeighbourSettings = {
+    ...partial,
+    rounds: options.settings?.rounds ?? balancedRounds(contenders.length),
+  };
+  checkNoisyRounds(settings.rounds, contenders);
+  for (const contender of contenders) {
+    assertDeployable(contender.name, contender.deployment(settings.retry));
+  }
   const progress = options.progress ?? (() => {});
-  const contenders = noisyContenders(settings.breaker);
   const plainClients = clientsFor(options.local);
   try {
-    /** Runs `run` with each contender, the order rotated by `shift` so none always goes first. */
+    const order: { run: string; contenders: string[] }[] = [];
+    /** Runs `run` with each contender of `inOrder`, one after the other. */
     const runAll = async (
       run: NoisyRun,
-      shift: number,
+      inOrder: readonly Contender[],
       events = settings.events,
       submitRate = settings.submitRate,
     ): Promise<Map<string, RunFigures>> => {
       const figures = new Map<string, RunFigures>();
-      const order = contenders.map((_, i, all) => all[(i + shift) % all.length] as Contender);
-      for (const contender of order) {
+      for (const contender of inOrder) {
         const result = await runNoisyOnce(
           contender,
           run,
@@ -396,7 +474,7 @@ export const runNoisyNeighbour = async (options: {
     if (settings.warmupEvents > 0) {
       await runAll(
         { label: "warmup", kinds: ALL_HEALTHY },
-        0,
+        contenders,
         settings.warmupEvents,
         settings.warmupRate,
       );
@@ -406,37 +484,36 @@ export const runNoisyNeighbour = async (options: {
       outage: new Map<string, RunFigures[]>(),
       recovery: new Map<string, RunFigures[]>(),
     };
-    const keep = (into: Map<string, RunFigures[]>, round: Map<string, RunFigures>) => {
-      for (const [name, figures] of round) into.set(name, [...(into.get(name) ?? []), figures]);
+    let slot = 0;
+    const measure = async (into: Map<string, RunFigures[]>, run: NoisyRun) => {
+      const inOrder = noisyOrder(slot, contenders);
+      slot += 1;
+      order.push({ run: run.label, contenders: inOrder.map((c) => c.name) });
+      for (const [name, figures] of await runAll(run, inOrder)) {
+        into.set(name, [...(into.get(name) ?? []), figures]);
+      }
     };
     for (let round = 0; round < settings.rounds; round += 1) {
-      // Each run starts with another contender than the run before it and than the same run
-      // in the round before, so none is always first.
-      const shift = round;
-      keep(runs.healthy, await runAll({ label: `healthy${round}`, kinds: ALL_HEALTHY }, shift));
-      keep(
-        runs.outage,
-        await runAll(
-          { label: `outage${round}`, kinds: NOISY_KINDS, outage: settings.outages.outage },
-          shift + 1,
-        ),
-      );
-      keep(
-        runs.recovery,
-        await runAll(
-          {
-            label: `recovery${round}`,
-            kinds: NOISY_KINDS,
-            outage: settings.outages.recoveryMidRun,
-          },
-          shift + 2,
-        ),
-      );
+      await measure(runs.healthy, { label: `healthy${round}`, kinds: ALL_HEALTHY });
+      await measure(runs.outage, {
+        label: `outage${round}`,
+        kinds: NOISY_KINDS,
+        outage: settings.outages.outage,
+      });
+      await measure(runs.recovery, {
+        label: `recovery${round}`,
+        kinds: NOISY_KINDS,
+        outage: settings.outages.recoveryMidRun,
+      });
     }
     const figures: Record<string, NoisyContenderFigures> = {};
     for (const contender of contenders) {
       const healthyRuns = runs.healthy.get(contender.name) ?? [];
       figures[contender.name] = {
+        setup: {
+          concurrency: settings.concurrency,
+          deployment: contender.deployment(settings.retry),
+        },
         allHealthy: {
           ...healthyFigures(observations(healthyRuns)),
           awsRequestsPerEvent: perEvent(
@@ -445,18 +522,18 @@ export const runNoisyNeighbour = async (options: {
           ),
           failedBatches: sumOf(healthyRuns, (run) => run.failedBatches),
         },
-        outage: scenarioFigures(runs.outage.get(contender.name) ?? [], healthyRuns),
-        recoveryMidRun: scenarioFigures(runs.recovery.get(contender.name) ?? [], healthyRuns),
+        outage: scenarioFigures(runs.outage.get(contender.name) ?? []),
+        recoveryMidRun: scenarioFigures(runs.recovery.get(contender.name) ?? []),
       };
     }
-    const breakers = figures[contenders[0]?.name ?? ""];
     return {
       settings: { ...settings, targets: NOISY_KINDS },
+      order,
+      subject: NOISY_SUBJECT,
       contenders: figures,
-      breakersWithinP99Limit: {
-        limit: P99_LIMIT,
-        outage: within(breakers?.outage.vsAllHealthy.p99),
-        recoveryMidRun: within(breakers?.recoveryMidRun.vsAllHealthy.p99),
+      comparison: {
+        outage: comparisonOf(contenders, figures, "outage"),
+        recoveryMidRun: comparisonOf(contenders, figures, "recoveryMidRun"),
       },
     };
   } finally {

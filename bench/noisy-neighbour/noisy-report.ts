@@ -1,3 +1,12 @@
+import {
+  type NoiseBand,
+  noiseBand,
+  sideOfBand,
+  type Verdict,
+  verdictOf,
+  widestBand,
+} from "../support/noise-band.js";
+import { type PairedRatio, pairedRatio, round3Ratio } from "../support/round-statistics.js";
 import { percentile } from "../support/schedule-error.js";
 import type { ReceiverCall } from "../support/seeded-receiver.js";
 import { TargetKind } from "./noisy-targets.js";
@@ -58,13 +67,6 @@ export interface DownFigures {
   readonly drainMs: number | null;
   /** The most calls it got in one second after recovering (worst round): how hard the backlog hits it. */
   readonly peakCallsPerSecondAfterRecovery: number;
-}
-
-/** A scenario's figure divided by the same contender's all-healthy figure. */
-export interface VersusAllHealthy {
-  readonly p50: number | null;
-  readonly p99: number | null;
-  readonly eventsPerSecond: number | null;
 }
 
 const round3 = (value: number): number => Math.round(value * 1000) / 1000;
@@ -174,15 +176,142 @@ export const downFigures = (rounds: readonly NoisyObservation[]): DownFigures | 
   };
 };
 
-const ratio = (value: number | null, baseline: number | null): number | null =>
-  value === null || baseline === null || baseline <= 0 ? null : round3(value / baseline);
+/** What the comparisons of a scenario pair round by round: one contender's figures of one round. */
+export interface RoundFigure {
+  /** Its healthy targets' p99, send → first 200, in ms. */
+  readonly healthyP99Ms: number | null;
+  /** Calls that reached the down target per minute of its outage. */
+  readonly downCallsPerMinute: number | null;
+}
 
-/** Each healthy-target figure of a scenario as a multiple of the contender's all-healthy one. */
-export const versusAllHealthy = (
-  scenario: HealthyFigures,
-  allHealthy: HealthyFigures,
-): VersusAllHealthy => ({
-  p50: ratio(scenario.p50Ms, allHealthy.p50Ms),
-  p99: ratio(scenario.p99Ms, allHealthy.p99Ms),
-  eventsPerSecond: ratio(scenario.eventsPerSecond, allHealthy.eventsPerSecond),
-});
+/** Calls/min read against the A/A band: fewer or more only outside it. */
+export type CallsVerdict = "fewer" | "more" | "within noise";
+
+/** The subject against one other contender, round by round in the same run. */
+export interface Versus {
+  /** The other's healthy p99 ÷ the subject's: above 1 the subject's healthy targets are faster. */
+  readonly healthyP99: PairedRatio | null;
+  readonly healthyP99Verdict: Verdict | null;
+  /** The subject's calls/min to the down target ÷ the other's: below 1 it calls it less. */
+  readonly downCallsPerMinute: PairedRatio | null;
+  readonly downCallsVerdict: CallsVerdict | null;
+}
+
+/** One figure's A/A ratios (twin ÷ original, per pair) and the widest band they give. */
+export interface FigureNoise {
+  readonly ratios: readonly (PairedRatio | null)[];
+  readonly band: NoiseBand | null;
+}
+
+/** How far apart the same code measured in this scenario, figure by figure. */
+export interface ScenarioNoise {
+  /** The A/A pairs: [twin, original]. */
+  readonly pairs: readonly (readonly [string, string])[];
+  readonly healthyP99: FigureNoise;
+  readonly downCallsPerMinute: FigureNoise;
+}
+
+/** The scenario's targets for the subject, in absolute figures of the same run. */
+export interface Claims {
+  /** Its pooled healthy p99 is below every other contender's (its own twin aside). */
+  readonly healthyP99Lowest: boolean | null;
+  /** Its calls/min to the down target are below every other contender's (its own twin aside). */
+  readonly downCallsPerMinuteLowest: boolean | null;
+}
+
+export interface ScenarioComparison {
+  readonly noise: ScenarioNoise;
+  /** Per other contender (the subject's twin aside). */
+  readonly versus: Record<string, Versus>;
+  readonly claims: Claims;
+}
+
+/** Paired ratio over the rounds where both figures exist. */
+const pairedOf = (
+  ours: readonly (number | null)[],
+  theirs: readonly (number | null)[],
+): PairedRatio | null => {
+  const rounds = ours.flatMap((value, round) => {
+    const other = theirs[round];
+    return value === null || other === null || other === undefined ? [] : [{ value, other }];
+  });
+  return round3Ratio(
+    pairedRatio(
+      rounds.map((r) => r.value),
+      rounds.map((r) => r.other),
+    ),
+  );
+};
+
+const callsVerdictOf = (ratio: PairedRatio | null, band: NoiseBand | null): CallsVerdict | null => {
+  const side = sideOfBand(ratio, band);
+  if (side === null) return null;
+  return side === "below" ? "fewer" : side === "above" ? "more" : "within noise";
+};
+
+/** Strictly below every other value; null when the subject's or all others' are missing. */
+const lowest = (subject: number | null, others: readonly (number | null)[]): boolean | null => {
+  const known = others.filter((value): value is number => value !== null);
+  if (subject === null || known.length === 0) return null;
+  return known.every((value) => subject < value);
+};
+
+/**
+ * Compares `subject` with every other contender of one scenario: per-round ratios in the same
+ * run, read against the widest of the A/A pairs' bands (a difference only outside it), and the
+ * targets in absolute figures, pooled over the rounds. `perRound` and `pooled` are by contender.
+ */
+export const compareScenario = (input: {
+  readonly subject: string;
+  readonly twins: readonly (readonly [string, string])[];
+  readonly perRound: Readonly<Record<string, readonly RoundFigure[]>>;
+  readonly pooled: Readonly<Record<string, RoundFigure>>;
+}): ScenarioComparison => {
+  const { subject, twins, perRound, pooled } = input;
+  const series = (name: string, pick: (figure: RoundFigure) => number | null) =>
+    (perRound[name] ?? []).map(pick);
+  const p99 = (name: string) => series(name, (f) => f.healthyP99Ms);
+  const calls = (name: string) => series(name, (f) => f.downCallsPerMinute);
+  const figureNoise = (of: (name: string) => (number | null)[]): FigureNoise => {
+    const ratios = twins.map(([twin, original]) => pairedOf(of(twin), of(original)));
+    return { ratios, band: widestBand(ratios.map(noiseBand)) };
+  };
+  const noise: ScenarioNoise = {
+    pairs: twins,
+    healthyP99: figureNoise(p99),
+    downCallsPerMinute: figureNoise(calls),
+  };
+  const ownTwins = new Set(twins.filter(([, original]) => original === subject).map(([t]) => t));
+  const others = Object.keys(pooled).filter((name) => name !== subject && !ownTwins.has(name));
+  const versus = Object.fromEntries(
+    others.map((name): [string, Versus] => {
+      const healthyP99 = pairedOf(p99(name), p99(subject));
+      const downCallsPerMinute = pairedOf(calls(subject), calls(name));
+      return [
+        name,
+        {
+          healthyP99,
+          healthyP99Verdict: verdictOf(healthyP99, noise.healthyP99.band),
+          downCallsPerMinute,
+          downCallsVerdict: callsVerdictOf(downCallsPerMinute, noise.downCallsPerMinute.band),
+        },
+      ];
+    }),
+  );
+  const pooledOf = (name: string) =>
+    pooled[name] ?? { healthyP99Ms: null, downCallsPerMinute: null };
+  return {
+    noise,
+    versus,
+    claims: {
+      healthyP99Lowest: lowest(
+        pooledOf(subject).healthyP99Ms,
+        others.map((name) => pooledOf(name).healthyP99Ms),
+      ),
+      downCallsPerMinuteLowest: lowest(
+        pooledOf(subject).downCallsPerMinute,
+        others.map((name) => pooledOf(name).downCallsPerMinute),
+      ),
+    },
+  };
+};

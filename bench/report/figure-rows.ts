@@ -1,4 +1,5 @@
 import type { ContenderFigures } from "../harness.js";
+import { mappingsText } from "../support/deployment.js";
 
 /** One row of a contenders' table: a label and one cell per contender, in their order. */
 export interface FigureRow {
@@ -11,16 +12,7 @@ type Read = (f: ContenderFigures) => unknown;
 /** The rows every scenario's table has: setup, speed, requests, the bill. */
 const CORE_ROWS: readonly (readonly [string, Read])[] = [
   ["function concurrency (shared by its mappings)", (f) => f.setup.concurrency],
-  [
-    "  mappings: queue (batch, window s, visibility s)",
-    (f) =>
-      f.setup.deployment.mappings
-        .map(
-          (m) =>
-            `${m.queueRole} (${m.batchSize}, ${m.maxBatchingWindowSeconds}, ${m.queue.visibilityTimeoutSeconds})`,
-        )
-        .join(" + "),
-  ],
+  ["  mappings: queue (batch, window s, visibility s)", (f) => mappingsText(f.setup.deployment)],
   [
     "  function timeout s, memory MB",
     (f) => `${f.setup.deployment.timeoutSeconds}, ${f.setup.deployment.memoryMb}`,

@@ -96,3 +96,12 @@ export const assertDeployable = (name: string, deployment: FunctionDeployment): 
     throw new Error(`contender ${name} could not be deployed: ${problems.join("; ")}`);
   }
 };
+
+/** The mappings as the tables print them: `queue (batch, window s, visibility s)`, joined. */
+export const mappingsText = (deployment: FunctionDeployment): string =>
+  deployment.mappings
+    .map(
+      (m) =>
+        `${m.queueRole} (${m.batchSize}, ${m.maxBatchingWindowSeconds}, ${m.queue.visibilityTimeoutSeconds})`,
+    )
+    .join(" + ");

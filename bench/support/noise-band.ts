@@ -19,13 +19,34 @@ export const noiseBand = (aa: PairedRatio | null): NoiseBand | null => {
 /** What a ratio against the baseline says once the run's own noise is taken into account. */
 export type Verdict = "faster" | "slower" | "within noise";
 
+/** Where a median ratio lies against a band; null without either. */
+export const sideOfBand = (
+  ratio: PairedRatio | null,
+  band: NoiseBand | null,
+): "above" | "below" | "within" | null => {
+  if (ratio === null || band === null) return null;
+  if (ratio.median > band.high) return "above";
+  if (ratio.median < band.low) return "below";
+  return "within";
+};
+
 /**
  * `faster` or `slower` only when the median ratio lies outside the A/A band; a ratio inside it
  * is a difference this run cannot tell from measuring the same code twice.
  */
 export const verdictOf = (ratio: PairedRatio | null, band: NoiseBand | null): Verdict | null => {
-  if (ratio === null || band === null) return null;
-  if (ratio.median > band.high) return "faster";
-  if (ratio.median < band.low) return "slower";
-  return "within noise";
+  const side = sideOfBand(ratio, band);
+  if (side === null) return null;
+  return side === "above" ? "faster" : side === "below" ? "slower" : "within noise";
 };
+
+/**
+ * The widest of several A/A bands (several twins in one run): a difference must stand out from
+ * the noise of every one of them. Null when no band is known.
+ */
+export const widestBand = (bands: readonly (NoiseBand | null)[]): NoiseBand | null =>
+  bands.reduce<NoiseBand | null>(
+    (widest, band) =>
+      band === null || (widest !== null && widest.high >= band.high) ? widest : band,
+    null,
+  );

@@ -34,3 +34,11 @@ export const pairedRatio = (
   if (ratios.length === 0) return null;
   return { median: median(ratios), min: Math.min(...ratios), max: Math.max(...ratios) };
 };
+
+const round3 = (value: number): number => Math.round(value * 1000) / 1000;
+
+/** A paired ratio to three decimals, as the bench prints them. */
+export const round3Ratio = (ratio: PairedRatio | null): PairedRatio | null =>
+  ratio === null
+    ? null
+    : { median: round3(ratio.median), min: round3(ratio.min), max: round3(ratio.max) };

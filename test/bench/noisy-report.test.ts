@@ -1,11 +1,11 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
+  compareScenario,
   downFigures,
   healthyFigures,
   type NoisyObservation,
   type SubmittedEvent,
-  versusAllHealthy,
 } from "../../bench/noisy-neighbour/noisy-report.js";
 import { TargetKind } from "../../bench/noisy-neighbour/noisy-targets.js";
 import type { ReceiverCall } from "../../bench/support/seeded-receiver.js";
@@ -217,27 +217,70 @@ it("sums the down target's counts over the rounds and keeps the worst drain and 
   });
 });
 
-describe("versusAllHealthy", () => {
-  const base = { events: 8, delivered: 8, p50Ms: 20, p99Ms: 100, eventsPerSecond: 10 };
+describe("compareScenario", () => {
+  const round = (healthyP99Ms: number | null, downCallsPerMinute: number | null) => ({
+    healthyP99Ms,
+    downCallsPerMinute,
+  });
+  const twins = [["subjectAA", "subject"]] as const;
+  const compare = (perRound: Record<string, ReturnType<typeof round>[]>) =>
+    compareScenario({
+      subject: "subject",
+      twins,
+      perRound,
+      pooled: Object.fromEntries(
+        Object.entries(perRound).map(([name, rounds]) => [name, rounds[0] ?? round(null, null)]),
+      ),
+    });
 
-  it.each([
-    ["the same figures", base, { p50: 1, p99: 1, eventsPerSecond: 1 }],
-    [
-      "a slower tail",
-      { ...base, p50Ms: 30, p99Ms: 151, eventsPerSecond: 9 },
-      { p50: 1.5, p99: 1.51, eventsPerSecond: 0.9 },
-    ],
-    [
-      "nothing delivered",
-      { ...base, delivered: 0, p50Ms: null, p99Ms: null, eventsPerSecond: null },
-      { p50: null, p99: null, eventsPerSecond: null },
-    ],
-  ])("divides each figure by the all-healthy one: %s", (_, scenario, expected) => {
-    expect(versusAllHealthy(scenario, base)).toEqual(expected);
+  it("calls a difference only outside the A/A band, and leaves the subject's twin out", () => {
+    const result = compare({
+      subject: [round(100, 20), round(100, 20)],
+      // The same code measured 10% apart: the band is 1/1.1–1.1.
+      subjectAA: [round(110, 22), round(100, 20)],
+      slower: [round(400, 200), round(300, 100)],
+      close: [round(105, 21), round(105, 21)],
+    });
+    expect(result.noise.healthyP99.band?.high).toBeCloseTo(1.1, 6);
+    expect(Object.keys(result.versus)).toEqual(["slower", "close"]);
+    expect(result.versus.slower).toMatchObject({
+      healthyP99: { median: 3.5, min: 3, max: 4 },
+      healthyP99Verdict: "faster",
+      downCallsPerMinute: { median: 0.15, min: 0.1, max: 0.2 },
+      downCallsVerdict: "fewer",
+    });
+    expect(result.versus.close).toMatchObject({
+      healthyP99Verdict: "within noise",
+      downCallsVerdict: "within noise",
+    });
+    expect(result.claims).toEqual({ healthyP99Lowest: true, downCallsPerMinuteLowest: true });
   });
 
-  it("has no ratio against an all-healthy run with no figure", () => {
-    const empty = { events: 8, delivered: 0, p50Ms: null, p99Ms: null, eventsPerSecond: null };
-    expect(versusAllHealthy(base, empty)).toEqual({ p50: null, p99: null, eventsPerSecond: null });
+  it("reads a higher p99 and more calls than the other's as slower and more", () => {
+    const result = compare({
+      subject: [round(300, 60)],
+      subjectAA: [round(300, 60)],
+      other: [round(100, 20)],
+    });
+    expect(result.versus.other).toMatchObject({
+      healthyP99Verdict: "slower",
+      downCallsVerdict: "more",
+    });
+    expect(result.claims).toEqual({ healthyP99Lowest: false, downCallsPerMinuteLowest: false });
+  });
+
+  it("gives no verdict without an A/A ratio, and pairs only rounds where both have a figure", () => {
+    const result = compare({
+      subject: [round(100, 0), round(null, 10)],
+      subjectAA: [round(null, null), round(null, null)],
+      other: [round(200, 40), round(300, 50)],
+    });
+    expect(result.noise.healthyP99.band).toBeNull();
+    expect(result.versus.other).toMatchObject({
+      healthyP99: { median: 2, min: 2, max: 2 },
+      healthyP99Verdict: null,
+      downCallsPerMinute: { median: 0.1, min: 0, max: 0.2 },
+      downCallsVerdict: null,
+    });
   });
 });
