@@ -253,9 +253,10 @@ describe("RetryOrchestrator resources", () => {
   it("feeds the orchestrator from both input queues with partial batch failure reporting and the configured scaling", () => {
     template.resourceCountIs("AWS::Lambda::EventSourceMapping", 2);
     const { ingressId, internalId } = queues(template);
-    // The internal queue (retries, hops) gathers no window: a retry is due when its policy says.
+    // No window by default; the internal queue (retries, hops) gathers none even when the
+    // ingress queue is given one (below).
     for (const [queueId, window] of [
-      [ingressId, 1],
+      [ingressId, 0],
       [internalId, 0],
     ] as const) {
       template.hasResourceProperties("AWS::Lambda::EventSourceMapping", {
@@ -285,6 +286,15 @@ describe("RetryOrchestrator resources", () => {
       },
     });
     expect(made.orchestratorFunction).toBeDefined();
+  });
+
+  it("gives the ingress queue the window asked for, and the internal queue none", () => {
+    const stack = new Stack(new App(), "Windowed");
+    new RetryOrchestrator(stack, "Ricochet", { maxBatchingWindow: Duration.seconds(2) });
+    const windows = Object.values(
+      Template.fromStack(stack).findResources("AWS::Lambda::EventSourceMapping"),
+    ).map((mapping) => mapping.Properties.MaximumBatchingWindowInSeconds ?? 0);
+    expect(windows.sort()).toEqual([0, 2]);
   });
 
   it("keeps a window on the internal queue only when the batch size needs one", () => {
