@@ -112,9 +112,16 @@ export const renderBenchmarks = (
   return rendered;
 };
 
-/** The run object of the output of `npm run bench -- --json`: its last non-empty line. */
+/**
+ * The run object of the output of `npm run bench -- --json`: its last non-empty line, or the
+ * whole text when it is one JSON document (a saved run, perhaps formatted).
+ */
 export const parseBenchOutput = (text: string): BenchJson => {
-  const last = text.trim().split("\n").at(-1);
-  if (last === undefined || last === "") throw new Error("no JSON line in the bench output");
-  return JSON.parse(last) as BenchJson;
+  try {
+    return JSON.parse(text) as BenchJson;
+  } catch {
+    const last = text.trim().split("\n").at(-1);
+    if (last === undefined || last === "") throw new Error("no JSON line in the bench output");
+    return JSON.parse(last) as BenchJson;
+  }
 };

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { BENCH_OPTIONS } from "../../bench/bench-options.js";
+import { noisyNeighbourMarkdown } from "../../bench/noisy-neighbour/noisy-table.js";
 import {
   BenchmarksTemplateError,
   markdownTable,
@@ -54,5 +55,14 @@ describe("the benchmark template's commands", () => {
     const flags = [...line.replace(/#.*$/, "").matchAll(/--([a-z-]+)/g)].map((m) => m[1]);
     const known = new Set(Object.keys(BENCH_OPTIONS));
     expect(flags.filter((flag) => flag !== undefined && !known.has(flag))).toEqual([]);
+  });
+});
+
+describe("BENCHMARKS.md", () => {
+  it("is what its template and the cited run give: no figure in it is typed by hand", () => {
+    const run = parseBenchOutput(readFileSync("bench/results/latest.json", "utf8"));
+    expect(readFileSync("BENCHMARKS.md", "utf8")).toBe(
+      renderBenchmarks(TEMPLATE, run, noisyNeighbourMarkdown),
+    );
   });
 });
