@@ -7,12 +7,7 @@ import { createMemoryEventStore, type MemoryEventStore } from "./memory-event-st
 import { MemoryQueue, StaleReceipt } from "./memory-queue.js";
 import { createMemoryTargetLimitsStore } from "./memory-target-limits-store.js";
 import { createMemoryTargetStateStore } from "./memory-target-state-store.js";
-import {
-  bodyOf,
-  drawBulkyEvents,
-  drawScenario,
-  type ScenarioEvent,
-} from "./scenario.js";
+import { bodyOf, drawBulkyEvents, drawScenario, type ScenarioEvent } from "./scenario.js";
 import { VirtualScheduler } from "./scheduler.js";
 import { createSimulatedAdversary, type SimulatedAdversary } from "./simulated-adversary.js";
 import { SimulatedTarget } from "./simulated-target.js";
