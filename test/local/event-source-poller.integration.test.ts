@@ -273,7 +273,8 @@ describe("startEventSourcePoller", () => {
     expect(most).toBe(1);
     expect(functionConcurrency.peak).toBe(1);
     for (const p of pollers) {
-      expect(p.stats.billedDurationMs).toBeGreaterThanOrEqual(p.stats.invocations * 50);
+      // Each handler sleeps 50 ms; a timer may fire a millisecond early by Date.now's clock.
+      expect(p.stats.billedDurationMs).toBeGreaterThanOrEqual(p.stats.invocations * 49);
     }
   });
 
