@@ -4,11 +4,7 @@ import {
   DEAD_LETTER_SUMMARY_ATTRIBUTE,
 } from "../../lib/adapters/sqs-dead-letter-queue.js";
 import { readDeadLetter } from "../../lib/app/dead-letter-scan.js";
-import {
-  DEAD_LETTER_KIND,
-  DEAD_LETTER_VERSION,
-  type DeadLetterMessage,
-} from "../../lib/core/dead-letter.js";
+import type { DeadLetterMessage } from "../../lib/core/dead-letter.js";
 import { MAX_MESSAGE_BYTES, utf8Bytes } from "../../lib/core/envelope.js";
 import { ResourceNotFoundError } from "../../lib/core/errors.js";
 import { aDeadLetterMessage } from "../support/dead-letter-fixture.js";

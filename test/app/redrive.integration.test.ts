@@ -2,11 +2,7 @@ import { SendMessageCommand } from "@aws-sdk/client-sqs";
 import { beforeEach, describe, expect, it } from "vitest";
 import { scheduleFromAttributes } from "../../lib/adapters/message-schedule.js";
 import { redrive } from "../../lib/app/redrive.js";
-import {
-  DEAD_LETTER_KIND,
-  DEAD_LETTER_VERSION,
-  type DeadLetterMessage,
-} from "../../lib/core/dead-letter.js";
+import type { DeadLetterMessage } from "../../lib/core/dead-letter.js";
 import type { Envelope } from "../../lib/core/envelope.js";
 import { InvalidRequestError, StoreUnavailableError } from "../../lib/core/errors.js";
 import { DEFAULT_POLICY } from "../../lib/core/policy.js";
