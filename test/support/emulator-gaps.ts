@@ -1,0 +1,56 @@
+import { it } from "vitest";
+
+/**
+ * Names the AWS implementation a run talks to when it is not the default pair (fauxqs and
+ * DynamoDB Local, or AWS_ENDPOINT_URL's LocalStack). `npm run test:moto` sets it to `moto`.
+ */
+export const EMULATOR_ENV = "RICOCHET_TEST_EMULATOR";
+
+type Emulator = "moto";
+
+/**
+ * What an emulator does differently from AWS, each stated once with the reason. A test that pins
+ * one of these details is skipped on that emulator only, with the reason in its name; on every
+ * other run it asserts as before. Add a gap here only with evidence that the emulator, not
+ * Ricochet, is what differs from AWS.
+ */
+export const EMULATOR_GAPS = {
+  consumedCapacityBySize: {
+    moto: "moto reports 0.5 write capacity units for every UpdateItem, whatever the item's size",
+  },
+  nulBodyRefused: {
+    moto: "moto accepts a message body with U+0000, which SQS refuses as an invalid character",
+  },
+  longPollWakesAtOnce: {
+    moto: "moto wakes a waiting long poll only on its one-second tick, not when a message arrives",
+  },
+} as const satisfies Record<string, Partial<Record<Emulator, string>>>;
+
+export type EmulatorGap = keyof typeof EMULATOR_GAPS;
+
+const currentEmulator = (): Emulator | undefined =>
+  process.env[EMULATOR_ENV] === "moto" ? "moto" : undefined;
+
+/** Why this run's emulator lacks `gap`, or undefined when the test should run. */
+export const gapReason = (gap: EmulatorGap): string | undefined => {
+  const emulator = currentEmulator();
+  if (emulator === undefined) return undefined;
+  const reasons: Partial<Record<Emulator, string>> = EMULATOR_GAPS[gap];
+  return reasons[emulator];
+};
+
+/**
+ * `it`, skipped only on an emulator that lacks `gap`; the skipped test's name carries the reason,
+ * so the run's report says what was not checked and why.
+ */
+export const itWhereEmulated = (
+  gap: EmulatorGap,
+  name: string,
+  test: () => Promise<void> | void,
+  timeout?: number,
+): void => {
+  const reason = gapReason(gap);
+  const emulator = currentEmulator();
+  if (reason === undefined) it(name, test, timeout);
+  else it.skip(`${name} [skipped on ${emulator}: ${reason}]`, test, timeout);
+};
