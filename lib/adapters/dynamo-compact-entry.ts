@@ -34,6 +34,8 @@ export interface CompactEntry {
   readonly m: string;
   /** delaySeconds */
   readonly d?: number;
+  /** noCall */
+  readonly x?: true;
 }
 
 /** The in-flight attempt as stored: who claimed it and when (epoch ms). */
@@ -66,6 +68,7 @@ export const compactEntry = (entry: AttemptEntry): CompactEntry | AttemptEntry =
     e: entry.errorCategory,
     m: entry.message,
     d: entry.delaySeconds,
+    x: entry.noCall,
   });
 };
 
@@ -84,6 +87,7 @@ const fromCompact = (item: CompactEntry): AttemptEntry =>
     errorCategory: item.e,
     message: item.m,
     delaySeconds: item.d,
+    noCall: item.x,
   });
 
 /** Reads a stored entry, compact or in the long form older releases wrote. */

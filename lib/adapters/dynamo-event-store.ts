@@ -3,6 +3,7 @@ import type { EventStore } from "../core/ports.js";
 import { claim } from "./dynamo-event-store/claim.js";
 import {
   recordConflict,
+  recordDeferral,
   recordInvalid,
   recordScheduled,
 } from "./dynamo-event-store/intake-writes.js";
@@ -39,6 +40,7 @@ export const createDynamoEventStore = ({ doc, tableName }: DynamoEventStoreOptio
     recordPendingDeadLetter: (request) => recordPendingDeadLetter(context, request),
     recordInvalid: (request) => recordInvalid(context, request),
     recordScheduled: (request) => recordScheduled(context, request),
+    recordDeferral: (request) => recordDeferral(context, request),
     recordRedrive: (request) => recordRedrive(context, request),
     recordCancel: (request) => recordCancel(context, request),
     recordReplay: (request) => recordReplay(context, request),

@@ -74,6 +74,7 @@ export const itemToRecord = (item: Record<string, unknown>): EventRecord => {
     leaseExpiresAt: optionalNumber(item.leaseExpiresAt),
     currentAttempt: current === undefined ? undefined : { attempt: attempts, ...current },
     nextAttemptAt: optionalString(item.nextAttemptAt),
+    deferral: item.deferral as EventRecord["deferral"],
     // Stored by older releases and by an invalid envelope's placeholder; otherwise the last entry's.
     lastOutcome: (item.lastOutcome as EventRecord["lastOutcome"]) ?? outcomeOf(history.at(-1)),
     lastDelaySeconds: optionalNumber(item.lastDelaySeconds),

@@ -6,7 +6,13 @@ import {
   effectiveDeadlineMs,
 } from "../core/decide.js";
 import type { Envelope } from "../core/envelope.js";
-import { classify, type Outcome, OutcomeClass, retryAfterOf } from "../core/outcome.js";
+import {
+  classify,
+  type Outcome,
+  OutcomeClass,
+  refusedBeforeCall,
+  retryAfterOf,
+} from "../core/outcome.js";
 import type { RetryPolicy } from "../core/policy.js";
 import type {
   DeadLetterQueue,
@@ -122,6 +128,8 @@ const sendDeadLetter = async (
     retentionSeconds: deps.retentionSeconds,
     status: rejected ? EventStatus.REJECTED : EventStatus.DEAD_LETTERED,
     deadLetterReason: pending.reason,
+    // The count the copy reports: a takeover that finishes the decision makes no call of its own.
+    attempts: pending.attempts,
   });
 };
 
@@ -206,8 +214,15 @@ export const runClaimedAttempt = async (
             random: deps.random,
           });
 
+  // A run Ricochet ends before trying the target (deadline or budget passed, a target its rules
+  // refuse) gives its claim's attempt back, so that the count is the calls made. A refusal the
+  // producer's policy retries keeps it: the budget must still end an event whose target can
+  // never be tried, and an exhausted event has spent its whole budget.
+  const noCall = call === undefined || refusedBeforeCall(call.result);
+  const givesBack = call === undefined || (noCall && outcome.class === OutcomeClass.PERMANENT);
+  const attempts = givesBack ? record.attempts - 1 : record.attempts;
   const entry: AttemptEntry = {
-    attempt: record.attempts,
+    attempt: attempts,
     worker: deps.workerId,
     claimedAt: record.currentAttempt?.claimedAt ?? isoOf(claimedAtMs),
     sentAt: sentAtMs === undefined ? undefined : isoOf(sentAtMs),
@@ -217,6 +232,7 @@ export const runClaimedAttempt = async (
     errorCategory: outcome.errorCategory,
     message: outcome.message,
     delaySeconds: decision.kind === "retry" ? decision.delaySeconds : undefined,
+    noCall: noCall ? true : undefined,
   };
 
   const base = {
@@ -258,7 +274,7 @@ export const runClaimedAttempt = async (
         entry,
         lastOutcome: outcome,
         generation: record.generation,
-        attempts: record.attempts,
+        attempts,
         decidedAt: isoOf(finishedAtMs),
       };
       const noted = await deps.store.recordPendingDeadLetter({

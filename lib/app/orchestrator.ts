@@ -74,7 +74,7 @@ const handle = async (
       },
     );
   }
-  const gate = await passTargetGate(ctx, message, envelope, policy, target.key, callBudgetMs);
+  const gate = await passTargetGate(ctx, message, event, target.key, callBudgetMs);
   if ("deferred" in gate) return gate.deferred;
   return gate.during(() => claimAndAttempt(ctx, message, event, target, callBudgetMs));
 };

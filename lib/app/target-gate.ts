@@ -1,21 +1,27 @@
-import type { Envelope } from "../core/envelope.js";
-import type { RetryPolicy } from "../core/policy.js";
+import { DeferralCause } from "../core/deferral.js";
 import type { ReceivedMessage } from "../core/ports.js";
 import { CallEvidence } from "../core/target-health.js";
 import type { AttemptEnd } from "./attempt.js";
 import type { ClaimTaken } from "./claim-step.js";
 import { defer } from "./defer.js";
+import type { AdmittedEvent } from "./message-admission.js";
 import { callMsOf, type MessageVerdict, type OrchestratorContext } from "./orchestrator-context.js";
 import type { TargetAdmission } from "./target-breakers.js";
-import { type CallPermit, NO_PERMIT, type TargetLimiter } from "./target-limits.js";
+import { type CallPermit, LimitKind, NO_PERMIT, type TargetLimiter } from "./target-limits.js";
 
 /*
  * Before a claim, the target's breaker and then its limits are asked whether a call may go now.
- * Either turns the event away by deferring it (no claim, no attempt spent), except past its
- * deadline, where it goes on to the claim, which dead-letters it without a call.
+ * Either turns the event away by deferring it (no claim, no attempt spent; the record says so),
+ * except past its deadline, where it goes on to the claim, which dead-letters it without a call.
  */
 
 const CALL: TargetAdmission = { verdict: "call" };
+
+/** What the record says of a limit that defers an event. */
+const CAUSE_OF_LIMIT: Readonly<Record<LimitKind, DeferralCause>> = {
+  [LimitKind.RATE]: DeferralCause.RATE_LIMIT,
+  [LimitKind.CONCURRENCY]: DeferralCause.CONCURRENCY_LIMIT,
+};
 
 /** A call let through the gate: what the breaker and the limits must be told once it ends. */
 export interface GatePass {
@@ -49,18 +55,17 @@ const admitToLimits = async (
   ctx: OrchestratorContext,
   limits: TargetLimiter,
   message: ReceivedMessage,
-  envelope: Envelope,
-  policy: RetryPolicy,
+  event: AdmittedEvent,
   key: string,
   admission: TargetAdmission,
   callBudgetMs: number,
 ): Promise<GateDeferral | { readonly permit: CallPermit }> => {
   // The slot is taken before the claim, so its lease outlives the claim's by a margin.
-  const leaseMs = callMsOf(envelope, callBudgetMs) + 2 * ctx.deps.leaseMarginMs;
+  const leaseMs = callMsOf(event.envelope, callBudgetMs) + 2 * ctx.deps.leaseMarginMs;
   const limit = await limits.admit(key, leaseMs);
   if (limit.verdict === "call") return { permit: limit.permit };
-  const because = `its target is at its ${limit.limit} limit`;
-  const deferred = await defer(ctx, message, envelope, policy, { key, because, ...limit }).catch(
+  const cause = CAUSE_OF_LIMIT[limit.limit];
+  const deferred = await defer(ctx, message, event, { key, cause, untilMs: limit.untilMs }).catch(
     async (error: unknown) => {
       await giveBackProbe(ctx, key, admission);
       throw error;
@@ -78,22 +83,25 @@ const admitToLimits = async (
 export const passTargetGate = async (
   ctx: OrchestratorContext,
   message: ReceivedMessage,
-  envelope: Envelope,
-  policy: RetryPolicy,
+  event: AdmittedEvent,
   key: string,
   callBudgetMs: number,
 ): Promise<GatePass | GateDeferral> => {
   const { breakers, limits } = ctx.deps;
   const admission = breakers === undefined ? CALL : await breakers.admit(key);
   if (admission.verdict === "defer") {
-    const because = "its target's circuit breaker is open";
-    const deferred = await defer(ctx, message, envelope, policy, { key, because, ...admission });
+    const deferred = await defer(ctx, message, event, {
+      key,
+      cause: DeferralCause.BREAKER_OPEN,
+      untilMs: admission.untilMs,
+      outageStartMs: admission.outageStartMs,
+    });
     if (deferred !== undefined) return { deferred };
   }
   const limit =
     limits === undefined || admission.verdict === "defer"
       ? { permit: NO_PERMIT }
-      : await admitToLimits(ctx, limits, message, envelope, policy, key, admission, callBudgetMs);
+      : await admitToLimits(ctx, limits, message, event, key, admission, callBudgetMs);
   if ("deferred" in limit) return limit;
   const { permit } = limit;
 

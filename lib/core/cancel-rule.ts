@@ -80,6 +80,7 @@ export const cancelledRecord = (old: EventRecord, request: CancelRecordRequest):
   ...old,
   status: EventStatus.CANCELLED,
   nextAttemptAt: undefined,
+  deferral: undefined,
   updatedAt: new Date(request.nowMs).toISOString(),
   audit: [...(old.audit ?? []), request.audit],
   expiresAt: Math.floor(request.nowMs / 1000) + request.retentionSeconds,

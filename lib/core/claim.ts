@@ -1,5 +1,5 @@
 import { DeadLetterReason } from "./decide.js";
-import type { ClaimRequest, ClaimResult } from "./ports.js";
+import type { ClaimRequest, ClaimResult, FirstSight } from "./ports.js";
 import type { EventRecord } from "./record.js";
 import { EventStatus, isTerminal } from "./status.js";
 import { isoOf } from "./time-format.js";
@@ -51,24 +51,32 @@ export const mayClaim = (
         isInvalidPlaceholder(old))) ||
       (old.generation === generation - 1 && leaseExpired(old, nowMs))));
 
+/**
+ * The record the first write of an event creates, before that write's own changes: pending at the
+ * message's generation, no attempt made, with what the envelope says of itself. A claim and a
+ * deferral may each be that write (lib/adapters/dynamo-event-store/first-sight-fields.ts).
+ */
+export const firstSightRecord = (request: FirstSight): EventRecord => ({
+  eventId: request.eventId,
+  status: EventStatus.PENDING,
+  generation: request.generation,
+  attempts: 0,
+  attemptBudget: request.attemptBudget,
+  history: [],
+  redrives: [],
+  createdAt: isoOf(request.nowMs),
+  updatedAt: isoOf(request.nowMs),
+  targetSummary: request.targetSummary,
+  envelopeDigest: request.envelopeDigest,
+  ...(request.targetGroup === undefined ? {} : { targetGroup: request.targetGroup }),
+  ...(request.policyAdjustments?.length ? { policyAdjustments: request.policyAdjustments } : {}),
+});
+
 /** The record as an admitted claim leaves it: in flight, leased, one more attempt. */
 export const claimedRecord = (old: EventRecord | undefined, request: ClaimRequest): EventRecord => {
-  const { eventId, generation, worker, nowMs } = request;
+  const { generation, worker, nowMs } = request;
   const attempts = (old?.attempts ?? 0) + 1;
-  const fresh: EventRecord = {
-    eventId,
-    status: EventStatus.PENDING,
-    generation,
-    attempts: 0,
-    attemptBudget: request.attemptBudget,
-    history: [],
-    redrives: [],
-    createdAt: isoOf(nowMs),
-    updatedAt: isoOf(nowMs),
-    targetSummary: request.targetSummary,
-    ...(request.targetGroup === undefined ? {} : { targetGroup: request.targetGroup }),
-    ...(request.policyAdjustments?.length ? { policyAdjustments: request.policyAdjustments } : {}),
-  };
+  const fresh = firstSightRecord(request);
   // An invalid envelope's placeholder gives way to the corrected event but keeps its history.
   const base =
     old === undefined
@@ -81,6 +89,7 @@ export const claimedRecord = (old: EventRecord | undefined, request: ClaimReques
     generation,
     envelopeDigest: old?.envelopeDigest ?? request.envelopeDigest,
     deadLetterReason: undefined,
+    deferral: undefined,
     expiresAt: undefined,
     status: EventStatus.IN_FLIGHT,
     attempts,

@@ -37,6 +37,19 @@ export type AttemptResult =
       readonly beforeContact?: boolean | undefined;
     };
 
+/** Refusals of the envelope itself, which Ricochet decides before anything is sent. */
+export const REFUSAL_CATEGORIES: ReadonlySet<string> = new Set<string>([
+  Category.INVALID_TARGET,
+  Category.TARGET_REFUSED,
+]);
+
+/**
+ * Whether `result` is Ricochet refusing the envelope before any call (an invalid target, an
+ * address or Lambda function its rules refuse): the target was never tried.
+ */
+export const refusedBeforeCall = (result: AttemptResult): boolean =>
+  result.kind === "error" && !result.requestSent && REFUSAL_CATEGORIES.has(result.category);
+
 /** The four classes every attempt falls into. */
 export const OutcomeClass = {
   SUCCESS: "success",

@@ -1,5 +1,6 @@
 import type { Breaker } from "./circuit-breaker.js";
 import type { DeadLetterMessage } from "./dead-letter.js";
+import type { DeferralCause } from "./deferral.js";
 import type { Envelope } from "./envelope.js";
 import type { AttemptResult } from "./outcome.js";
 import type {
@@ -20,6 +21,22 @@ import type { TargetNotes } from "./target-view.js";
  * and HTTP; the simulation implements them in memory. Every method either succeeds, returns a
  * domain outcome for a lost race, or throws a RicochetError subclass — never an AWS error.
  */
+
+/**
+ * What the write that creates an event's record knows of the event (a claim's, a deferral's):
+ * every later write keeps these.
+ */
+export type FirstSight = Pick<
+  ClaimRequest,
+  | "eventId"
+  | "generation"
+  | "nowMs"
+  | "attemptBudget"
+  | "targetSummary"
+  | "targetGroup"
+  | "envelopeDigest"
+  | "policyAdjustments"
+>;
 
 export interface ClaimRequest {
   readonly eventId: string;
@@ -71,6 +88,11 @@ export interface RecordResultRequest {
   /** The record as claimed: its history is what the result extends (and trims once full). */
   readonly claimed: EventRecord;
   readonly entry: AttemptEntry;
+  /**
+   * The record's attempt count after this run, when it is not the claimed one: a run that ended
+   * the event without a call gives its attempt back (lib/app/attempt.ts).
+   */
+  readonly attempts?: number | undefined;
   readonly nextAttemptAt?: string | undefined;
   readonly deadLetterReason?: string | undefined;
   readonly nowMs: number;
@@ -123,6 +145,23 @@ export interface RecordScheduledRequest {
   readonly targetGroup?: string | undefined;
   readonly policyAdjustments?: readonly string[] | undefined;
 }
+
+/**
+ * Notes on a waiting event's record that its target turned it away ({@link DeferralNote}) and
+ * when it is tried next; creates the record, pending, on the event's first sight. Written before
+ * the deferred message is sent: a crash in between leaves the source message to come back.
+ */
+export interface RecordDeferralRequest extends FirstSight {
+  /** When the deferred message is due: the record's next attempt. */
+  readonly dueMs: number;
+  readonly cause: DeferralCause;
+  readonly targetKey: string;
+}
+
+/** A deferral's write: landed, or refused by the record that is there (undefined: none). */
+export type RecordDeferralOutcome =
+  | { readonly kind: "recorded" }
+  | { readonly kind: "refused"; readonly record: EventRecord | undefined };
 
 /** A redrive's write: the record moves to `pending` at `generation`, with the budget and the entry. */
 export interface RedriveRecordRequest {
@@ -209,6 +248,11 @@ export interface EventStore {
    * duplicate of the producer's message); any other record is left alone.
    */
   recordScheduled(request: RecordScheduledRequest): Promise<void>;
+  /**
+   * Notes a deferral on a waiting record of the same envelope and generation, or creates the
+   * record (lib/core/deferral.ts); any other record is left alone and returned.
+   */
+  recordDeferral(request: RecordDeferralRequest): Promise<RecordDeferralOutcome>;
   recordRedrive(request: RedriveRecordRequest): Promise<RedriveRecordOutcome>;
   /** Marks a waiting event cancelled, unless it moved since the cancel read it. */
   recordCancel(request: CancelRecordRequest): Promise<OperatorWriteOutcome>;

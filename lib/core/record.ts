@@ -1,4 +1,5 @@
 import type { DeadLetterReason } from "./decide.js";
+import type { DeferralNote } from "./deferral.js";
 import type { Outcome, OutcomeClass } from "./outcome.js";
 import type { EventStatus } from "./status.js";
 
@@ -57,6 +58,11 @@ export interface AttemptEntry {
   readonly message: string;
   /** The delay chosen before the next attempt, when one was scheduled. */
   readonly delaySeconds?: number | undefined;
+  /**
+   * The run ended the event without trying the target (deadline or budget passed, target
+   * refused): no call was made, and `attempt` is the count it left, the calls made before it.
+   */
+  readonly noCall?: true | undefined;
 }
 
 /** Who brought an event back from the dead-letter queue, when, why and with what budget. */
@@ -135,7 +141,12 @@ export interface EventRecord {
    * the generation it was issued for, which is how stale and early copies are told apart.
    */
   readonly generation: number;
-  /** Runs started so far, re-runs after a crash included. */
+  /**
+   * Calls made so far, plus the re-runs a lost lease forced (a run that may have called before
+   * its worker stopped). A run Ricochet ended before trying the target (deadline or budget
+   * passed, target refused by its own rules) gives its attempt back, unless the policy retries
+   * it: see docs/design-notes.md, "What an attempt counts".
+   */
   readonly attempts: number;
   /** Runs allowed in total; a redrive raises it. */
   readonly attemptBudget: number;
@@ -145,7 +156,10 @@ export interface EventRecord {
   readonly currentAttempt?:
     | { readonly attempt: number; readonly worker: string; readonly claimedAt: string }
     | undefined;
+  /** When the event is tried next: its retry's, its schedule's or its deferral's due time. */
   readonly nextAttemptAt?: string | undefined;
+  /** Set while a target's breaker or limits hold the waiting event back (lib/core/deferral.ts). */
+  readonly deferral?: DeferralNote | undefined;
   readonly lastOutcome?: Outcome | undefined;
   readonly lastDelaySeconds?: number | undefined;
   readonly deadLetterReason?: DeadLetterReason | undefined;

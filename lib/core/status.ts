@@ -32,9 +32,10 @@ export const isTerminal = (status: EventStatus): boolean => TERMINAL_STATUSES.ha
 
 /**
  * The statuses a record may be created in. A valid event's record is written by its first claim,
- * already `in_flight` (lib/core/claim.ts, `claimedRecord`), or as `scheduled` when its
- * `notBefore` is ahead; an invalid envelope leaves a `rejected` placeholder. Only a redrive whose
- * record has expired (lib/core/redrive-rule.ts) creates one `pending`.
+ * already `in_flight` (lib/core/claim.ts, `claimedRecord`), as `scheduled` when its `notBefore`
+ * is ahead, or as `pending` when its target turns it away before its first claim
+ * (lib/core/deferral.ts); an invalid envelope leaves a `rejected` placeholder. A redrive whose
+ * record has expired (lib/core/redrive-rule.ts) creates one `pending` too.
  */
 export const INITIAL_STATUSES: ReadonlySet<EventStatus> = new Set([
   EventStatus.PENDING,
@@ -49,14 +50,21 @@ export const INITIAL_STATUSES: ReadonlySet<EventStatus> = new Set([
 // running attempt's result is never overwritten and never overwrites a cancel.
 const TRANSITIONS: Readonly<Record<EventStatus, readonly EventStatus[]>> = {
   pending: [EventStatus.IN_FLIGHT, EventStatus.PENDING, EventStatus.CANCELLED],
-  // scheduled -> scheduled: a duplicate of the producer's message recorded the same schedule.
+  // scheduled -> scheduled: a duplicate of the producer's message recorded the same schedule, or
+  // a deferral of the due event.
   scheduled: [
     EventStatus.IN_FLIGHT,
     EventStatus.PENDING,
     EventStatus.SCHEDULED,
     EventStatus.CANCELLED,
   ],
-  retry_scheduled: [EventStatus.IN_FLIGHT, EventStatus.PENDING, EventStatus.CANCELLED],
+  // retry_scheduled -> retry_scheduled: a deferral noted when the retry is tried instead.
+  retry_scheduled: [
+    EventStatus.IN_FLIGHT,
+    EventStatus.PENDING,
+    EventStatus.RETRY_SCHEDULED,
+    EventStatus.CANCELLED,
+  ],
   // in_flight -> in_flight is a takeover after the previous holder's lease expired.
   in_flight: [
     EventStatus.IN_FLIGHT,

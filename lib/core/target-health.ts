@@ -1,4 +1,4 @@
-import { type AttemptResult, naturalClass, OutcomeClass } from "./outcome.js";
+import { type AttemptResult, naturalClass, OutcomeClass, REFUSAL_CATEGORIES } from "./outcome.js";
 import { ErrorCategory } from "./policy.js";
 
 /*
@@ -25,12 +25,6 @@ export interface EndedCall {
   readonly timeoutMs: number;
 }
 
-/** Refusals of the envelope itself, decided by Ricochet before anything was sent. */
-const REFUSALS: ReadonlySet<string> = new Set([
-  ErrorCategory.INVALID_TARGET,
-  ErrorCategory.TARGET_REFUSED,
-]);
-
 /**
  * What `call` says about its target. Silent: a refusal of the envelope (invalid target, address
  * refused), a failure on Ricochet's side before anything went to the target
@@ -43,7 +37,7 @@ const REFUSALS: ReadonlySet<string> = new Set([
 export const callEvidence = (call: EndedCall, minCountedTimeoutMs: number): CallEvidence => {
   const { result } = call;
   if (result.kind === "error") {
-    if (result.beforeContact === true || REFUSALS.has(result.category)) return CallEvidence.SILENT;
+    if (result.beforeContact === true || REFUSAL_CATEGORIES.has(result.category)) return CallEvidence.SILENT;
     if (result.category === ErrorCategory.TIMEOUT && call.timeoutMs < minCountedTimeoutMs)
       return CallEvidence.SILENT;
   }

@@ -102,7 +102,12 @@ describe("the orchestrator's admission with per-target limits", () => {
     expect(await w.handle(bodyOf("waits"))).toEqual({ kind: "ack" });
 
     expect(w.calls).toEqual([]);
-    expect(await w.store.get("waits")).toBeUndefined();
+    // Recorded from its first sight, waiting, with nothing spent (issue #36, finding 4).
+    expect(await w.store.get("waits")).toMatchObject({
+      status: EventStatus.PENDING,
+      attempts: 0,
+      deferral: { cause: "concurrency_limit", targetKey: TARGET },
+    });
     const [resent] = w.ingress.contents();
     expect(resent?.schedule.notBeforeMs).toBeGreaterThanOrEqual(NOW + 1_000);
     expect(w.metrics.get(MetricName.DEFERRED)).toBe(1);

@@ -12,7 +12,11 @@ import { type LimitAdmission, LimitKind, type TargetLimiter } from "../../lib/ap
 import { CountingMetrics, silentLog } from "../../lib/core/observability.js";
 import { type AttemptResult, OutcomeClass } from "../../lib/core/outcome.js";
 import { ErrorCategory } from "../../lib/core/policy.js";
-import { MessageOrigin, type ReceivedMessage } from "../../lib/core/ports.js";
+import {
+  MessageOrigin,
+  type ReceivedMessage,
+  type RecordDeferralRequest,
+} from "../../lib/core/ports.js";
 import { callEvidence } from "../../lib/core/target-health.js";
 import { anEnvelope, anEventRecord, aPolicy, FIXED_NOW_MS } from "../support/factories.js";
 
@@ -94,6 +98,10 @@ const gateWorld = (options: {
         options.deadlineSeconds === undefined
           ? undefined
           : anEventRecord({ createdAt: new Date(NOW - 120_000).toISOString() }),
+      recordDeferral: async (request: RecordDeferralRequest) => {
+        told.push(`recordDeferral ${request.cause}`);
+        return { kind: "recorded" };
+      },
     },
     ingress: {
       send: async () => {
@@ -113,8 +121,11 @@ const gateWorld = (options: {
     passTargetGate(
       orchestratorContext(deps),
       message,
-      anEnvelope(),
-      aPolicy({ deadlineSeconds: options.deadlineSeconds }),
+      {
+        envelope: anEnvelope(),
+        policy: aPolicy({ deadlineSeconds: options.deadlineSeconds }),
+        policyAdjustments: [],
+      },
       KEY,
       10_000,
     );
@@ -218,13 +229,13 @@ describe("passTargetGate", () => {
       limit: "defer",
     });
     expect(await pass()).toEqual({ deferred: ACK });
-    expect(told).toEqual(["resend"]);
+    expect(told).toEqual(["recordDeferral breaker_open", "resend"]);
   });
 
   it("defers an event over a limit and gives its probe back", async () => {
     const { told, pass } = gateWorld({ admission: { verdict: "probe" }, limit: "defer" });
     expect(await pass()).toEqual({ deferred: ACK });
-    expect(told).toEqual(["resend", `abandonProbe ${KEY}`]);
+    expect(told).toEqual(["recordDeferral concurrency_limit", "resend", `abandonProbe ${KEY}`]);
   });
 
   it("gives the probe back when the deferral over a limit fails", async () => {
@@ -234,7 +245,7 @@ describe("passTargetGate", () => {
       resendFails: true,
     });
     await expect(pass()).rejects.toThrow("queue unreachable");
-    expect(told).toEqual([`abandonProbe ${KEY}`]);
+    expect(told).toEqual(["recordDeferral concurrency_limit", `abandonProbe ${KEY}`]);
   });
 
   it("lets an event past its deadline through an open breaker to the claim, telling the breaker nothing after", async () => {

@@ -34,6 +34,8 @@ const ALLOWED: readonly [From, EventStatus][] = [
   [S.RETRY_SCHEDULED, S.PENDING],
   [S.SCHEDULED, S.PENDING],
   [S.IN_FLIGHT, S.PENDING],
+  // A deferral notes on a waiting retry when it is tried instead (issue #36, finding 5).
+  [S.RETRY_SCHEDULED, S.RETRY_SCHEDULED],
   // A corrected resubmission claims the placeholder an invalid envelope left under its id.
   [S.REJECTED, S.IN_FLIGHT],
   // An operator cancels a waiting event, or replays a delivered one.

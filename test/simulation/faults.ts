@@ -8,6 +8,7 @@ export type Operation =
   | "store.recordPendingDeadLetter"
   | "store.recordInvalid"
   | "store.recordScheduled"
+  | "store.recordDeferral"
   | "store.recordRedrive"
   | "store.recordCancel"
   | "store.recordReplay"

@@ -75,6 +75,8 @@ const faultyStore = (
       await faults.call(process, "store.recordScheduled", () => store.recordScheduled(request));
       world.scheduledIds.add(request.eventId);
     },
+    recordDeferral: (request) =>
+      faults.call(process, "store.recordDeferral", () => store.recordDeferral(request)),
     recordRedrive: (request) =>
       faults.call(process, "store.recordRedrive", () => store.recordRedrive(request)),
     recordCancel: (request) =>

@@ -1,5 +1,6 @@
 import { cancelledRecord, mayRecordCancel } from "../../lib/core/cancel-rule.js";
 import { claimedRecord, explainRefusedClaim, mayClaim } from "../../lib/core/claim.js";
+import { deferredRecord, mayRecordDeferral } from "../../lib/core/deferral.js";
 import type { Outcome } from "../../lib/core/outcome.js";
 import type {
   CancelRecordRequest,
@@ -9,6 +10,8 @@ import type {
   ListByStatusRequest,
   OperatorWriteOutcome,
   RecordConflictRequest,
+  RecordDeferralOutcome,
+  RecordDeferralRequest,
   RecordInvalidRequest,
   RecordPendingDeadLetterRequest,
   RecordResultOutcome,
@@ -134,6 +137,7 @@ export const createMemoryEventStore = (options: MemoryEventStoreOptions = {}): M
     const { entry, nowMs } = request;
     write({
       ...old,
+      attempts: request.attempts ?? old.attempts,
       status: request.status,
       generation: request.newGeneration,
       history: appendBounded(request.claimed.history, entry, MAX_HISTORY_ENTRIES),
@@ -222,6 +226,13 @@ export const createMemoryEventStore = (options: MemoryEventStoreOptions = {}): M
     });
   };
 
+  const recordDeferral = async (request: RecordDeferralRequest): Promise<RecordDeferralOutcome> => {
+    const old = read(request.eventId);
+    if (!mayRecordDeferral(old, request)) return { kind: "refused", record: old };
+    write(deferredRecord(old, request));
+    return { kind: "recorded" };
+  };
+
   const recordRedrive = async (request: RedriveRecordRequest): Promise<RedriveRecordOutcome> => {
     const old = read(request.eventId);
     if (!mayRedrive(old, request.generation, request.nowMs)) {
@@ -237,6 +248,7 @@ export const createMemoryEventStore = (options: MemoryEventStoreOptions = {}): M
       redrives: [...(old?.redrives ?? []), request.audit],
       expiresAt: undefined,
       nextAttemptAt: undefined,
+      deferral: undefined,
       deadLetterReason: undefined,
       leaseOwner: undefined,
       leaseExpiresAt: undefined,
@@ -300,6 +312,7 @@ export const createMemoryEventStore = (options: MemoryEventStoreOptions = {}): M
     recordPendingDeadLetter,
     recordInvalid,
     recordScheduled,
+    recordDeferral,
     recordRedrive,
     recordCancel,
     recordReplay,

@@ -2,8 +2,9 @@ import { createOrchestrator, type Orchestrator } from "../../lib/app/orchestrato
 import type { TargetBreakers } from "../../lib/app/target-breakers.js";
 import type { TargetLimiter } from "../../lib/app/target-limits.js";
 import { CountingMetrics, silentLog } from "../../lib/core/observability.js";
+import type { AttemptResult } from "../../lib/core/outcome.js";
 import { DEFAULT_POLICY } from "../../lib/core/policy.js";
-import type { DeliveryRequest, IngressQueue } from "../../lib/core/ports.js";
+import type { DeliveryRequest, EventStore, IngressQueue } from "../../lib/core/ports.js";
 import { seededRandom } from "../../lib/core/random.js";
 import { createMemoryEventStore, type MemoryEventStore } from "../simulation/memory-event-store.js";
 import {
@@ -23,6 +24,12 @@ export interface MemoryOrchestratorOptions {
   readonly ingress?: (port: IngressQueue) => IngressQueue;
   readonly breakers?: TargetBreakers | undefined;
   readonly limits?: TargetLimiter | undefined;
+  /** Wraps the store port, to watch what the orchestrator writes. */
+  readonly store?: (port: EventStore) => EventStore;
+  /** The clock, when a test moves time on; default fixed at `nowMs`. */
+  readonly clock?: () => number;
+  /** How the target answers a call; default 200. */
+  readonly answer?: (request: DeliveryRequest) => AttemptResult;
 }
 
 /** An orchestrator and the in-memory deployment it works on. */
@@ -32,18 +39,18 @@ export interface MemoryOrchestrator {
   readonly ingress: MemoryQueue;
   readonly deadLetters: MemoryQueue;
   readonly store: MemoryEventStore;
-  /** Every call the target received, in order; each was answered 200. */
+  /** Every call the target received, in order (answered 200 unless `answer` says otherwise). */
   readonly calls: DeliveryRequest[];
   readonly metrics: CountingMetrics;
 }
 
 /**
  * The real orchestrator over in-memory queues and store, on a fixed clock, with a target that
- * answers every call 200 and records it: for tests of what the orchestrator decides, without
+ * answers every call 200 (or as `answer` says) and records it: for tests of what the orchestrator decides, without
  * emulators.
  */
 export const memoryOrchestrator = (options: MemoryOrchestratorOptions): MemoryOrchestrator => {
-  const clock = () => options.nowMs;
+  const clock = options.clock ?? (() => options.nowMs);
   const ingress = new MemoryQueue({ name: "ingress", clock });
   const deadLetters = new MemoryQueue({ name: "dlq", clock });
   const store = createMemoryEventStore();
@@ -51,7 +58,7 @@ export const memoryOrchestrator = (options: MemoryOrchestratorOptions): MemoryOr
   const metrics = new CountingMetrics();
   const ingressPort = memoryIngressQueue(ingress);
   const orchestrator = createOrchestrator({
-    store,
+    store: options.store?.(store) ?? store,
     ingress: options.ingress?.(ingressPort) ?? ingressPort,
     deadLetters: memoryDeadLetterQueue(deadLetters),
     clock,
@@ -63,7 +70,7 @@ export const memoryOrchestrator = (options: MemoryOrchestratorOptions): MemoryOr
       forTarget: () => ({
         deliver: async (request) => {
           calls.push(request);
-          return { kind: "response", statusCode: 200, durationMs: 1 };
+          return options.answer?.(request) ?? { kind: "response", statusCode: 200, durationMs: 1 };
         },
       }),
     },

@@ -21,6 +21,7 @@ export const slowStore = (store: EventStore, latencyMs: number): EventStore => {
     recordPendingDeadLetter: slow(store.recordPendingDeadLetter),
     recordInvalid: slow(store.recordInvalid),
     recordScheduled: slow(store.recordScheduled),
+    recordDeferral: slow(store.recordDeferral),
     recordRedrive: slow(store.recordRedrive),
     recordCancel: slow(store.recordCancel),
     recordReplay: slow(store.recordReplay),

@@ -2,6 +2,7 @@ import { DeadLetterReason } from "../../core/decide.js";
 import type {
   CancelRecordRequest,
   ClaimRequest,
+  RecordDeferralRequest,
   RecordScheduledRequest,
   RedriveRecordRequest,
   ReplayRecordRequest,
@@ -93,6 +94,16 @@ export const scheduleCondition = (request: RecordScheduledRequest): ExpressionPa
   expression: `${RECORD_ABSENT} OR (#status = :scheduled AND generation = :zero AND envelopeDigest = :digest)`,
   names: STATUS_NAME,
   values: { ":scheduled": EventStatus.SCHEDULED, ":zero": 0, ":digest": request.envelopeDigest },
+});
+
+/**
+ * A deferral (lib/core/deferral.ts, mayRecordDeferral): the event's first sight, or the same
+ * envelope waiting at the message's generation.
+ */
+export const deferralCondition = (request: RecordDeferralRequest): ExpressionPart => ({
+  expression: `${RECORD_ABSENT} OR (${SAME_ENVELOPE} AND generation = :generation AND ${WAITING})`,
+  names: STATUS_NAME,
+  values: { ...WAITING_VALUES, ":digest": request.envelopeDigest, ":generation": request.generation },
 });
 
 /**

@@ -2,6 +2,8 @@ import { DeadLetterReason } from "../../core/decide.js";
 import { OutcomeClass } from "../../core/outcome.js";
 import type {
   RecordConflictRequest,
+  RecordDeferralOutcome,
+  RecordDeferralRequest,
   RecordInvalidRequest,
   RecordScheduledRequest,
 } from "../../core/ports.js";
@@ -9,10 +11,11 @@ import type { AttemptEntry } from "../../core/record.js";
 import { EventStatus } from "../../core/status.js";
 import { isoOf } from "../../core/time-format.js";
 import { compactEntry } from "../dynamo-compact-entry.js";
+import { itemToRecord } from "../dynamo-record-item.js";
 import { putNewRecord, updateRecord } from "./conditional-writes.js";
-import { RECORD_PRESENT, scheduleCondition } from "./conditions.js";
+import { deferralCondition, RECORD_PRESENT, scheduleCondition } from "./conditions.js";
 import type { StoreContext } from "./store-context.js";
-import { conflictUpdate, scheduleUpdate, ttlSeconds } from "./updates.js";
+import { conflictUpdate, deferralUpdate, scheduleUpdate, ttlSeconds } from "./updates.js";
 
 /*
  * The writes made when a message arrives, before any attempt: each is a no-op when its condition
@@ -66,6 +69,24 @@ export const recordScheduled = async (
     update: scheduleUpdate(request),
     condition: scheduleCondition(request),
   });
+};
+
+/**
+ * Notes a deferral on a waiting record, or creates it on the event's first sight; a refusal
+ * returns the record that refused it, at no extra read.
+ */
+export const recordDeferral = async (
+  context: StoreContext,
+  request: RecordDeferralRequest,
+): Promise<RecordDeferralOutcome> => {
+  const answer = await updateRecord(context, "recordDeferral", {
+    eventId: request.eventId,
+    update: deferralUpdate(request),
+    condition: deferralCondition(request),
+    returnRefusing: true,
+  });
+  if (answer.kind === "written") return { kind: "recorded" };
+  return { kind: "refused", record: answer.item === undefined ? undefined : itemToRecord(answer.item) };
 };
 
 /** Counts a conflicting resubmission on the record, if it still exists. */

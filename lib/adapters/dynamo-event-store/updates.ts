@@ -2,6 +2,7 @@ import type {
   CancelRecordRequest,
   ClaimRequest,
   RecordConflictRequest,
+  RecordDeferralRequest,
   RecordPendingDeadLetterRequest,
   RecordResultRequest,
   RecordScheduledRequest,
@@ -64,7 +65,7 @@ export const claimUpdate = (request: ClaimRequest): ExpressionPart => {
       "leaseOwner = :worker, leaseExpiresAt = :leaseEnd, currentAttempt = :current, " +
       `updatedAt = :now, ${firstSight.expression}` +
       // Only an invalid envelope's placeholder has the last three; claiming it clears them.
-      " REMOVE nextAttemptAt, deadLetterReason, listedStatus, expiresAt",
+      " REMOVE nextAttemptAt, deferral, deadLetterReason, listedStatus, expiresAt",
     names: STATUS_NAME,
     values: {
       ":inFlight": EventStatus.IN_FLIGHT,
@@ -105,7 +106,11 @@ export const resultUpdate = (request: RecordResultRequest): ExpressionPart => {
       compactEntry,
     );
   }
+  // A run that made no call gives its attempt back (lib/app/attempt.ts); under the lease the
+  // stored count is the claimed one, so setting it is exact.
+  if (request.attempts !== undefined) values[":attempts"] = request.attempts;
   const sets = [
+    ...(request.attempts === undefined ? [] : ["attempts = :attempts"]),
     "#status = :status",
     "generation = :newGeneration",
     appending ? "history = list_append(history, :entries)" : "history = :history",
@@ -163,6 +168,30 @@ export const scheduleUpdate = (request: RecordScheduledRequest): ExpressionPart 
   };
 };
 
+/**
+ * Notes a deferral, creating the record (pending, no attempt) on the event's first sight; the
+ * fields of a record that exists are kept (if_not_exists), only its next attempt and the note change.
+ */
+export const deferralUpdate = (request: RecordDeferralRequest): ExpressionPart => {
+  const firstSight = firstSightFields(request, request.nowMs);
+  return {
+    expression:
+      "SET #status = if_not_exists(#status, :pending), " +
+      "generation = if_not_exists(generation, :generation), " +
+      "attempts = if_not_exists(attempts, :zero), nextAttemptAt = :due, deferral = :deferral, " +
+      `updatedAt = :now, ${firstSight.expression}`,
+    names: STATUS_NAME,
+    values: {
+      ":pending": EventStatus.PENDING,
+      ":generation": request.generation,
+      ":zero": 0,
+      ":due": isoOf(request.dueMs),
+      ":deferral": { cause: request.cause, targetKey: request.targetKey, at: isoOf(request.nowMs) },
+      ...firstSight.values,
+    },
+  };
+};
+
 /** Counts a resubmission of the event id with another envelope. */
 export const conflictUpdate = (request: RecordConflictRequest): ExpressionPart => ({
   expression:
@@ -191,7 +220,7 @@ export const redriveUpdate = (request: RedriveRecordRequest): ExpressionPart => 
       `SET ${restart.expression}, attempts = if_not_exists(attempts, :zero), updatedAt = :now, ` +
       "createdAt = if_not_exists(createdAt, :now), history = if_not_exists(history, :empty), " +
       "redrives = list_append(if_not_exists(redrives, :empty), :audit) " +
-      `REMOVE expiresAt, nextAttemptAt, deadLetterReason, ${LEASE_ATTRIBUTES}, ` +
+      `REMOVE expiresAt, nextAttemptAt, deferral, deadLetterReason, ${LEASE_ATTRIBUTES}, ` +
       "listedStatus, pendingDeadLetter",
     names: STATUS_NAME,
     values: {
@@ -208,7 +237,7 @@ export const redriveUpdate = (request: RedriveRecordRequest): ExpressionPart => 
 export const cancelUpdate = (request: CancelRecordRequest): ExpressionPart => {
   const audit = appendingAudit(request.audit);
   return {
-    expression: `SET #status = :cancelled, updatedAt = :now, expiresAt = :ttl, ${audit.expression} REMOVE nextAttemptAt`,
+    expression: `SET #status = :cancelled, updatedAt = :now, expiresAt = :ttl, ${audit.expression} REMOVE nextAttemptAt, deferral`,
     names: STATUS_NAME,
     values: {
       ":cancelled": EventStatus.CANCELLED,
