@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import {
   cancelCondition,
   claimCondition,
+  deferralCondition,
   holdingTheLease,
   RECORD_PRESENT,
   redriveCondition,
@@ -15,6 +16,7 @@ import {
   cancelUpdate,
   claimUpdate,
   conflictUpdate,
+  deferralUpdate,
   pendingDeadLetterUpdate,
   redriveUpdate,
   replayUpdate,
@@ -22,6 +24,7 @@ import {
   scheduleUpdate,
 } from "../../../lib/adapters/dynamo-event-store/updates.js";
 import { DeadLetterReason } from "../../../lib/core/decide.js";
+import { DeferralCause } from "../../../lib/core/deferral.js";
 import { OutcomeClass } from "../../../lib/core/outcome.js";
 import type {
   CancelRecordRequest,
@@ -161,6 +164,28 @@ describe("each write's update and condition", () => {
     );
   });
 
+  it("name exactly the placeholders they supply, for a deferral at any generation and cause", () => {
+    fc.assert(
+      fc.property(
+        firstSight,
+        generation,
+        fc.constantFrom(...Object.values(DeferralCause)),
+        (sight, gen, cause) => {
+          const request = {
+            ...sight,
+            eventId: "evt-1",
+            generation: gen,
+            nowMs: FIXED_NOW_MS,
+            dueMs: FIXED_NOW_MS + 30_000,
+            cause,
+            targetKey: "group:partner",
+          };
+          expect(mismatches(deferralUpdate(request), deferralCondition(request))).toEqual([]);
+        },
+      ),
+    );
+  });
+
   it("name exactly the placeholders they supply, for a result write of any status and history", () => {
     fc.assert(
       fc.property(
@@ -174,7 +199,8 @@ describe("each write's update and condition", () => {
         fc.option(fc.integer({ min: 1, max: 900 }), { nil: undefined }),
         fc.option(fc.constant("2030-01-01T00:01:00.000Z"), { nil: undefined }),
         fc.option(fc.constant(DeadLetterReason.EXHAUSTED), { nil: undefined }),
-        (status, historyLength, delaySeconds, nextAttemptAt, deadLetterReason) => {
+        fc.option(fc.integer({ min: 0, max: 5 }), { nil: undefined }),
+        (status, historyLength, delaySeconds, nextAttemptAt, deadLetterReason, attempts) => {
           const request = {
             eventId: "evt-1",
             worker: "worker-1",
@@ -187,6 +213,7 @@ describe("each write's update and condition", () => {
             entry: anAttemptEntry({ delaySeconds }),
             nextAttemptAt,
             deadLetterReason,
+            attempts,
             nowMs: FIXED_NOW_MS,
             retentionSeconds: 86_400,
           };
