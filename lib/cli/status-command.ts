@@ -1,6 +1,7 @@
 import Table from "cli-table3";
 import type { Command } from "commander";
 import { describeCaller } from "../core/caller.js";
+import { describeDeferral } from "../core/deferral.js";
 import { shortDigest } from "../core/envelope-digest.js";
 import { ResourceNotFoundError } from "../core/errors.js";
 import type { EventRecord } from "../core/record.js";
@@ -15,6 +16,9 @@ interface StatusFlags extends ResourceFlags {
 }
 
 const plain = { style: { head: [] as string[], border: [] as string[] } };
+
+/** The history's number for a run that made no call: it counted no attempt. */
+const NO_CALL = "no call";
 
 /**
  * The status as a person asks about it: a scheduled event says when it is due and how far off
@@ -45,6 +49,8 @@ export const renderRecord = (record: EventRecord, nowMs: number = Date.now()): s
       { generation: record.generation },
       { target: record.targetSummary },
       { "next attempt": record.nextAttemptAt },
+      // Said only while it lasts: the target turned the waiting event away (issue #36).
+      { deferred: record.deferral === undefined ? "" : describeDeferral(record.deferral) },
       { "last outcome": record.lastOutcome?.message },
       { "dead-letter reason": record.deadLetterReason },
       { envelope: record.envelopeDigest === undefined ? "" : shortDigest(record.envelopeDigest) },
@@ -81,7 +87,7 @@ export const renderRecord = (record: EventRecord, nowMs: number = Date.now()): s
     for (const a of record.history) {
       history.push(
         inertRow([
-          a.attempt,
+          a.noCall === true ? NO_CALL : a.attempt,
           a.claimedAt,
           a.finishedAt,
           a.outcome,

@@ -1,4 +1,5 @@
 import { html } from "hono/html";
+import { describeDeferral } from "../core/deferral.js";
 import type { RetryPolicy } from "../core/policy.js";
 import type { EventRecord } from "../core/record.js";
 import { redactCredentials } from "../core/redact.js";
@@ -21,7 +22,7 @@ const took = (from: string, to: string): string => {
 const attemptItem = (
   a: AttemptItem,
 ): Html => html`<li class="attempt" data-attempt="${a.attempt}" data-outcome="${a.outcome}" data-status-code="${shown(a.statusCode)}" data-delay="${shown(a.delaySeconds)}">
-<strong>Attempt ${a.attempt}</strong> <span class="outcome-${a.outcome}">${a.outcome}</span>
+<strong>${a.noCall === true ? "No call" : html`Attempt ${a.attempt}`}</strong> <span class="outcome-${a.outcome}">${a.outcome}</span>
 ${a.statusCode === undefined ? "" : html` · HTTP ${a.statusCode}`}${a.errorCategory === undefined ? "" : html` · ${a.errorCategory}`}
 <br>claimed <time>${a.claimedAt}</time>${a.sentAt === undefined ? "" : html` · sent <time>${a.sentAt}</time>`} · finished <time>${a.finishedAt}</time> (${took(a.claimedAt, a.finishedAt)})
 <br><span class="message">${a.message}</span>
@@ -68,6 +69,7 @@ export const eventPage = (record: EventRecord, policy: RetryPolicy): Html => {
     ["generation", record.generation],
     ["target", record.targetSummary],
     ["next attempt", record.nextAttemptAt],
+    ["deferred", record.deferral && describeDeferral(record.deferral)],
     ["last outcome", record.lastOutcome && redactCredentials(record.lastOutcome.message)],
     ["dead-letter reason", record.deadLetterReason],
     ["policy clamped", record.policyAdjustments?.join("; ")],

@@ -30,4 +30,34 @@ describe("eventPage", () => {
       '<script src="/assets/console.js" defer>',
     ]);
   });
+
+  it("says a deferred event is deferred, why, and when it is tried next (issue #36)", () => {
+    const page = String(
+      eventPage(
+        anEventRecord({
+          status: "pending",
+          nextAttemptAt: "2030-01-01T00:05:00.000Z",
+          deferral: { cause: "rate_limit", targetKey: "group:partner", at: "2030-01-01T00:00:09.000Z" },
+        }),
+        DEFAULT_POLICY,
+      ),
+    );
+    expect(page).toContain(
+      '<td data-fact="deferred">at its rate limit for target group:partner (deferred 2030-01-01T00:00:09.000Z)</td>',
+    );
+    expect(page).toContain('<td data-fact="next attempt">2030-01-01T00:05:00.000Z</td>');
+  });
+
+  it("labels a run that made no call as such, not as an attempt", () => {
+    const page = String(
+      eventPage(
+        anEventRecord({
+          history: [anAttemptEntry({ attempt: 0, noCall: true, outcome: "permanent" })],
+        }),
+        DEFAULT_POLICY,
+      ),
+    );
+    expect(page).toContain("<strong>No call</strong>");
+    expect(page).not.toContain("Attempt 0");
+  });
 });
