@@ -1,14 +1,12 @@
 import { MetricName } from "../contract/metric-names.js";
 import { isInvalidPlaceholder, sameEnvelope } from "../core/claim.js";
-import type { Envelope } from "../core/envelope.js";
 import { envelopeDigest } from "../core/envelope-digest.js";
-import type { RetryPolicy } from "../core/policy.js";
 import type { ReceivedMessage } from "../core/ports.js";
 import { describeTarget } from "../core/redact.js";
 import { hopDelaySeconds, scheduleProblems } from "../core/schedule.js";
 import { EventStatus } from "../core/status.js";
 import { dropCancelled, refuseConflict } from "./event-refusals.js";
-import { deadLetterInvalid } from "./message-admission.js";
+import { type AdmittedEvent, deadLetterInvalid } from "./message-admission.js";
 import {
   ACK,
   type MessageVerdict,
@@ -40,19 +38,42 @@ export const resendFor = async (
   await deps.ingress.send(message.body, { ...scheduleOf(message), notBeforeMs }, delaySeconds);
 };
 
+/** Records the event as scheduled, due at `dueMs` (a no-op over any other record). */
+const recordSchedule = (
+  ctx: OrchestratorContext,
+  event: AdmittedEvent,
+  digest: string,
+  dueMs: number,
+): Promise<void> => {
+  const { envelope, policy } = event;
+  return ctx.deps.store.recordScheduled({
+    eventId: envelope.eventId,
+    envelopeDigest: digest,
+    dueMs,
+    nowMs: ctx.deps.clock(),
+    attemptBudget: policy.maxAttempts,
+    targetSummary: describeTarget(envelope.target),
+    targetGroup: ctx.keyOf(envelope.target).group,
+    policyAdjustments: event.policyAdjustments,
+  });
+};
+
 /**
  * A long delay is reached by re-sending the same message in hops of at most `hopSeconds`. A
  * hop reads the record first (one read per hop, never on a call's path), so that a cancelled
  * event's chain of hops (a scheduled event's, or a long retry's) ends at the next one instead
- * of when it falls due.
+ * of when it falls due. A first schedule's hop that finds no record (the producer's message sent
+ * it, then failed to record the schedule, and has yet to come back) records it, so that the
+ * event is never acknowledged unrecorded: status, the console and cancel see it meanwhile.
  */
 export const hop = async (
   ctx: OrchestratorContext,
   message: ReceivedMessage,
-  envelope: Envelope,
+  event: AdmittedEvent,
   wait: Wait,
 ): Promise<MessageVerdict> => {
   const { deps } = ctx;
+  const { envelope } = event;
   const record = await deps.store.get(envelope.eventId);
   if (record?.status === EventStatus.CANCELLED) {
     // A conflicting resubmission deferred on its way (a breaker, a limit) is counted, as its
@@ -63,6 +84,8 @@ export const hop = async (
       : refuseConflict(ctx, envelope, digest, record, message);
   }
   await resendFor(ctx, message, wait.dueMs, wait.delaySeconds);
+  if (record === undefined && scheduleOf(message).generation === 0)
+    await recordSchedule(ctx, event, envelopeDigest(envelope), wait.dueMs);
   deps.metrics.count(MetricName.HOP);
   return ACK;
 };
@@ -77,12 +100,11 @@ export const hop = async (
 export const scheduleFirst = async (
   ctx: OrchestratorContext,
   message: ReceivedMessage,
-  envelope: Envelope,
-  policy: RetryPolicy,
-  policyAdjustments: readonly string[],
+  event: AdmittedEvent,
   wait: Wait,
 ): Promise<MessageVerdict> => {
   const { deps } = ctx;
+  const { envelope, policy } = event;
   const { dueMs } = wait;
   const problems = scheduleProblems(envelope.notBefore, policy.deadlineSeconds, deps.clock());
   if (problems.length > 0) return deadLetterInvalid(ctx, message, problems, envelope.eventId);
@@ -102,16 +124,7 @@ export const scheduleFirst = async (
   await resendFor(ctx, message, dueMs, wait.delaySeconds);
   // An invalid envelope's placeholder is left in place (the write is refused): the hops carry
   // the corrected event, and its first claim replaces the placeholder as usual.
-  await deps.store.recordScheduled({
-    eventId: envelope.eventId,
-    envelopeDigest: digest,
-    dueMs,
-    nowMs: deps.clock(),
-    attemptBudget: policy.maxAttempts,
-    targetSummary: describeTarget(envelope.target),
-    targetGroup: ctx.keyOf(envelope.target).group,
-    policyAdjustments,
-  });
+  await recordSchedule(ctx, event, digest, dueMs);
   deps.metrics.count(MetricName.HOP);
   deps.log.info("event scheduled", {
     eventId: envelope.eventId,

@@ -46,7 +46,7 @@ const handle = async (
     return deadLetterInvalid(ctx, message, admission.problems, admission.eventId);
   }
   const { event } = admission;
-  const { envelope, policy } = event;
+  const { envelope } = event;
 
   // SQS delays are whole seconds, so an early copy waits up to a second longer rather than run
   // early (lib/core/schedule.ts).
@@ -59,8 +59,8 @@ const handle = async (
   });
   if (due.kind === "wait") {
     return due.firstSight
-      ? scheduleFirst(ctx, message, envelope, policy, event.policyAdjustments, due)
-      : hop(ctx, message, envelope, due);
+      ? scheduleFirst(ctx, message, event, due)
+      : hop(ctx, message, event, due);
   }
 
   const target = ctx.keyOf(envelope.target);

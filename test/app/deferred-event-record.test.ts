@@ -217,3 +217,24 @@ describe("the cost of deferral records", () => {
     expect(writes).toEqual(["recordDeferral"]);
   });
 });
+
+describe("a scheduled event's hop", () => {
+  it("records the schedule its first message sent but failed to record, before acknowledging", async () => {
+    const w = world();
+    const dueMs = NOW + 3 * 3_600_000;
+    // The hop the producer's message sent before its scheduling write failed.
+    w.ingress.send(
+      JSON.stringify({ ...JSON.parse(bodyOf("later-0")), notBefore: isoOf(dueMs) }),
+      { generation: 0, notBeforeMs: dueMs },
+      0,
+    );
+    expect(await w.handleNext()).toEqual({ kind: "ack" });
+
+    expect(await w.store.get("later-0")).toMatchObject({
+      status: EventStatus.SCHEDULED,
+      attempts: 0,
+      nextAttemptAt: isoOf(dueMs),
+    });
+    expect(w.ingress.size()).toBe(1);
+  });
+});

@@ -7,7 +7,12 @@ export interface CliWorld extends RedriveWorld {
 }
 
 /** The resource flags (lib/cli/resources.ts) naming a world's queues and table. */
-export const resourceFlags = (world: RedriveWorld): string[] => [
+export const resourceFlags = (
+  world: Pick<
+    RedriveWorld,
+    "ingressQueueUrl" | "internalQueueUrl" | "deadLetterQueueUrl" | "tableName"
+  >,
+): string[] => [
   "--queue-url",
   world.ingressQueueUrl,
   "--internal-queue-url",

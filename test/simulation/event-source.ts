@@ -114,6 +114,11 @@ export const createEventSource = (world: SimulationWorld): EventSource => {
       if (failed.includes(message.messageId)) continue;
       ingress.delete(message.receiptHandle);
       invocation.deleted.push(message.receiptHandle);
+      const parsed = parseEnvelope(message.body);
+      if (parsed.ok) {
+        const { eventId } = parsed.envelope;
+        world.trace.acknowledged.push({ eventId, recorded: world.store.has(eventId) });
+      }
     }
     return true;
   };

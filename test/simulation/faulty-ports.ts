@@ -50,7 +50,10 @@ const faultyStore = (
       });
       invocation?.claimed.push(keyOf(request.eventId, request.generation));
     },
-    onRecorded: (request) => world.adversary.observe(request.eventId, request.status),
+    onRecorded: (request) => {
+      trace.results.push(request.eventId);
+      world.adversary.observe(request.eventId, request.status);
+    },
   });
   return {
     claim: (request) => faults.call(process, "store.claim", () => observed.claim(request)),

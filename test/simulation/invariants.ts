@@ -6,11 +6,13 @@ import { isTerminal } from "../../lib/core/status.js";
 import { naturalTargetKey } from "../../lib/core/target-key.js";
 import { checkEndState, EndStateProblem } from "../support/end-state-checks.js";
 import {
+  checkAttemptsCountCalls,
   checkBoundedWork,
   checkCleanedCopies,
   checkConflictsCounted,
   checkNoDeadLetterForDelivered,
   checkOnlyAcceptedPayloads,
+  checkRecordedFromFirstSight,
   GuaranteeProblem,
   payloadFingerprint,
 } from "../support/guarantee-checks.js";
@@ -24,6 +26,8 @@ export const Invariant = {
   NOTHING_LOST: "2-nothing-lost",
   STABLE_IDENTITY: "3-stable-identity",
   BOUNDED_WORK: "4-bounded-work",
+  ATTEMPTS_COUNT_CALLS: "4-attempts-count-the-calls",
+  RECORDED_FROM_FIRST_SIGHT: "2-recorded-from-first-sight",
   NO_CALL_AFTER_DEADLINE: "4-no-call-after-deadline",
   NO_CALL_BEFORE_NOT_BEFORE: "4-no-call-before-not-before",
   NO_OVERLAP: "5-no-overlapping-attempts",
@@ -57,6 +61,8 @@ export const INVARIANT_OF: Readonly<Record<EndStateProblem | GuaranteeProblem, I
   [GuaranteeProblem.FOREIGN_PAYLOAD_CALLED]: Invariant.ONLY_ACCEPTED_ENVELOPE,
   [GuaranteeProblem.DEAD_LETTER_FOR_DELIVERED]: Invariant.NO_DEAD_LETTER_FOR_DELIVERED,
   [GuaranteeProblem.SILENT_CONFLICT]: Invariant.CONFLICTS_COUNTED,
+  [GuaranteeProblem.ATTEMPTS_NOT_CALLS]: Invariant.ATTEMPTS_COUNT_CALLS,
+  [GuaranteeProblem.UNRECORDED_AT_ACK]: Invariant.RECORDED_FROM_FIRST_SIGHT,
 };
 
 export interface Violation {
@@ -144,6 +150,8 @@ export const checkInvariants = (state: FinalState): Violation[] => {
     trace.claims.filter((c) => c.takeover),
     (c) => c.eventId,
   );
+  const claimsPerEvent = countBy(trace.claims, (c) => c.eventId);
+  const resultsPerEvent = countBy(trace.results, (id) => id);
   const findings = [
     ...checkEndState({
       eventIds: state.submitted.map((e) => e.eventId),
@@ -160,6 +168,16 @@ export const checkInvariants = (state: FinalState): Violation[] => {
       })),
       records,
     ),
+    ...checkAttemptsCountCalls(
+      state.submitted.map(({ eventId }) => ({
+        eventId,
+        calls: callsPerEvent.get(eventId) ?? 0,
+        claims: claimsPerEvent.get(eventId) ?? 0,
+        results: resultsPerEvent.get(eventId) ?? 0,
+      })),
+      records,
+    ),
+    ...checkRecordedFromFirstSight(trace.acknowledged),
     ...checkOnlyAcceptedPayloads(
       trace.calls,
       new Map(state.submitted.map((e) => [e.eventId, payloadFingerprint(e.payload)])),

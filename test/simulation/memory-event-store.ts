@@ -54,6 +54,8 @@ export interface MemoryEventStoreOptions {
 export interface MemoryEventStore extends EventStore {
   /** Every record, by event id (copies). */
   snapshot(): Map<string, EventRecord>;
+  /** Whether the event has a record now (no copy made: the checks ask it for every message). */
+  has(eventId: string): boolean;
   /** Writes that made a move the state machine forbids (none, when the rules agree). */
   illegalTransitions(): string[];
 }
@@ -322,5 +324,6 @@ export const createMemoryEventStore = (options: MemoryEventStoreOptions = {}): M
     listByStatus,
     illegalTransitions: () => [...illegal],
     snapshot: () => new Map([...items].map(([id, r]) => [id, structuredClone(r)])),
+    has: (eventId) => items.has(eventId),
   };
 };

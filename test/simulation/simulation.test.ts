@@ -125,8 +125,10 @@ describe("simulation of the orchestrator and redrive under seeded faults", () =>
   // now reads such a body as `unprocessed` and brings the stranded event back. The seed is one
   // whose run parks copies raw (checked, so a change to the random stream cannot make it vacuous);
   // at this fault rate some seeds end with the simulated operator out of runs, so not any will do.
+  // (5086 parked none once runs without a call gave their attempt back, which moves redrive
+  // budgets and so the random stream; 5083 parks two.)
   it("brings back an event whose message crashed its workers maxReceiveCount times", async () => {
-    const result = await runSimulation({ seed: 5086, faultRate: 0.1 });
+    const result = await runSimulation({ seed: 5083, faultRate: 0.1 });
     expect(result.parkedRaw).toBeGreaterThan(0);
     expect(result.violations).toEqual([]);
   });

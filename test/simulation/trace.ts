@@ -1,5 +1,6 @@
 import type { RedriveReport } from "../../lib/app/redrive.js";
 import type { ReceivedDeadLetter } from "../../lib/core/ports.js";
+import type { AcknowledgedMessage } from "../support/guarantee-checks.js";
 import type { TargetCall } from "./simulated-target.js";
 
 /** A claim the store granted, in the claimer's clock and in true virtual time. */
@@ -59,6 +60,10 @@ export interface ReplayTrace {
 /** Everything the invariant checks read, besides the final store and queues. */
 export interface SimulationTrace {
   readonly claims: ClaimTrace[];
+  /** The event id of every result write that landed: each ends one claim's run. */
+  readonly results: string[];
+  /** Every valid event's message the event source deleted, and whether its event had a record. */
+  readonly acknowledged: AcknowledgedMessage[];
   readonly deferrals: DeferralTrace[];
   readonly calls: TargetCall[];
   readonly invocations: InvocationTrace[];
@@ -76,6 +81,8 @@ export const keyOf = (eventId: string, generation: number): string => `${eventId
 
 export const newTrace = (calls: TargetCall[]): SimulationTrace => ({
   claims: [],
+  results: [],
+  acknowledged: [],
   deferrals: [],
   calls,
   invocations: [],

@@ -12,11 +12,13 @@ import { AdversaryMark } from "./adversarial-producer.js";
 import type { LeftMessage } from "./end-state-checks.js";
 import { anEnvelope, anEventRecord } from "./factories.js";
 import {
+  checkAttemptsCountCalls,
   checkBoundedWork,
   checkCleanedCopies,
   checkConflictsCounted,
   checkNoDeadLetterForDelivered,
   checkOnlyAcceptedPayloads,
+  checkRecordedFromFirstSight,
   GuaranteeProblem,
   payloadFingerprint,
 } from "./guarantee-checks.js";
@@ -144,5 +146,39 @@ describe("conflicting resubmissions are counted", () => {
     expect(checkConflictsCounted(records, new Map([["e1", sent]]), deadLetters)).toHaveLength(
       found,
     );
+  });
+});
+
+describe("checkAttemptsCountCalls (issue #36, finding 6)", () => {
+  const runs = (calls: number, claims: number, results: number) => [
+    { eventId: "e1", calls, claims, results },
+  ];
+  it.each<[string, number, ReturnType<typeof runs>, number]>([
+    ["an attempt per call", 2, runs(2, 2, 2), 0],
+    ["a run whose worker stopped before recording, with or without its call", 3, runs(2, 3, 2), 0],
+    ["a claim counted with no call and its result recorded", 2, runs(1, 2, 2), 1],
+    ["a call no claim counted", 1, runs(2, 2, 2), 1],
+  ])("%s", (_name, attempts, work, expected) => {
+    const findings = checkAttemptsCountCalls(work, recordOf(EventStatus.DEAD_LETTERED, { attempts }));
+    expect(findings).toHaveLength(expected);
+    for (const finding of findings) expect(finding.problem).toBe(GuaranteeProblem.ATTEMPTS_NOT_CALLS);
+  });
+});
+
+describe("checkRecordedFromFirstSight (issue #36, finding 4)", () => {
+  it("names each event acknowledged while it had no record, once", () => {
+    expect(
+      checkRecordedFromFirstSight([
+        { eventId: "e1", recorded: false },
+        { eventId: "e1", recorded: false },
+        { eventId: "e2", recorded: true },
+      ]),
+    ).toEqual([
+      {
+        problem: GuaranteeProblem.UNRECORDED_AT_ACK,
+        eventId: "e1",
+        detail: "e1: 2 message(s) acknowledged while the event had no record",
+      },
+    ]);
   });
 });

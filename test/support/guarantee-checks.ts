@@ -9,10 +9,11 @@ import { AdversaryMark, markOf } from "./adversarial-producer.js";
 import type { LeftMessage } from "./end-state-checks.js";
 
 /*
- * End-of-run checks of guarantees 4, 8 and 9 of DESIGN.md that hostile producers and failed
+ * End-of-run checks of guarantees 2, 4, 8 and 9 of DESIGN.md that hostile producers and failed
  * writes put to the test, shared by the simulation and the chaos run (next to the checks of
  * end-state-checks.ts): a dead-letter message means what it says, work stays within the budget,
- * and only the envelope an event was accepted with ever reaches its target.
+ * a record's attempt count is the calls made, every event acknowledged has a record, and only
+ * the envelope an event was accepted with ever reaches its target.
  */
 
 /** Which guarantee a finding breaks. */
@@ -25,6 +26,10 @@ export const GuaranteeProblem = {
   FOREIGN_PAYLOAD_CALLED: "foreign_payload_called",
   /** Conflicting resubmissions that left no count on the record (guarantee 9). */
   SILENT_CONFLICT: "silent_conflict",
+  /** A record's attempt count is not the calls made plus the runs a lost lease forced (4, 9). */
+  ATTEMPTS_NOT_CALLS: "attempts_not_calls",
+  /** A valid event's message was acknowledged while the event had no record (guarantee 2). */
+  UNRECORDED_AT_ACK: "unrecorded_at_ack",
 } as const;
 export type GuaranteeProblem = (typeof GuaranteeProblem)[keyof typeof GuaranteeProblem];
 
@@ -222,4 +227,67 @@ export const checkConflictsCounted = (
           },
         ];
   });
+};
+
+/** One event's runs, as a run's trace saw them, for {@link checkAttemptsCountCalls}. */
+export interface EventRuns {
+  readonly eventId: string;
+  /** Calls the target received for the event. */
+  readonly calls: number;
+  /** Claims the store granted for it (each adds one to `attempts`). */
+  readonly claims: number;
+  /** Result writes for it that landed (each ends the run of one claim). */
+  readonly results: number;
+}
+
+/**
+ * Guarantees 4 and 9, "a record's attempt count equals the calls made, plus only the re-runs
+ * the design allows" (issue #36): every call follows a claim that counted it, so the count is
+ * never below the calls; a run that made no call gives its attempt back in its result write, so
+ * the count exceeds the calls by at most the runs whose result never landed — a worker that
+ * stopped or lost its lease, which may have called unseen (a call the receiver never logged) or
+ * not at all, and whose re-run the design allows. A claim counted for a deferral, a deadline or
+ * a refused target, and not given back, breaks it.
+ */
+export const checkAttemptsCountCalls = (
+  runs: readonly EventRuns[],
+  records: ReadonlyMap<string, EventRecord>,
+): GuaranteeFinding[] =>
+  runs.flatMap(({ eventId, calls, claims, results }) => {
+    const attempts = records.get(eventId)?.attempts;
+    if (attempts === undefined) return [];
+    const unended = Math.max(0, claims - results);
+    if (attempts >= calls && attempts <= calls + unended) return [];
+    return [
+      {
+        problem: GuaranteeProblem.ATTEMPTS_NOT_CALLS,
+        eventId,
+        detail: `${eventId}: ${attempts} attempt(s) recorded for ${calls} call(s) and ${unended} run(s) that never recorded their end`,
+      },
+    ];
+  });
+
+/** A message the orchestrator acknowledged, and whether its event had a record at that moment. */
+export interface AcknowledgedMessage {
+  readonly eventId: string;
+  readonly recorded: boolean;
+}
+
+/**
+ * Guarantee 2, "its record stays queryable throughout", from the event's first sight: once the
+ * orchestrator acknowledges a valid event's message (it was attempted, scheduled, deferred, or
+ * dropped as a duplicate), the event has a record. A deferral that re-sent the message without
+ * one left the event invisible to status, the console and cancel (issue #36, finding 4).
+ */
+export const checkRecordedFromFirstSight = (
+  acknowledged: readonly AcknowledgedMessage[],
+): GuaranteeFinding[] => {
+  const unrecorded = new Map<string, number>();
+  for (const { eventId, recorded } of acknowledged)
+    if (!recorded) unrecorded.set(eventId, (unrecorded.get(eventId) ?? 0) + 1);
+  return [...unrecorded].map(([eventId, count]) => ({
+    problem: GuaranteeProblem.UNRECORDED_AT_ACK,
+    eventId,
+    detail: `${eventId}: ${count} message(s) acknowledged while the event had no record`,
+  }));
 };
