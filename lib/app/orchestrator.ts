@@ -58,9 +58,7 @@ const handle = async (
     hopSeconds: deps.hopSeconds,
   });
   if (due.kind === "wait") {
-    return due.firstSight
-      ? scheduleFirst(ctx, message, event, due)
-      : hop(ctx, message, event, due);
+    return due.firstSight ? scheduleFirst(ctx, message, event, due) : hop(ctx, message, event, due);
   }
 
   const target = ctx.keyOf(envelope.target);

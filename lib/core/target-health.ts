@@ -37,7 +37,8 @@ export interface EndedCall {
 export const callEvidence = (call: EndedCall, minCountedTimeoutMs: number): CallEvidence => {
   const { result } = call;
   if (result.kind === "error") {
-    if (result.beforeContact === true || REFUSAL_CATEGORIES.has(result.category)) return CallEvidence.SILENT;
+    if (result.beforeContact === true || REFUSAL_CATEGORIES.has(result.category))
+      return CallEvidence.SILENT;
     if (result.category === ErrorCategory.TIMEOUT && call.timeoutMs < minCountedTimeoutMs)
       return CallEvidence.SILENT;
   }

@@ -127,7 +127,9 @@ describe.each(stores)("%s store: a deferred event", (_, make) => {
 
     const later = DUE_MS + 60_000;
     expect(
-      await store.recordDeferral(deferralOf(id, { generation: 1, nowMs: DUE_MS + 3_000, dueMs: later })),
+      await store.recordDeferral(
+        deferralOf(id, { generation: 1, nowMs: DUE_MS + 3_000, dueMs: later }),
+      ),
     ).toEqual({ kind: "recorded" });
     expect(await store.get(id)).toMatchObject({
       status: EventStatus.RETRY_SCHEDULED,

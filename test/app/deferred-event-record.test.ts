@@ -2,13 +2,16 @@ import { describe, expect, it } from "vitest";
 import { cancelEvents } from "../../lib/app/cancel.js";
 import type { TargetAdmission, TargetBreakers } from "../../lib/app/target-breakers.js";
 import { LimitKind, type TargetLimiter } from "../../lib/app/target-limits.js";
-import { envelopeDigest } from "../../lib/core/envelope-digest.js";
 import { parseEnvelope } from "../../lib/core/envelope.js";
+import { envelopeDigest } from "../../lib/core/envelope-digest.js";
 import { type EventStore, MessageOrigin } from "../../lib/core/ports.js";
 import { EventStatus } from "../../lib/core/status.js";
 import { CallEvidence } from "../../lib/core/target-health.js";
 import { isoOf } from "../../lib/core/time-format.js";
-import { type MemoryOrchestratorOptions, memoryOrchestrator } from "../support/memory-orchestrator.js";
+import {
+  type MemoryOrchestratorOptions,
+  memoryOrchestrator,
+} from "../support/memory-orchestrator.js";
 
 /*
  * Issue #36, findings 4 and 5: an event a target's breaker or limits turn away has a record from
@@ -46,9 +49,7 @@ const countingWrites = (store: EventStore, writes: string[]): EventStore =>
     ]),
   ) as unknown as EventStore;
 
-const world = (
-  options: Pick<MemoryOrchestratorOptions, "breakers" | "limits" | "answer"> = {},
-) => {
+const world = (options: Pick<MemoryOrchestratorOptions, "breakers" | "limits" | "answer"> = {}) => {
   const clock = { now: NOW };
   const built = memoryOrchestrator({
     nowMs: NOW,
@@ -119,7 +120,9 @@ describe("an event a target turns away before its first attempt", () => {
       { store: w.store, clock: () => w.clock.now, retentionSeconds: 3_600 },
       { eventIds: ["cb-ok-01"], by: "ana", reason: "partner gone" },
     );
-    expect(report.cancelled).toEqual([{ eventId: "cb-ok-01", previousStatus: EventStatus.PENDING }]);
+    expect(report.cancelled).toEqual([
+      { eventId: "cb-ok-01", previousStatus: EventStatus.PENDING },
+    ]);
     expect((await w.store.get("cb-ok-01"))?.deferral).toBeUndefined();
 
     // The breaker is still open when the deferred copy comes back: it is dropped, not deferred again.

@@ -11,6 +11,7 @@ import { payloadFingerprint } from "../support/guarantee-checks.js";
 import type { ChaosCall } from "./chaos-receiver.js";
 import { type ChaosObservation, countOverlaps, judgeChaosRun } from "./chaos-report.js";
 import { EventTemper, Reply, replyFor, temperOf } from "./chaos-script.js";
+import type { ClaimTraces } from "./claim-trace.js";
 
 const TIMEOUT_MS = 1_000;
 const PAYLOAD = { origin: "e1" };
@@ -54,6 +55,15 @@ const record = (fields: Partial<EventRecord> = {}): EventRecord => ({
   ...fields,
 });
 
+/** The workers' traces: by default e1 claimed once, its result recorded. */
+const tracesOf = (overrides: Partial<ClaimTraces> = {}): ClaimTraces => ({
+  takeovers: new Map(),
+  claims: new Map([["e1", 1]]),
+  results: new Map([["e1", 1]]),
+  acknowledged: [],
+  ...overrides,
+});
+
 const observe = (overrides: Partial<ChaosObservation> = {}): ChaosObservation => ({
   eventIds: ["e1"],
   records: new Map([["e1", record()]]),
@@ -62,7 +72,7 @@ const observe = (overrides: Partial<ChaosObservation> = {}): ChaosObservation =>
   calls: [call(0, 100)],
   targetTimeoutMs: TIMEOUT_MS,
   expectDrained: true,
-  takeovers: new Map(),
+  traces: tracesOf(),
   accepted: new Map([["e1", payloadFingerprint(PAYLOAD)]]),
   conflictsSent: new Map(),
   ...overrides,
@@ -122,9 +132,9 @@ describe("judgeChaosRun", () => {
       Invariant.NO_OVERLAP,
     ],
     [
-      "more calls than claims",
+      "more calls than the record's attempts",
       observe({ calls: [call(0, 100), call(2_000, 2_100)] }),
-      Invariant.BOUNDED_WORK,
+      Invariant.ATTEMPTS_COUNT_CALLS,
     ],
     [
       "a record stuck in flight with no message",
@@ -196,9 +206,28 @@ describe("judgeChaosRun", () => {
     const calls = [0, 1, 2, 3, 4].map((i) => call(i * 2_000, i * 2_000 + 100));
     // Claims that never recorded a result no longer excuse a call: only a takeover does.
     const records = new Map([["e1", record({ attempts: 5, attemptBudget: 4 })]]);
-    const taken = judgeChaosRun(observe({ records, calls, takeovers: new Map([["e1", 1]]) }));
+    const taken = judgeChaosRun(
+      observe({ records, calls, traces: tracesOf({ takeovers: new Map([["e1", 1]]) }) }),
+    );
     expect([taken.maxAttemptsExceeded, taken.leaseTakeovers]).toEqual([0, 1]);
     expect(judgeChaosRun(observe({ records, calls })).maxAttemptsExceeded).toBe(1);
+  });
+
+  it("holds a record's attempts to the calls made plus the runs that never recorded their end (issue #36)", () => {
+    const records = new Map([["e1", record({ attempts: 2 })]]);
+    const counted = judgeChaosRun(observe({ records }));
+    expect(counted.violations.map((v) => v.invariant)).toEqual([Invariant.ATTEMPTS_COUNT_CALLS]);
+    const unended = judgeChaosRun(
+      observe({ records, traces: tracesOf({ claims: new Map([["e1", 2]]) }) }),
+    );
+    expect(unended.violations).toEqual([]);
+  });
+
+  it("names an event whose message a worker acknowledged while it had no record (issue #36)", () => {
+    const traces = tracesOf({ acknowledged: [{ eventId: "e1", recorded: false }] });
+    expect(judgeChaosRun(observe({ traces })).violations.map((v) => v.invariant)).toEqual([
+      Invariant.RECORDED_FROM_FIRST_SIGHT,
+    ]);
   });
 
   it("does not hold an invalid_envelope copy against a delivered event", () => {

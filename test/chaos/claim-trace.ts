@@ -1,10 +1,13 @@
 import { appendFileSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import type { AcknowledgedMessage } from "../support/guarantee-checks.js";
 
 /*
- * The claims chaos workers were granted, for the bounded-work check (takeovers earn re-runs).
- * Each worker appends a line per claim with a synchronous write before it calls the target, so a
- * SIGKILL can lose no line whose call happened: the kernel keeps what was written.
+ * What chaos workers did that the checks count on, one JSON line each, appended with a
+ * synchronous write (the kernel keeps what was written, whatever SIGKILL follows): the claims
+ * they were granted (written before the call: takeovers earn re-runs), the result writes that
+ * landed (each ends one claim's run: the attempt-count check), and the messages they
+ * acknowledged while the event had no record (the first-sight check).
  */
 
 /** One granted claim. */
@@ -16,25 +19,63 @@ export interface TracedClaim {
   readonly takeover: boolean;
 }
 
-/** Appends `claim` to a worker's trace file. */
-export const traceClaim = (file: string, claim: TracedClaim): void => {
-  appendFileSync(file, `${JSON.stringify(claim)}\n`);
+type TraceLine =
+  | ({ readonly kind: "claim" } & TracedClaim)
+  | { readonly kind: "result"; readonly eventId: string }
+  | { readonly kind: "unrecorded"; readonly eventId: string };
+
+const append = (file: string, line: TraceLine): void => {
+  appendFileSync(file, `${JSON.stringify(line)}\n`);
 };
+
+/** Appends `claim` to a worker's trace file. */
+export const traceClaim = (file: string, claim: TracedClaim): void =>
+  append(file, { kind: "claim", ...claim });
+
+/** Appends a result write for `eventId` that landed. */
+export const traceResult = (file: string, eventId: string): void =>
+  append(file, { kind: "result", eventId });
+
+/** Appends a message for `eventId` acknowledged while the event had no record. */
+export const traceUnrecorded = (file: string, eventId: string): void =>
+  append(file, { kind: "unrecorded", eventId });
 
 /** The trace file of worker `workerId` in `directory`. */
 export const claimTraceFile = (directory: string, workerId: string): string =>
   join(directory, `${workerId}.claims.jsonl`);
 
-/** Takeovers per event id, over every worker's trace file in `directory`. */
-export const readTakeovers = (directory: string): Map<string, number> => {
-  const takeovers = new Map<string, number>();
+/** Every worker's trace, by event id. */
+export interface ClaimTraces {
+  readonly takeovers: Map<string, number>;
+  readonly claims: Map<string, number>;
+  readonly results: Map<string, number>;
+  /** Only the messages acknowledged unrecorded: the others are not traced. */
+  readonly acknowledged: AcknowledgedMessage[];
+}
+
+const bump = (counts: Map<string, number>, key: string): void => {
+  counts.set(key, (counts.get(key) ?? 0) + 1);
+};
+
+/** Reads every worker's trace file in `directory`. */
+export const readClaimTraces = (directory: string): ClaimTraces => {
+  const traces: ClaimTraces = {
+    takeovers: new Map(),
+    claims: new Map(),
+    results: new Map(),
+    acknowledged: [],
+  };
   for (const name of readdirSync(directory).filter((n) => n.endsWith(".claims.jsonl"))) {
-    for (const line of readFileSync(join(directory, name), "utf8").split("\n")) {
-      // A line cut short by a SIGKILL mid-write is no claim the worker acted on.
-      if (!line.endsWith("}")) continue;
-      const claim = JSON.parse(line) as TracedClaim;
-      if (claim.takeover) takeovers.set(claim.eventId, (takeovers.get(claim.eventId) ?? 0) + 1);
+    for (const text of readFileSync(join(directory, name), "utf8").split("\n")) {
+      // A line cut short by a SIGKILL mid-write is nothing the worker acted on.
+      if (!text.endsWith("}")) continue;
+      const line = JSON.parse(text) as TraceLine;
+      if (line.kind === "claim") {
+        bump(traces.claims, line.eventId);
+        if (line.takeover) bump(traces.takeovers, line.eventId);
+      } else if (line.kind === "result") bump(traces.results, line.eventId);
+      else traces.acknowledged.push({ eventId: line.eventId, recorded: false });
     }
   }
-  return takeovers;
+  return traces;
 };

@@ -22,7 +22,7 @@ import { type ChaosFindings, judgeChaosRun } from "./chaos-report.js";
 import { createChaosResources, inputQueuesOf } from "./chaos-resources.js";
 import { EventTemper, Reply } from "./chaos-script.js";
 import { collectMessages, inputQueueCounts, scanRecords, totalOf } from "./chaos-state.js";
-import { claimTraceFile, readTakeovers } from "./claim-trace.js";
+import { claimTraceFile, readClaimTraces } from "./claim-trace.js";
 import { startWorkerSupervisor } from "./worker-supervisor.js";
 
 /**
@@ -254,7 +254,7 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosReport> => {
       calls: receiver.calls,
       expectDrained: allTerminal && options.signal?.aborted !== true,
       targetTimeoutMs: timings.targetTimeoutMs,
-      takeovers: readTakeovers(traceDirectory),
+      traces: readClaimTraces(traceDirectory),
       accepted: events.accepted,
       conflictsSent: adversary.tally.conflictsSent,
       bodies: events.bulkyBodies,

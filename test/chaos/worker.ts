@@ -1,6 +1,9 @@
 import { createAwsClients } from "../../lib/adapters/aws-clients.js";
+import { createDynamoEventStore } from "../../lib/adapters/dynamo-event-store.js";
 import { LOCAL_CREDENTIALS } from "../../lib/contract/local-identity.js";
+import { parseEnvelope } from "../../lib/core/envelope.js";
 import { CountingMetrics, silentLog } from "../../lib/core/observability.js";
+import type { EventStore } from "../../lib/core/ports.js";
 import { startEventSourcePoller } from "../../lib/local/event-source-poller.js";
 import { localConfig } from "../../lib/local/local-config.js";
 import {
@@ -8,11 +11,14 @@ import {
   createPorts,
   sendGatherMaxMsFor,
 } from "../../lib/runtime/create-ports.js";
-import { createSqsBatchHandler } from "../../lib/runtime/sqs-batch-handler.js";
+import {
+  createSqsBatchHandler,
+  type OrchestratorSqsHandler,
+} from "../../lib/runtime/sqs-batch-handler.js";
 import { observeStore } from "../support/observed-store.js";
 import { streamFor } from "../support/random-streams.js";
 import { createAwsFaultInjector } from "./aws-fault-injector.js";
-import { traceClaim } from "./claim-trace.js";
+import { traceClaim, traceResult, traceUnrecorded } from "./claim-trace.js";
 import { readWorkerSettings, type WorkerReport } from "./worker-settings.js";
 
 /*
@@ -56,21 +62,41 @@ const config = localConfig(settings);
 const ports = createPorts(config, clients, {
   sendGatherMaxMs: sendGatherMaxMsFor(settings.leaseMarginMs),
 });
+const observed = observeStore(ports.store, {
+  onClaimed: ({ eventId, generation }, { record, takeover }) =>
+    traceClaim(settings.claimTraceFile, {
+      eventId,
+      generation,
+      attempt: record.attempts,
+      takeover,
+    }),
+  onRecorded: ({ eventId, status }) => {
+    traceResult(settings.claimTraceFile, eventId);
+    report({ type: "result", eventId, status });
+  },
+});
+/**
+ * A claim whose response a fault dropped landed all the same: the SDK's retry then finds the
+ * event leased until exactly this claim's lease end. Traced as a claim (its run never records
+ * an end), so that the attempt it counted is not taken for one counted without a call.
+ */
+const store: EventStore = {
+  ...observed,
+  claim: async (request) => {
+    const result = await observed.claim(request);
+    if (result.kind === "lease_held" && result.leaseExpiresAt === request.nowMs + request.leaseMs)
+      traceClaim(settings.claimTraceFile, {
+        eventId: request.eventId,
+        generation: request.generation,
+        attempt: 0,
+        takeover: false,
+      });
+    return result;
+  },
+};
 const orchestrator = createOrchestratorRuntime({
   config,
-  ports: {
-    ...ports,
-    store: observeStore(ports.store, {
-      onClaimed: ({ eventId, generation }, { record, takeover }) =>
-        traceClaim(settings.claimTraceFile, {
-          eventId,
-          generation,
-          attempt: record.attempts,
-          takeover,
-        }),
-      onRecorded: ({ eventId, status }) => report({ type: "result", eventId, status }),
-    }),
-  },
+  ports: { ...ports, store },
   log: silentLog,
   metrics: new CountingMetrics(),
   workerId: settings.workerId,
@@ -79,7 +105,37 @@ const orchestrator = createOrchestratorRuntime({
 });
 // Like the deployed function: one event source mapping per input queue, both into one handler,
 // which tells Ricochet's own messages from producers' by the queue they came from.
-const handler = createSqsBatchHandler(orchestrator, { internalQueue: settings.internalQueueUrl });
+const orchestratorHandler = createSqsBatchHandler(orchestrator, {
+  internalQueue: settings.internalQueueUrl,
+});
+// The first-sight check reads the table without injected faults: a fault here would say nothing.
+const checkClients = createAwsClients({
+  endpoints: settings.endpoints,
+  region: settings.region,
+  credentials: LOCAL_CREDENTIALS,
+  env: {},
+});
+const checkStore = createDynamoEventStore({
+  doc: checkClients.documents,
+  tableName: settings.tableName,
+});
+/**
+ * The handler, then, before the poller deletes what it acknowledged, a look at each valid
+ * event's record: one missing is traced, for the check that every acknowledged event has a
+ * record from its first sight (issue #36). A read that fails proves nothing and is skipped.
+ */
+const handler: OrchestratorSqsHandler = async (event, context) => {
+  const response = await orchestratorHandler(event, context);
+  const failed = new Set(response.batchItemFailures.map((failure) => failure.itemIdentifier));
+  for (const message of event.Records) {
+    const parsed = failed.has(message.messageId) ? undefined : parseEnvelope(message.body);
+    if (parsed?.ok !== true) continue;
+    const { eventId } = parsed.envelope;
+    const record = await checkStore.get(eventId).catch(() => null);
+    if (record === undefined) traceUnrecorded(settings.claimTraceFile, eventId);
+  }
+  return response;
+};
 const pollers = [settings.ingressQueueUrl, settings.internalQueueUrl].map((queueUrl) =>
   startEventSourcePoller({
     sqs: clients.sqs,
@@ -98,6 +154,7 @@ const pollers = [settings.ingressQueueUrl, settings.internalQueueUrl].map((queue
 process.once("SIGTERM", () => {
   void Promise.all(pollers.map((poller) => poller.stop())).finally(() => {
     clients.destroy();
+    checkClients.destroy();
     process.exit(0);
   });
 });

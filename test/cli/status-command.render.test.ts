@@ -58,7 +58,11 @@ describe("renderRecord (ricochet status, text)", () => {
       status: "retry_scheduled",
       attempts: 1,
       nextAttemptAt: DUE,
-      deferral: { cause: "breaker_open", targetKey: "group:partner", at: "2030-01-01T06:00:00.000Z" },
+      deferral: {
+        cause: "breaker_open",
+        targetKey: "group:partner",
+        at: "2030-01-01T06:00:00.000Z",
+      },
     });
     const text = renderRecord(record, FIXED_NOW_MS);
     expect(text).toMatch(

@@ -37,7 +37,11 @@ describe("eventPage", () => {
         anEventRecord({
           status: "pending",
           nextAttemptAt: "2030-01-01T00:05:00.000Z",
-          deferral: { cause: "rate_limit", targetKey: "group:partner", at: "2030-01-01T00:00:09.000Z" },
+          deferral: {
+            cause: "rate_limit",
+            targetKey: "group:partner",
+            at: "2030-01-01T00:00:09.000Z",
+          },
         }),
         DEFAULT_POLICY,
       ),

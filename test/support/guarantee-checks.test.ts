@@ -159,9 +159,13 @@ describe("checkAttemptsCountCalls (issue #36, finding 6)", () => {
     ["a claim counted with no call and its result recorded", 2, runs(1, 2, 2), 1],
     ["a call no claim counted", 1, runs(2, 2, 2), 1],
   ])("%s", (_name, attempts, work, expected) => {
-    const findings = checkAttemptsCountCalls(work, recordOf(EventStatus.DEAD_LETTERED, { attempts }));
+    const findings = checkAttemptsCountCalls(
+      work,
+      recordOf(EventStatus.DEAD_LETTERED, { attempts }),
+    );
     expect(findings).toHaveLength(expected);
-    for (const finding of findings) expect(finding.problem).toBe(GuaranteeProblem.ATTEMPTS_NOT_CALLS);
+    for (const finding of findings)
+      expect(finding.problem).toBe(GuaranteeProblem.ATTEMPTS_NOT_CALLS);
   });
 });
 

@@ -103,7 +103,11 @@ export const scheduleCondition = (request: RecordScheduledRequest): ExpressionPa
 export const deferralCondition = (request: RecordDeferralRequest): ExpressionPart => ({
   expression: `${RECORD_ABSENT} OR (${SAME_ENVELOPE} AND generation = :generation AND ${WAITING})`,
   names: STATUS_NAME,
-  values: { ...WAITING_VALUES, ":digest": request.envelopeDigest, ":generation": request.generation },
+  values: {
+    ...WAITING_VALUES,
+    ":digest": request.envelopeDigest,
+    ":generation": request.generation,
+  },
 });
 
 /**

@@ -86,7 +86,10 @@ export const recordDeferral = async (
     returnRefusing: true,
   });
   if (answer.kind === "written") return { kind: "recorded" };
-  return { kind: "refused", record: answer.item === undefined ? undefined : itemToRecord(answer.item) };
+  return {
+    kind: "refused",
+    record: answer.item === undefined ? undefined : itemToRecord(answer.item),
+  };
 };
 
 /** Counts a conflicting resubmission on the record, if it still exists. */
