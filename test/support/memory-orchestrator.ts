@@ -1,4 +1,8 @@
-import { createOrchestrator, type Orchestrator } from "../../lib/app/orchestrator.js";
+import {
+  createOrchestrator,
+  type MessageVerdict,
+  type Orchestrator,
+} from "../../lib/app/orchestrator.js";
 import type { TargetBreakers } from "../../lib/app/target-breakers.js";
 import type { TargetLimiter } from "../../lib/app/target-limits.js";
 import { CountingMetrics, silentLog } from "../../lib/core/observability.js";
@@ -42,6 +46,11 @@ export interface MemoryOrchestrator {
   /** Every call the target received, in order (answered 200 unless `answer` says otherwise). */
   readonly calls: DeliveryRequest[];
   readonly metrics: CountingMetrics;
+  /**
+   * Has the orchestrator handle the next visible ingress message, as the event source would:
+   * deleted if acknowledged.
+   */
+  handleNext(): Promise<MessageVerdict>;
 }
 
 /**
@@ -82,5 +91,12 @@ export const memoryOrchestrator = (options: MemoryOrchestratorOptions): MemoryOr
     breakers: options.breakers,
     limits: options.limits,
   });
-  return { orchestrator, clock, ingress, deadLetters, store, calls, metrics };
+  const handleNext = async (): Promise<MessageVerdict> => {
+    const [message] = ingress.receive(1, 60);
+    if (message === undefined) throw new Error("nothing to receive");
+    const verdict = await orchestrator.processMessage(message, () => 60_000);
+    if (verdict.kind === "ack") ingress.delete(message.receiptHandle);
+    return verdict;
+  };
+  return { orchestrator, clock, ingress, deadLetters, store, calls, metrics, handleNext };
 };

@@ -32,13 +32,6 @@ const world = (answer: () => AttemptResult) => {
     messageConcurrency: 1,
     answer,
   });
-  const handleNext = async () => {
-    const [message] = built.ingress.receive(1, 60);
-    if (message === undefined) throw new Error("nothing to receive");
-    const verdict = await built.orchestrator.processMessage(message, () => 60_000);
-    if (verdict.kind === "ack") built.ingress.delete(message.receiptHandle);
-    return verdict;
-  };
   const submit = (eventId: string, extra: Record<string, unknown> = {}) =>
     built.ingress.send(
       JSON.stringify({
@@ -51,7 +44,7 @@ const world = (answer: () => AttemptResult) => {
       0,
       { origin: MessageOrigin.PRODUCER },
     );
-  return { ...built, clock, handleNext, submit };
+  return { ...built, clock, submit };
 };
 
 describe("a record's attempt count", () => {

@@ -49,7 +49,9 @@ const countingWrites = (store: EventStore, writes: string[]): EventStore =>
     ]),
   ) as unknown as EventStore;
 
-const world = (options: Pick<MemoryOrchestratorOptions, "breakers" | "limits" | "answer"> = {}) => {
+const world = (
+  options: Pick<MemoryOrchestratorOptions, "breakers" | "limits" | "answer" | "store"> = {},
+) => {
   const clock = { now: NOW };
   const built = memoryOrchestrator({
     nowMs: NOW,
@@ -59,17 +61,9 @@ const world = (options: Pick<MemoryOrchestratorOptions, "breakers" | "limits" | 
     messageConcurrency: 1,
     ...options,
   });
-  /** Has the orchestrator handle the next visible message, and deletes it if acknowledged. */
-  const handleNext = async () => {
-    const [message] = built.ingress.receive(1, 60);
-    if (message === undefined) throw new Error("nothing to receive");
-    const verdict = await built.orchestrator.processMessage(message, () => 60_000);
-    if (verdict.kind === "ack") built.ingress.delete(message.receiptHandle);
-    return verdict;
-  };
   const submit = (eventId: string) =>
     built.ingress.send(bodyOf(eventId), { generation: 0 }, 0, { origin: MessageOrigin.PRODUCER });
-  return { ...built, clock, handleNext, submit };
+  return { ...built, clock, submit };
 };
 
 describe("an event a target turns away before its first attempt", () => {
@@ -178,46 +172,24 @@ describe("a waiting retry a target turns away", () => {
 });
 
 describe("the cost of deferral records", () => {
-  it("adds no write to an event that is not deferred: one claim, one result", async () => {
-    const breaker = { admission: { verdict: "call" } as TargetAdmission };
+  /** The store writes the orchestrator makes for one event, its breaker answering `admission`. */
+  const writesFor = async (admission: TargetAdmission): Promise<string[]> => {
     const writes: string[] = [];
-    const watched = memoryOrchestrator({
-      nowMs: NOW,
-      workerId: "worker-b",
-      seed: 4,
-      messageConcurrency: 1,
-      breakers: switchableBreaker(breaker),
+    const w = world({
+      breakers: switchableBreaker({ admission }),
       store: (store) => countingWrites(store, writes),
     });
-    watched.ingress.send(bodyOf("healthy-0"), { generation: 0 }, 0, {
-      origin: MessageOrigin.PRODUCER,
-    });
-    const [message] = watched.ingress.receive(1, 60);
-    if (message === undefined) throw new Error("nothing to receive");
-    await watched.orchestrator.processMessage(message, () => 60_000);
+    w.submit("watched-0");
+    await w.handleNext();
+    return writes;
+  };
 
-    expect(writes).toEqual(["claim", "recordResult"]);
+  it("adds no write to an event that is not deferred: one claim, one result", async () => {
+    expect(await writesFor({ verdict: "call" })).toEqual(["claim", "recordResult"]);
   });
 
   it("is one write per deferral", async () => {
-    const breaker = { admission: { verdict: "defer", untilMs: REOPEN_MS } as TargetAdmission };
-    const writes: string[] = [];
-    const watched = memoryOrchestrator({
-      nowMs: NOW,
-      workerId: "worker-b",
-      seed: 4,
-      messageConcurrency: 1,
-      breakers: switchableBreaker(breaker),
-      store: (store) => countingWrites(store, writes),
-    });
-    watched.ingress.send(bodyOf("deferred-0"), { generation: 0 }, 0, {
-      origin: MessageOrigin.PRODUCER,
-    });
-    const [message] = watched.ingress.receive(1, 60);
-    if (message === undefined) throw new Error("nothing to receive");
-    await watched.orchestrator.processMessage(message, () => 60_000);
-
-    expect(writes).toEqual(["recordDeferral"]);
+    expect(await writesFor({ verdict: "defer", untilMs: REOPEN_MS })).toEqual(["recordDeferral"]);
   });
 });
 
