@@ -6,7 +6,7 @@ import { AuditAction } from "../../lib/core/record.js";
 import { EventStatus } from "../../lib/core/status.js";
 import { isoOf } from "../../lib/core/time-format.js";
 import { createMemoryEventStore } from "../simulation/memory-event-store.js";
-import { anAttemptEntry, anEventId, FIXED_NOW_MS } from "../support/factories.js";
+import { aClaimRequest, anAttemptEntry, anEventId, FIXED_NOW_MS } from "../support/factories.js";
 import { createTestTable, testClients } from "../support/local-aws.js";
 
 /*
@@ -44,17 +44,8 @@ const deferralOf = (
   ...overrides,
 });
 
-const claimOf = (eventId: string, overrides: Partial<ClaimRequest> = {}): ClaimRequest => ({
-  eventId,
-  generation: 0,
-  worker: "worker-a",
-  nowMs: DUE_MS,
-  leaseMs: 10_000,
-  attemptBudget: 9,
-  targetSummary: "http POST https://partner.example/hook",
-  envelopeDigest: "digest-a",
-  ...overrides,
-});
+const claimOf = (eventId: string, overrides: Partial<ClaimRequest> = {}): ClaimRequest =>
+  aClaimRequest(eventId, DUE_MS, overrides);
 
 describe.each(stores)("%s store: a deferred event", (_, make) => {
   let store: EventStore;

@@ -4,7 +4,7 @@ import type { ClaimRequest, EventStore, RecordScheduledRequest } from "../../lib
 import { EventStatus } from "../../lib/core/status.js";
 import { isoOf } from "../../lib/core/time-format.js";
 import { createMemoryEventStore } from "../simulation/memory-event-store.js";
-import { anEventId, FIXED_NOW_MS } from "../support/factories.js";
+import { aClaimRequest, anEventId, FIXED_NOW_MS } from "../support/factories.js";
 import { createTestTable, testClients } from "../support/local-aws.js";
 
 /*
@@ -38,17 +38,8 @@ const scheduleOf = (
   ...overrides,
 });
 
-const claimOf = (eventId: string, overrides: Partial<ClaimRequest> = {}): ClaimRequest => ({
-  eventId,
-  generation: 0,
-  worker: "worker-a",
-  nowMs: DUE_MS,
-  leaseMs: 10_000,
-  attemptBudget: 9,
-  targetSummary: "http POST https://receiver.example.com/",
-  envelopeDigest: "digest-a",
-  ...overrides,
-});
+const claimOf = (eventId: string, overrides: Partial<ClaimRequest> = {}): ClaimRequest =>
+  aClaimRequest(eventId, DUE_MS, overrides);
 
 describe.each(stores)("%s store: a scheduled event", (_, make) => {
   let store: EventStore;

@@ -8,6 +8,7 @@ import {
   type RetryPolicy,
   resolvePolicy,
 } from "../../lib/core/policy.js";
+import type { ClaimRequest } from "../../lib/core/ports.js";
 import type { RandomSource } from "../../lib/core/random.js";
 import type { AttemptEntry, EventRecord } from "../../lib/core/record.js";
 
@@ -110,3 +111,20 @@ export const sequenceRandom = (...values: number[]): RandomSource => {
     return value;
   };
 };
+
+/** A claim of `eventId` at generation 0 by `worker-a`, made at `nowMs`. */
+export const aClaimRequest = (
+  eventId: string,
+  nowMs: number,
+  overrides: Partial<ClaimRequest> = {},
+): ClaimRequest => ({
+  eventId,
+  generation: 0,
+  worker: "worker-a",
+  nowMs,
+  leaseMs: 10_000,
+  attemptBudget: 9,
+  targetSummary: "http POST https://receiver.example.com/",
+  envelopeDigest: "digest-a",
+  ...overrides,
+});
