@@ -1,6 +1,6 @@
 import type { DeadLetterSummary } from "./dead-letter.js";
 import { DeadLetterReason } from "./decide.js";
-import type { EventRecord } from "./record.js";
+import type { AttemptEntry, EventRecord } from "./record.js";
 import { EventStatus } from "./status.js";
 
 /*
@@ -19,17 +19,25 @@ export type CopyVerification =
 const VERIFIED: CopyVerification = { verified: true };
 const unverified = (why: string): CopyVerification => ({ verified: false, why });
 
-/** The record still holds the attempt that decided this dead-lettering, at the copy's time. */
-const holdsDecidingAttempt = (record: EventRecord, copy: DeadLetterSummary): boolean =>
-  record.history.some(
-    (entry) => entry.attempt === copy.attempts && entry.finishedAt === copy.deadLetteredAt,
-  );
+/** Whether `entry` is the attempt the copy says decided its dead-lettering, at the copy's time. */
+const decides = (entry: AttemptEntry | undefined, copy: DeadLetterSummary): boolean =>
+  entry !== undefined &&
+  entry.attempt === copy.attempts &&
+  entry.finishedAt === copy.deadLetteredAt;
 
-/** The record says, at the copy's generation, that the event ended for the copy's reason. */
+/** The record still holds the attempt that decided this dead-lettering. */
+const holdsDecidingAttempt = (record: EventRecord, copy: DeadLetterSummary): boolean =>
+  record.history.some((entry) => decides(entry, copy));
+
+/**
+ * The record says, at the copy's generation, that the event ended for the copy's reason with the
+ * copy's attempt as its last. Not its attempt count: a takeover that finishes a decision whose
+ * result write was lost counts its own claim, and the copies still name the deciding attempt.
+ */
 const endsForReason = (record: EventRecord, copy: DeadLetterSummary): boolean =>
   (record.status === EventStatus.DEAD_LETTERED || record.status === EventStatus.REJECTED) &&
   record.deadLetterReason === copy.reason &&
-  record.attempts === copy.attempts;
+  decides(record.history.at(-1), copy);
 
 /** A dead-letter decision noted but not yet recorded as the end (the copy may already be out). */
 const pendsForReason = (record: EventRecord, copy: DeadLetterSummary): boolean => {
@@ -56,7 +64,7 @@ const verifyAttemptedCopy = (record: EventRecord, copy: DeadLetterSummary): Copy
   return unverified(
     `the record shows ${record.status}` +
       (record.deadLetterReason === undefined ? "" : ` (${record.deadLetterReason})`) +
-      ` after ${record.attempts} attempt(s), not ${copy.reason} after ${copy.attempts}`,
+      ` after attempt ${record.history.at(-1)?.attempt ?? record.attempts}, not ${copy.reason} after ${copy.attempts}`,
   );
 };
 

@@ -70,6 +70,11 @@ describe("verifyDeadLetterCopy", () => {
       }),
     ],
     [
+      "a copy whose decision a takeover finished (the record counts the takeover's claims too)",
+      aCopy(),
+      deadLettered({ attempts: 10 }),
+    ],
+    [
       "an invalid envelope recorded under its id",
       aCopy({ reason: "invalid_envelope", attempts: 0, generation: 2 }),
       deadLettered({ status: "rejected", deadLetterReason: "invalid_envelope", generation: 0 }),
@@ -103,7 +108,13 @@ describe("verifyDeadLetterCopy", () => {
       "a forged reason",
       aCopy({ reason: "deadline" }),
       deadLettered(),
-      /record shows dead_lettered \(exhausted\) after 8 attempt\(s\), not deadline after 8/,
+      /record shows dead_lettered \(exhausted\) after attempt 8, not deadline after 8/,
+    ],
+    [
+      "a copy naming an earlier attempt than the one that ended the event",
+      aCopy({ attempts: 7, deadLetteredAt: anAttemptEntry().finishedAt }),
+      deadLettered(),
+      /record shows dead_lettered \(exhausted\) after attempt 8, not exhausted after 7/,
     ],
     [
       "a generation the record never reached",

@@ -20,18 +20,20 @@ import {
 /** What {@link memoryOrchestrator} builds. */
 export interface MemoryOrchestratorOptions {
   readonly nowMs: number;
+  /** A clock that moves, instead of the fixed `nowMs`. */
+  readonly clock?: () => number;
   readonly workerId: string;
   /** Seed of the orchestrator's random stream (its jitter). */
   readonly seed: number;
   readonly messageConcurrency: number;
   /** Wraps the ingress port, to watch what the orchestrator sends. */
   readonly ingress?: (port: IngressQueue) => IngressQueue;
+  /** Another worker's deployment to work on (its queues and store), instead of a fresh one. */
+  readonly deployment?: Pick<MemoryOrchestrator, "ingress" | "deadLetters" | "store">;
   readonly breakers?: TargetBreakers | undefined;
   readonly limits?: TargetLimiter | undefined;
   /** Wraps the store port, to watch what the orchestrator writes. */
   readonly store?: (port: EventStore) => EventStore;
-  /** The clock, when a test moves time on; default fixed at `nowMs`. */
-  readonly clock?: () => number;
   /** How the target answers a call; default 200. */
   readonly answer?: (request: DeliveryRequest) => AttemptResult;
 }
@@ -60,9 +62,9 @@ export interface MemoryOrchestrator {
  */
 export const memoryOrchestrator = (options: MemoryOrchestratorOptions): MemoryOrchestrator => {
   const clock = options.clock ?? (() => options.nowMs);
-  const ingress = new MemoryQueue({ name: "ingress", clock });
-  const deadLetters = new MemoryQueue({ name: "dlq", clock });
-  const store = createMemoryEventStore();
+  const ingress = options.deployment?.ingress ?? new MemoryQueue({ name: "ingress", clock });
+  const deadLetters = options.deployment?.deadLetters ?? new MemoryQueue({ name: "dlq", clock });
+  const store = options.deployment?.store ?? createMemoryEventStore();
   const calls: DeliveryRequest[] = [];
   const metrics = new CountingMetrics();
   const ingressPort = memoryIngressQueue(ingress);
