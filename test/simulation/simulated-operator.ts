@@ -147,13 +147,21 @@ const deliveredAmong = async (
 };
 
 /**
+ * The event a single-event run takes: each in turn, as a person works down a list. Always the
+ * first would let one event no run completes for (or a copy redrive rightly skips) use up every
+ * run while the others wait (seed 5086 at fault rate 0.1).
+ */
+const inTurn = (eventIds: readonly string[], turn: number): string =>
+  eventIds[turn % eventIds.length] as string;
+
+/**
  * An operator redriving `eventIds` (every event not delivered when the run went quiet) until each
  * was moved, as a person would: a run can crash, fail on a throttled call, miss copies an earlier
  * crashed run still holds hidden, or skip an event still leased by a worker that died. After a
- * run that failed, the next one takes a single event: at high fault rates a run over many copies
- * almost never completes. Then, like a person watching the dead-letter alarm, `ricochet dlq clean`
- * once every event ended, until a run of it completes, redriving again any event still unfinished
- * meanwhile. Resolves when done or after {@link MAX_REDRIVE_RUNS} + {@link MAX_CLEAN_RUNS} runs.
+ * run that failed, the next one takes a single event, each in turn: at high fault rates a run
+ * over many copies almost never completes. Then, like a person watching the dead-letter alarm,
+ * `ricochet dlq clean` once every event ended, until a run of it completes, redriving again any
+ * event still unfinished meanwhile. Resolves when done or after {@link MAX_REDRIVE_RUNS} + {@link MAX_CLEAN_RUNS} runs.
  */
 export const operatorRedrive = async (
   eventIds: readonly string[],
@@ -161,6 +169,7 @@ export const operatorRedrive = async (
 ): Promise<void> => {
   const remaining = new Set(eventIds);
   let lastRunFailed = false;
+  let singles = 0;
   let run = 0;
   for (; run < MAX_REDRIVE_RUNS && remaining.size > 0; run += 1) {
     // An event a crashed run moved (its report lost, its copy deleted) is delivered by now and
@@ -171,7 +180,7 @@ export const operatorRedrive = async (
     if (remaining.size === 0) break;
     const report = await redriveRun(
       run,
-      [...remaining].slice(0, lastRunFailed ? 1 : remaining.size),
+      lastRunFailed ? [inTurn([...remaining], singles++)] : [...remaining],
       options,
     );
     lastRunFailed = report === undefined;

@@ -7,7 +7,13 @@ import { createMemoryEventStore, type MemoryEventStore } from "./memory-event-st
 import { MemoryQueue, StaleReceipt } from "./memory-queue.js";
 import { createMemoryTargetLimitsStore } from "./memory-target-limits-store.js";
 import { createMemoryTargetStateStore } from "./memory-target-state-store.js";
-import { bodyOf, drawBulkyEvents, drawScenario, type ScenarioEvent } from "./scenario.js";
+import {
+  bodyOf,
+  drawBulkyEvents,
+  drawScenario,
+  drawSharedTargetEvents,
+  type ScenarioEvent,
+} from "./scenario.js";
 import { VirtualScheduler } from "./scheduler.js";
 import { createSimulatedAdversary, type SimulatedAdversary } from "./simulated-adversary.js";
 import { SimulatedTarget } from "./simulated-target.js";
@@ -130,8 +136,7 @@ export const createSimulationWorld = (options: SimulationOptions): SimulationWor
       scenarioRandom,
     ),
     ...drawBulkyEvents(seed, START_MS),
-    // The shared-target moves (drawSharedTargetEvents) are left out of every run until the crash
-    // loop they expose at seed 5086 is understood (see the stop note of 2026-12-02).
+    ...drawSharedTargetEvents(seed, START_MS),
   ];
   const weights = new Map(scenario.map((e) => [e.envelope.eventId, e.weights]));
   const target = new SimulatedTarget({
