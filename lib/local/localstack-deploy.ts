@@ -66,8 +66,10 @@ const cdklocal = (args: readonly string[], env: NodeJS.ProcessEnv): Promise<numb
   });
 
 /**
- * Runs `cdklocal bootstrap`, then `cdklocal deploy --require-approval never` (or `cdklocal watch`)
- * with the deployment's environment and context, echoing each command and its output on stderr.
+ * Runs `cdklocal bootstrap`, then `cdklocal deploy --require-approval never --method=direct` (or
+ * `cdklocal watch`) with the deployment's environment and context, echoing each command and its
+ * output on stderr. Direct, not through a change set: an emulator's change-set path may lose the
+ * stack's outputs (moto's does), and `localstack:smoke` and the CLI find the resources by them.
  * @returns the deployment and the exit code of the first command that failed, else 0.
  */
 export const deployToLocalStack = async (
@@ -77,7 +79,7 @@ export const deployToLocalStack = async (
   const { env, context } = deployment;
   process.stderr.write(
     [
-      `LocalStack at ${env.AWS_ENDPOINT_URL} (S3 ${env.AWS_ENDPOINT_URL_S3}), region ${env.AWS_REGION}`,
+      `deploying to ${env.AWS_ENDPOINT_URL} (S3 ${env.AWS_ENDPOINT_URL_S3}), region ${env.AWS_REGION}`,
       `allowed target hosts of this deployment: ${JSON.stringify(context.allowedTargetHosts)}`,
       "",
     ].join("\n"),
@@ -90,7 +92,7 @@ export const deployToLocalStack = async (
       : await cdklocal(
           options.watch === true
             ? ["watch", ...contextArgs]
-            : ["deploy", "--require-approval", "never", ...contextArgs],
+            : ["deploy", "--require-approval", "never", "--method=direct", ...contextArgs],
           env,
         );
   return { ...deployment, exitCode };

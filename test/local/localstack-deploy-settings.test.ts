@@ -6,6 +6,7 @@ import {
   cdklocalEnv,
   DEFAULT_LOCALSTACK_ENDPOINT,
   HOST_FROM_LAMBDA,
+  localhostForLoopback,
   localStackContext,
 } from "../../lib/local/localstack-deploy-settings.js";
 
@@ -24,7 +25,7 @@ describe("cdklocalEnv", () => {
 
   it("keeps what the developer set, and lets cdklocal keep the region and credentials", () => {
     const env = cdklocalEnv({
-      AWS_ENDPOINT_URL: "http://127.0.0.1:4567",
+      AWS_ENDPOINT_URL: "http://192.168.1.5:4567",
       AWS_ENDPOINT_URL_S3: "http://s3.localhost.localstack.cloud:4567",
       AWS_DEFAULT_REGION: "eu-west-1",
       AWS_ACCESS_KEY_ID: "dev",
@@ -33,7 +34,7 @@ describe("cdklocalEnv", () => {
     });
 
     expect(env).toMatchObject({
-      AWS_ENDPOINT_URL: "http://127.0.0.1:4567",
+      AWS_ENDPOINT_URL: "http://192.168.1.5:4567",
       AWS_ENDPOINT_URL_S3: "http://s3.localhost.localstack.cloud:4567",
       AWS_REGION: "eu-west-1",
       AWS_ACCESS_KEY_ID: "dev",
@@ -42,6 +43,28 @@ describe("cdklocalEnv", () => {
     expect(env.AWS_ENVAR_ALLOWLIST?.split(",")).toEqual(
       expect.arrayContaining(["AWS_MAX_ATTEMPTS", "AWS_REGION", "AWS_ACCESS_KEY_ID"]),
     );
+  });
+});
+
+describe("localhostForLoopback", () => {
+  it.each([
+    ["http://127.0.0.1:5055", "http://localhost:5055"],
+    ["http://127.0.0.1:5055/", "http://localhost:5055/"],
+    ["http://[::1]:4566", "http://localhost:4566"],
+    ["https://127.0.0.1", "https://localhost"],
+    ["http://localhost:4566", "http://localhost:4566"],
+    ["http://127.0.0.2:4566", "http://127.0.0.2:4566"],
+    ["http://localstack:4566", "http://localstack:4566"],
+    ["not a url", "not a url"],
+  ])("spells %s as %s for cdklocal", (given, expected) => {
+    expect(localhostForLoopback(given)).toBe(expected);
+  });
+
+  it("applies to the endpoint and the S3 endpoint cdklocal is given", () => {
+    expect(cdklocalEnv({ AWS_ENDPOINT_URL: "http://127.0.0.1:5055" })).toMatchObject({
+      AWS_ENDPOINT_URL: "http://localhost:5055",
+      AWS_ENDPOINT_URL_S3: "http://localhost:5055",
+    });
   });
 });
 

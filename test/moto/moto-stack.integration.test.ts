@@ -3,7 +3,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type AwsClients, createAwsClients, localAwsEnv } from "../../lib/adapters/aws-clients.js";
 import { ENV, LAMBDA_RUNTIME_ENV } from "../../lib/contract/environment.js";
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../lib/contract/local-identity.js";
-import type { RunningEmulator } from "../../lib/local/running-emulator.js";
 import {
   type DeployedStack,
   functionBundle,
@@ -14,11 +13,10 @@ import {
   itDeliversAsDeployed,
   startDeployedFunctions,
 } from "../support/deployed-functions.js";
-import { EMULATOR_ENV } from "../support/emulator-gaps.js";
 import { uniqueName } from "../support/local-aws.js";
 import { createStackInMoto, type MotoStack } from "./create-stack-in-moto.js";
 import { readBackStack, type StackRow } from "./stack-readback.js";
-import { motoProblem, startMoto } from "./start-moto.js";
+import { type MotoForTests, motoForTests } from "./start-moto.js";
 
 /*
  * The synthesized stack in a second CloudFormation: created in moto as `cdk deploy` would in a
@@ -44,7 +42,7 @@ const MOTO_DROPS: readonly string[] = [
   "AWS::CloudWatch::Alarm built",
 ];
 
-let moto: RunningEmulator | undefined;
+let moto: MotoForTests;
 let endpoint: string;
 let stack: DeployedStack;
 let built: MotoStack;
@@ -78,13 +76,8 @@ const functionNamedBy = (output: string): string => {
 };
 
 beforeAll(async () => {
-  const shared = process.env[EMULATOR_ENV] === "moto" ? process.env.AWS_ENDPOINT_URL : undefined;
-  if (shared === undefined) {
-    const problem = await motoProblem();
-    if (problem !== undefined) throw new Error(problem);
-    moto = await startMoto();
-  }
-  endpoint = shared ?? (moto?.endpoint as string);
+  moto = await motoForTests();
+  endpoint = moto.endpoint;
   clients = createAwsClients({
     endpoints: { sqs: endpoint, dynamodb: endpoint, lambda: endpoint },
     region: LOCAL_REGION,

@@ -8,6 +8,7 @@ import { tailOutput } from "../../lib/local/output-tail.js";
 import { hasExited, terminate } from "../../lib/local/process-control.js";
 import type { RunningEmulator } from "../../lib/local/running-emulator.js";
 import { waitUntilReady } from "../../lib/local/wait-until-ready.js";
+import { EMULATOR_ENV } from "../support/emulator-gaps.js";
 
 /** The Python the machine provides moto with; `RICOCHET_MOTO_PYTHON` names another. */
 const PYTHON = process.env.RICOCHET_MOTO_PYTHON ?? "python3";
@@ -80,4 +81,25 @@ export const startMoto = async (readyTimeoutMs = 60_000): Promise<RunningEmulato
   }
   const pids = [child.pid, watchdog?.pid].filter((pid): pid is number => pid !== undefined);
   return { name: "moto", endpoint, pids, stop };
+};
+
+/** A moto for one test file: the run's own under `npm run test:moto`, else one started here. */
+export interface MotoForTests {
+  readonly endpoint: string;
+  /** Stops the moto this file started; leaves the run's alone. */
+  stop(): Promise<void>;
+}
+
+/**
+ * The moto a test file that needs moto itself (not just an AWS endpoint) talks to: under
+ * `npm run test:moto` the run's, otherwise one started on loopback for the file. Throws with
+ * {@link motoProblem}'s line when the machine has no moto, never skipping silently.
+ */
+export const motoForTests = async (): Promise<MotoForTests> => {
+  const shared = process.env[EMULATOR_ENV] === "moto" ? process.env.AWS_ENDPOINT_URL : undefined;
+  if (shared !== undefined) return { endpoint: shared, stop: async () => undefined };
+  const problem = await motoProblem();
+  if (problem !== undefined) throw new Error(problem);
+  const moto = await startMoto();
+  return { endpoint: moto.endpoint, stop: () => moto.stop() };
 };
