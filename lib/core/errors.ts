@@ -8,6 +8,11 @@
 export interface InputProblem {
   readonly path: string;
   readonly message: string;
+  /**
+   * The id of the orchestrator-only check that found it (`lib/core/orchestrator-only-checks.ts`),
+   * when the published JSON Schema cannot find it.
+   */
+  readonly check?: string | undefined;
 }
 
 /** Base class of all Ricochet errors. `context` carries what is needed to understand the failure. */

@@ -21,7 +21,9 @@ const issueProblems = (issue: Issue, prefix: readonly PropertyKey[]): InputProbl
   if ((issue.code === "invalid_key" || issue.code === "invalid_element") && issue.issues.length) {
     return issue.issues.flatMap((inner) => issueProblems(inner, path));
   }
-  return [{ path: joinPath(path), message: issue.message }];
+  const check = issue.code === "custom" ? issue.params?.check : undefined;
+  const problem = { path: joinPath(path), message: issue.message };
+  return [typeof check === "string" ? { ...problem, check } : problem];
 };
 
 /** Turns a zod error into our path-located problems (`target.headers.X-Key`, `policy.jitter`). */
