@@ -1,5 +1,7 @@
 import * as z from "zod";
 import { errorMessage, type InputProblem } from "./errors.js";
+import { HTTP_URL_PATTERN, HTTP_URL_RULE, urlParserReads } from "./http-url.js";
+import { checkParams, OrchestratorOnlyChecks } from "./orchestrator-only-checks.js";
 import { PolicyFieldsSchema } from "./policy.js";
 import { toProblems } from "./zod-problems.js";
 
@@ -69,6 +71,13 @@ export const RESERVED_HEADERS: ReadonlySet<string> = new Set([
  */
 const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 
+/** Matches `word` in any case, written so that every JSON Schema validator runs it (no flags). */
+const anyCase = (word: string): string =>
+  [...word].map((c) => (/[a-z]/i.test(c) ? `[${c.toUpperCase()}${c.toLowerCase()}]` : c)).join("");
+
+/** Most headers an HTTP target may carry. */
+export const MAX_HEADERS = 50;
+
 const HeadersSchema = z
   .record(
     z
@@ -77,7 +86,8 @@ const HeadersSchema = z
       .refine(
         (name) => !RESERVED_HEADERS.has(name.toLowerCase()),
         "is set by Ricochet and may not be supplied",
-      ),
+      )
+      .meta({ not: { pattern: `^(?:${[...RESERVED_HEADERS].map(anyCase).join("|")})$` } }),
     z
       .string()
       .max(8192, "must be at most 8192 characters")
@@ -86,7 +96,11 @@ const HeadersSchema = z
         "must contain only tab, printable ASCII and U+0080–U+00FF, the characters HTTP can send",
       ),
   )
-  .refine((headers) => Object.keys(headers).length <= 50, "must have at most 50 headers");
+  .refine(
+    (headers) => Object.keys(headers).length <= MAX_HEADERS,
+    `must have at most ${MAX_HEADERS} headers`,
+  )
+  .meta({ maxProperties: MAX_HEADERS });
 
 /** Names a group of targets that share one circuit breaker and one set of limits. */
 export const TargetGroupSchema = z
@@ -102,8 +116,14 @@ export const TargetGroupSchema = z
 export const HttpTargetSchema = z.strictObject({
   type: z.literal("http"),
   url: z
-    .url({ protocol: /^https?$/, error: "must be an absolute http:// or https:// URL" })
-    .max(2048, "must be at most 2048 characters"),
+    .string()
+    .max(2048, "must be at most 2048 characters")
+    .regex(HTTP_URL_PATTERN, { error: HTTP_URL_RULE, abort: true })
+    .refine(urlParserReads, {
+      error: "has a host no URL parser reads (a number that is no IPv4 address, bad Punycode)",
+      params: checkParams(OrchestratorOnlyChecks.URL_HOST),
+    })
+    .meta({ format: "uri" }),
   method: z.enum(["POST", "PUT", "PATCH", "DELETE", "GET"]).optional().describe("Default POST."),
   headers: HeadersSchema.optional(),
   timeoutMs: z
@@ -156,10 +176,10 @@ export const EnvelopeSchema = z
     payload: z
       .unknown()
       .refine((p) => p !== undefined, "is required (use null for no payload)")
-      .refine(
-        (p) => jsonDepth(p) <= MAX_PAYLOAD_DEPTH,
-        `must nest at most ${MAX_PAYLOAD_DEPTH} levels deep`,
-      )
+      .refine((p) => jsonDepth(p) <= MAX_PAYLOAD_DEPTH, {
+        error: `must nest at most ${MAX_PAYLOAD_DEPTH} levels deep`,
+        params: checkParams(OrchestratorOnlyChecks.PAYLOAD_DEPTH),
+      })
       .describe("Any JSON value; sent as the request body or the Lambda event."),
     policy: PolicyFieldsSchema.optional().describe("Overrides of the deployment's retry policy."),
     deadline: IsoInstantSchema.optional().describe("No attempt starts after this instant."),
@@ -173,7 +193,11 @@ export const EnvelopeSchema = z
       e.notBefore === undefined ||
       e.deadline === undefined ||
       Date.parse(e.notBefore) <= Date.parse(e.deadline),
-    { path: ["notBefore"], error: "must not be after deadline: no attempt could ever start" },
+    {
+      path: ["notBefore"],
+      error: "must not be after deadline: no attempt could ever start",
+      params: checkParams(OrchestratorOnlyChecks.NOT_BEFORE_AFTER_DEADLINE),
+    },
   )
   .describe("A Ricochet event: what to deliver, where, and how to retry it.");
 

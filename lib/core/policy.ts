@@ -1,6 +1,7 @@
 import * as z from "zod";
 import { InvalidPolicyError } from "./errors.js";
 import { VerdictErrorType } from "./lambda-verdict.js";
+import { checkParams, OrchestratorOnlyChecks } from "./orchestrator-only-checks.js";
 import { toProblems } from "./zod-problems.js";
 
 /** How the delay before a retry is drawn below its ceiling. */
@@ -36,6 +37,8 @@ export const MAX_ERROR_TYPES = 50;
 
 const VERDICT_TYPES: readonly string[] = Object.values(VerdictErrorType);
 
+const MAX_ERROR_TYPE_LENGTH = 256;
+
 /**
  * A Lambda function error's `errorType` as its runtime reports it (`TypeError`,
  * `Sandbox.Timedout`, `java.lang.IllegalStateException`), matched exactly.
@@ -43,11 +46,15 @@ const VERDICT_TYPES: readonly string[] = Object.values(VerdictErrorType);
 const errorTypeName = z
   .string()
   .min(1, "must not be empty")
-  .max(256, "must be at most 256 characters")
+  // Counted in code points, as JSON Schema's maxLength counts, not in UTF-16 units.
+  .refine((name) => [...name].length <= MAX_ERROR_TYPE_LENGTH, {
+    error: `must be at most ${MAX_ERROR_TYPE_LENGTH} characters`,
+  })
   .regex(/^\S+$/, "must be an error type name, without spaces")
   .refine((name) => !VERDICT_TYPES.includes(name), {
     message: "is a verdict the function gives, not an error to classify (see the Lambda verdicts)",
-  });
+  })
+  .meta({ maxLength: MAX_ERROR_TYPE_LENGTH, not: { enum: VERDICT_TYPES } });
 
 /** Longest delay Ricochet will schedule: the dead-letter queue's retention (14 days). */
 export const MAX_DELAY_LIMIT_SECONDS = 14 * 24 * 3600;
@@ -143,10 +150,13 @@ export const DEFAULT_POLICY: RetryPolicy = Object.freeze({
   retryOnlyErrorTypes: [],
 });
 
+const MERGE = checkParams(OrchestratorOnlyChecks.POLICY_MERGE);
+
 const crossChecks = (policy: RetryPolicy, ctx: z.RefinementCtx): void => {
   if (policy.baseDelaySeconds > policy.maxDelaySeconds) {
     ctx.addIssue({
       code: "custom",
+      params: MERGE,
       path: ["baseDelaySeconds"],
       message: `must not exceed maxDelaySeconds (${policy.maxDelaySeconds})`,
     });
@@ -155,6 +165,7 @@ const crossChecks = (policy: RetryPolicy, ctx: z.RefinementCtx): void => {
   if (both.length > 0) {
     ctx.addIssue({
       code: "custom",
+      params: MERGE,
       path: ["retryOnStatus"],
       message: `listed in both retryOnStatus and noRetryOnStatus: ${both.join(", ")}`,
     });
@@ -163,6 +174,7 @@ const crossChecks = (policy: RetryPolicy, ctx: z.RefinementCtx): void => {
   if (policy.noRetryErrorTypes.length > 0 && policy.retryOnlyErrorTypes.length > 0) {
     ctx.addIssue({
       code: "custom",
+      params: MERGE,
       path: ["retryOnlyErrorTypes"],
       message: `cannot be set together with noRetryErrorTypes (${policy.noRetryErrorTypes.join(", ")}): give either the error types never retried or the only ones retried`,
     });

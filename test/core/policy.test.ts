@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { InvalidPolicyError } from "../../lib/core/errors.js";
+import { OrchestratorOnlyChecks } from "../../lib/core/orchestrator-only-checks.js";
 import {
   DEFAULT_POLICY,
   type PolicyOverride,
@@ -123,13 +124,19 @@ describe("resolvePolicy", () => {
     ],
   ])("rejects %s, naming the field", (_, override, path, fragment) => {
     const problems = problemsOf(DEFAULT_POLICY, override);
-    expect(problems).toContainEqual({ path, message: expect.stringContaining(fragment) });
+    expect(problems).toContainEqual(
+      expect.objectContaining({ path, message: expect.stringContaining(fragment) }),
+    );
   });
 
   it("rejects an override that only conflicts with the base it is applied to", () => {
     const base = resolvePolicy(DEFAULT_POLICY, { maxDelaySeconds: 10, baseDelaySeconds: 2 });
     expect(problemsOf(base, { baseDelaySeconds: 20 })).toEqual([
-      { path: "baseDelaySeconds", message: "must not exceed maxDelaySeconds (10)" },
+      {
+        path: "baseDelaySeconds",
+        message: "must not exceed maxDelaySeconds (10)",
+        check: OrchestratorOnlyChecks.POLICY_MERGE.id,
+      },
     ]);
   });
 
