@@ -31,18 +31,27 @@ export const IsoInstantSchema = z.iso.datetime({
   error: "must be an ISO 8601 date-time with a time zone",
 });
 
+/** The punctuation an event id may hold besides letters and digits (`-` last: in a class, literal). */
+export const EVENT_ID_PUNCTUATION = [".", "_", ":", "@", "/", "+", "=", "-"] as const;
+
 /**
- * Event ids are printable ASCII so that they are safe in logs, headers and DynamoDB keys and
- * cannot hide look-alike characters (a Cyrillic "а" in an otherwise Latin id).
+ * Event ids are letters, digits and a few punctuation marks, so that they are safe in logs,
+ * headers and DynamoDB keys and cannot hide look-alike characters (a Cyrillic "а" in an
+ * otherwise Latin id) or spaces.
  */
-export const EVENT_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:@/+=-]*$/;
+export const EVENT_ID_PATTERN = new RegExp(
+  `^[A-Za-z0-9][A-Za-z0-9${EVENT_ID_PUNCTUATION.join("")}]*$`,
+);
+
+/** The event id rule in words: the problem an envelope gets, and the README's sentence. */
+export const EVENT_ID_RULE = `1–${MAX_EVENT_ID_LENGTH} characters: letters, digits and ${EVENT_ID_PUNCTUATION.join(" ")}, starting with a letter or digit`;
 
 export const EventIdSchema = z
   .string()
   // An empty id would also fail the pattern; one problem says it better than two.
   .min(1, { error: "must not be empty", abort: true })
   .max(MAX_EVENT_ID_LENGTH, `must be at most ${MAX_EVENT_ID_LENGTH} characters`)
-  .regex(EVENT_ID_PATTERN, "must be printable ASCII: letters, digits and . _ : @ / + = -")
+  .regex(EVENT_ID_PATTERN, `must be ${EVENT_ID_RULE}`)
   .describe("Stable identity of the event; sent as Idempotency-Key on every attempt.");
 
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
