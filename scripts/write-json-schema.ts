@@ -14,16 +14,37 @@ export const ENVELOPE_SCHEMA_FILE = fileURLToPath(
   new URL("../schema/envelope.schema.json", import.meta.url),
 );
 
+/*
+ * JSON Schema's patterns are ECMA-262's, where `$` ends the string; Python's and Java's `$` also
+ * match before a final line break, so there `^[a-z]+$` accepts "abc\n" (Python's jsonschema
+ * accepted "e-1\n" as an event id and "…Z\n" as a deadline). No envelope string with a pattern
+ * may hold a line break, so each says so in a keyword every regular expression engine reads
+ * alike (no lookahead: Go's RE2 has none).
+ */
+const NO_LINE_BREAK = { not: { pattern: "[\n\r]" } } as const;
+
+/** `schema` with {@link NO_LINE_BREAK} beside every `pattern` in it. */
+const withoutLineBreaks = (schema: unknown): unknown => {
+  if (Array.isArray(schema)) return schema.map(withoutLineBreaks);
+  if (schema === null || typeof schema !== "object") return schema;
+  const node = Object.fromEntries(
+    Object.entries(schema).map(([key, value]) => [key, withoutLineBreaks(value)]),
+  );
+  if (typeof node.pattern !== "string") return node;
+  const allOf: unknown[] = Array.isArray(node.allOf) ? node.allOf : [];
+  return { ...node, allOf: [...allOf, NO_LINE_BREAK] };
+};
+
 /** The envelope's JSON Schema (draft 2020-12), for the input a producer sends. */
 export const envelopeJsonSchema = (): Record<string, unknown> => {
   const generated = z.toJSONSchema(EnvelopeSchema, {
     target: "draft-2020-12",
     io: "input",
-    // Refinements (payload depth, reserved headers, base <= max) cannot be expressed in JSON
-    // Schema; Ricochet still enforces them, so the schema is necessary, not sufficient.
+    // A refinement JSON Schema cannot state is one of lib/core/orchestrator-only-checks.ts;
+    // those the schema can state are given to it with `.meta()` beside the refinement.
     unrepresentable: "any",
   });
-  const { $schema, ...rest } = generated;
+  const { $schema, ...rest } = withoutLineBreaks(generated) as Record<string, unknown>;
   return { $schema, $id: ENVELOPE_SCHEMA_ID, title: "Ricochet envelope", ...rest };
 };
 
