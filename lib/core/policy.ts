@@ -50,7 +50,9 @@ const errorTypeName = z
   .refine((name) => [...name].length <= MAX_ERROR_TYPE_LENGTH, {
     error: `must be at most ${MAX_ERROR_TYPE_LENGTH} characters`,
   })
-  .regex(/^\S+$/, "must be an error type name, without spaces")
+  // Spaces and controls named by code, not \S: JavaScript's and Python's \s are different sets.
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the controls are what it refuses.
+  .regex(/^[^\x00-\x20\x7f]+$/, "must be an error type name, without spaces or control characters")
   .refine((name) => !VERDICT_TYPES.includes(name), {
     message: "is a verdict the function gives, not an error to classify (see the Lambda verdicts)",
   })
