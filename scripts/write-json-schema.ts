@@ -15,24 +15,44 @@ export const ENVELOPE_SCHEMA_FILE = fileURLToPath(
 );
 
 /*
- * JSON Schema's patterns are ECMA-262's, where `$` ends the string; Python's and Java's `$` also
- * match before a final line break, so there `^[a-z]+$` accepts "abc\n" (Python's jsonschema
- * accepted "e-1\n" as an event id and "…Z\n" as a deadline). No envelope string with a pattern
- * may hold a line break, so each says so in a keyword every regular expression engine reads
- * alike (no lookahead: Go's RE2 has none).
+ * JSON Schema's patterns are ECMA-262's, but producers' validators run them in their own
+ * language's engine, where two things differ. Python's and Java's `$` also match before a final
+ * line break, so there `^[a-z]+$` accepts "abc\n" (Python's jsonschema accepted "e-1\n" as an
+ * event id and "…Z\n" as a deadline): no envelope string with a pattern may hold a line break,
+ * so each says so in a keyword every engine reads alike (no lookahead: Go's RE2 has none). And
+ * Python's `\d` is any Unicode digit ("١٢" in an account id): it is written `0-9`.
  */
 const NO_LINE_BREAK = { not: { pattern: "[\n\r]" } } as const;
 
-/** `schema` with {@link NO_LINE_BREAK} beside every `pattern` in it. */
-const withoutLineBreaks = (schema: unknown): unknown => {
-  if (Array.isArray(schema)) return schema.map(withoutLineBreaks);
+/** `pattern` with every `\d` written as `0-9` (in a class) or `[0-9]` (outside one). */
+const asciiDigits = (pattern: string): string => {
+  let out = "";
+  let inClass = false;
+  for (let i = 0; i < pattern.length; i += 1) {
+    const c = pattern[i] ?? "";
+    if (c === "\\") {
+      const next = pattern[i + 1] ?? "";
+      out += next === "d" ? (inClass ? "0-9" : "[0-9]") : c + next;
+      i += 1;
+    } else {
+      if (c === "[") inClass = true;
+      else if (c === "]") inClass = false;
+      out += c;
+    }
+  }
+  return out;
+};
+
+/** `schema` with every `pattern` in it made to mean the same in every engine (see above). */
+const portablePatterns = (schema: unknown): unknown => {
+  if (Array.isArray(schema)) return schema.map(portablePatterns);
   if (schema === null || typeof schema !== "object") return schema;
   const node = Object.fromEntries(
-    Object.entries(schema).map(([key, value]) => [key, withoutLineBreaks(value)]),
+    Object.entries(schema).map(([key, value]) => [key, portablePatterns(value)]),
   );
   if (typeof node.pattern !== "string") return node;
   const allOf: unknown[] = Array.isArray(node.allOf) ? node.allOf : [];
-  return { ...node, allOf: [...allOf, NO_LINE_BREAK] };
+  return { ...node, pattern: asciiDigits(node.pattern), allOf: [...allOf, NO_LINE_BREAK] };
 };
 
 /** The envelope's JSON Schema (draft 2020-12), for the input a producer sends. */
@@ -44,7 +64,7 @@ export const envelopeJsonSchema = (): Record<string, unknown> => {
     // those the schema can state are given to it with `.meta()` beside the refinement.
     unrepresentable: "any",
   });
-  const { $schema, ...rest } = withoutLineBreaks(generated) as Record<string, unknown>;
+  const { $schema, ...rest } = portablePatterns(generated) as Record<string, unknown>;
   return { $schema, $id: ENVELOPE_SCHEMA_ID, title: "Ricochet envelope", ...rest };
 };
 

@@ -241,6 +241,7 @@ export const aMutation: fc.Arbitrary<(doc: Doc) => Doc> = fc.oneof(
           "2030-01-01T00:00:00+2400",
           "2030-01-01T00:00:00+02",
           "2030-01-01",
+          "\u0662\u0660\u0663\u0660-01-01T00:00:00Z",
           1_893_456_000,
         ),
       ),
@@ -275,6 +276,12 @@ export const aMutation: fc.Arbitrary<(doc: Doc) => Doc> = fc.oneof(
         { type: "lambda", functionName: "f", url: "https://x.example/" },
         { type: "lambda", functionName: "has space" },
         { type: "lambda", functionName: "arn:aws:lambda:eu-west-1:12345:function:f" },
+        // Arabic-Indic digits, which Python's \d reads as digits.
+        {
+          type: "lambda",
+          functionName:
+            "arn:aws:lambda:eu-west-1:\u0661\u0662\u0663\u0664\u0665\u0666\u0667\u0668\u0669\u0660\u0661\u0662:function:f",
+        },
         { type: "http", url: "https://x.example/", group: "-bad" },
         { type: "http", url: "https://x.example/", group: "g".repeat(65) },
         { type: "http" },
