@@ -160,7 +160,7 @@ export const createConsoleApp = (
     const record = id === "" ? undefined : await deps.store.get(id);
     if (record === undefined)
       return c.html(messagePage("Not found", `No record for event ${id}.`), 404);
-    return c.html(eventPage(record, deps.defaultPolicy));
+    return c.html(eventPage(record, deps.defaultPolicy, deps.clock()));
   });
 
   app.get("/dead-letters", async (c) => {

@@ -1,8 +1,7 @@
 import { html } from "hono/html";
-import { describeDeferral } from "../core/deferral.js";
 import type { RetryPolicy } from "../core/policy.js";
 import type { EventRecord } from "../core/record.js";
-import { redactCredentials } from "../core/redact.js";
+import { recordFacts } from "../core/record-facts.js";
 import { formatSeconds } from "../core/time-format.js";
 import {
   type AttemptItem,
@@ -61,27 +60,20 @@ const scheduleTable = (record: EventRecord, policy: RetryPolicy): Html => {
 <table class="schedule"><thead><tr><th>retry</th><th>planned delay</th><th>actual delay</th><th></th></tr></thead><tbody>${rows}</tbody></table>`;
 };
 
-/** One event's page: its record's summary, its timeline, its planned and actual schedule. */
-export const eventPage = (record: EventRecord, policy: RetryPolicy): Html => {
-  const facts: [string, string | number | undefined][] = [
-    ["status", record.status],
-    ["attempts", `${record.attempts} of ${record.attemptBudget}`],
-    ["generation", record.generation],
-    ["target", record.targetSummary],
-    ["next attempt", record.nextAttemptAt],
-    ["deferred", record.deferral && describeDeferral(record.deferral)],
-    ["last outcome", record.lastOutcome && redactCredentials(record.lastOutcome.message)],
-    ["dead-letter reason", record.deadLetterReason],
-    ["policy clamped", record.policyAdjustments?.join("; ")],
-    ["replays", record.replays],
-    ["created", record.createdAt],
-    ["updated", record.updatedAt],
-  ];
-  const summary = facts
-    .filter(([, value]) => value !== undefined && value !== "")
+/**
+ * One event's page at `nowMs`: its record's summary (the facts `ricochet status` shows), its
+ * timeline, its planned and actual schedule.
+ */
+export const eventPage = (
+  record: EventRecord,
+  policy: RetryPolicy,
+  nowMs: number = Date.now(),
+): Html => {
+  const summary = recordFacts(record, nowMs)
+    .filter(({ name }) => name !== "event")
     .map(
-      ([name, value]) =>
-        html`<tr><th>${name}</th><td data-fact="${name}">${shown(value)}</td></tr>`,
+      ({ name, value }) =>
+        html`<tr><th>${name}</th><td data-fact="${name}">${typeof value === "object" ? value.map((line, i) => html`${i === 0 ? "" : html`<br>`}${line}`) : value}</td></tr>`,
     );
   const timeline = eventTimeline(record);
   return pageLayout(

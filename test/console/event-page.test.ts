@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { eventPage } from "../../lib/console/event-page.js";
 import { DEFAULT_POLICY } from "../../lib/core/policy.js";
-import { anAttemptEntry, anEventRecord } from "../support/factories.js";
+import { anAttemptEntry, anEventRecord, FIXED_NOW_MS } from "../support/factories.js";
 
 describe("eventPage", () => {
   it("escapes what a target or an operator wrote, so a record cannot script the page", () => {
@@ -63,5 +63,38 @@ describe("eventPage", () => {
     );
     expect(page).toContain("<strong>No call</strong>");
     expect(page).not.toContain("Attempt 0");
+  });
+
+  it("shows what ricochet status shows: conflicts, the envelope, a pending dead-letter, the due time (issue #36)", () => {
+    const page = String(
+      eventPage(
+        anEventRecord({
+          status: "scheduled",
+          nextAttemptAt: "2030-01-01T06:30:00.000Z",
+          envelopeDigest: "ab".repeat(32),
+          conflicts: { count: 2, lastAt: "2030-01-01T00:00:05.000Z", lastDigest: "cd".repeat(32) },
+          pendingDeadLetter: {
+            reason: "exhausted",
+            entry: anAttemptEntry(),
+            lastOutcome: { class: "retryable", message: "HTTP 503" },
+            generation: 0,
+            attempts: 3,
+            decidedAt: "2030-01-01T00:00:07.000Z",
+          },
+        }),
+        DEFAULT_POLICY,
+        FIXED_NOW_MS,
+      ),
+    );
+    expect(page).toContain(
+      '<td data-fact="status">scheduled, due 2030-01-01T06:30:00.000Z (in 6h 30m)</td>',
+    );
+    expect(page).toContain('<td data-fact="envelope">abababababababab</td>');
+    expect(page).toContain(
+      '<td data-fact="conflicting resubmissions">2 (last 2030-01-01T00:00:05.000Z, envelope cdcdcdcdcdcdcdcd)</td>',
+    );
+    expect(page).toContain(
+      '<td data-fact="dead-letter pending">exhausted, decided 2030-01-01T00:00:07.000Z</td>',
+    );
   });
 });
