@@ -8,6 +8,7 @@ import {
 import { verifyDeadLetterCopy } from "../core/dead-letter-verification.js";
 import { DeadLetterReason } from "../core/decide.js";
 import { parseEnvelope } from "../core/envelope.js";
+import { formatProblems, type InputProblem } from "../core/errors.js";
 import type { DeadLetterQueue, EventStore, ReceivedDeadLetter } from "../core/ports.js";
 import type { EventRecord } from "../core/record.js";
 import { naturalTargetKey } from "../core/target-key.js";
@@ -32,6 +33,11 @@ const SummarySchema = z.looseObject({
   attempts: z.int().min(0),
   generation: z.int().min(0),
   deadLetteredAt: z.string(),
+  // An invalid envelope's reasons: malformed ones are dropped, never the whole copy.
+  problems: z
+    .array(z.object({ path: z.string(), message: z.string() }))
+    .optional()
+    .catch(undefined),
 });
 
 /** Copies written before the body travelled unchanged: the envelope re-serialised in a JSON body. */
@@ -261,6 +267,8 @@ export interface DeadLetterListing {
   readonly deadLetteredAt: string;
   readonly receiveCount: number;
   readonly lastOutcome?: string | undefined;
+  /** Why an `invalid_envelope` copy's body was refused, as the copy's summary says. */
+  readonly problems?: readonly InputProblem[] | undefined;
   /** Why the body could not be read, for messages not written by Ricochet. */
   readonly error?: string | undefined;
   /**
@@ -272,6 +280,16 @@ export interface DeadLetterListing {
   /** Why the copy is unverified (absent when verified, and on unreadable messages). */
   readonly unverified?: string | undefined;
 }
+
+/**
+ * What a listing says went wrong with the copy's event: its last outcome, or for an invalid
+ * envelope the problems found in it. Producer text: the caller makes it inert where shown.
+ */
+export const listingDetail = (listing: DeadLetterListing): string | undefined =>
+  listing.lastOutcome ??
+  (listing.problems === undefined || listing.problems.length === 0
+    ? undefined
+    : formatProblems(listing.problems));
 
 /** Reads each event's record once, however many copies name it. */
 export const recordReader = (
@@ -308,6 +326,7 @@ export const toListing = (
     attempts: dl.attempts,
     generation: dl.generation,
     lastOutcome: dl.lastOutcome?.message,
+    problems: dl.problems,
     verified: verification.verified,
     unverified: verification.verified ? undefined : verification.why,
   };

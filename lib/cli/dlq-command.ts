@@ -1,7 +1,7 @@
 import Table from "cli-table3";
 import type { Command } from "commander";
 import { type CleanReport, cleanDeadLetters } from "../app/dead-letter-clean.js";
-import { type DeadLetterListing, listDeadLetters } from "../app/dead-letter-scan.js";
+import { type DeadLetterListing, listDeadLetters, listingDetail } from "../app/dead-letter-scan.js";
 import type { DeadLetterReason } from "../core/decide.js";
 import { systemClock } from "../core/random.js";
 import { callerName, withAwsSession } from "./aws-session.js";
@@ -31,10 +31,19 @@ interface DlqListFlags extends ResourceFlags {
 const standingOf = (m: DeadLetterListing): string =>
   m.verified ? "verified" : m.unverified === undefined ? "" : `UNVERIFIED: ${m.unverified}`;
 
-const renderListing = (messages: readonly DeadLetterListing[]): string => {
+/** A listing as a table for a terminal, producers' text made inert. */
+export const renderListing = (messages: readonly DeadLetterListing[]): string => {
   if (messages.length === 0) return "The dead-letter queue has no matching messages.";
   const table = new Table({
-    head: ["message", "event", "reason", "attempts", "dead-lettered", "last outcome", "record"],
+    head: [
+      "message",
+      "event",
+      "reason",
+      "attempts",
+      "dead-lettered",
+      "last outcome or problems",
+      "record",
+    ],
     style: { head: [], border: [] },
   });
   for (const m of messages) {
@@ -45,7 +54,7 @@ const renderListing = (messages: readonly DeadLetterListing[]): string => {
         m.reason ?? `(unreadable: ${m.error ?? "?"})`,
         m.attempts,
         m.deadLetteredAt,
-        m.lastOutcome,
+        listingDetail(m),
         standingOf(m),
       ]),
     );

@@ -16,16 +16,17 @@ export const UNREADABLE_REASON = "unreadable";
 
 /**
  * Groups a dead-letter listing by reason, largest group first (then by reason), each group's
- * messages oldest first; last outcomes are passed through redactCredentials on the way out.
+ * messages oldest first; last outcomes and problems are passed through redactCredentials on the way out.
  */
 export const groupDeadLetters = (listings: readonly DeadLetterListing[]): DeadLetterGroup[] => {
   const byReason = new Map<string, DeadLetterListing[]>();
   for (const listing of listings) {
     const reason = listing.reason ?? UNREADABLE_REASON;
-    const shown =
-      listing.lastOutcome === undefined
-        ? listing
-        : { ...listing, lastOutcome: redactCredentials(listing.lastOutcome) };
+    const shown = {
+      ...listing,
+      lastOutcome: listing.lastOutcome && redactCredentials(listing.lastOutcome),
+      problems: listing.problems?.map((p) => ({ ...p, message: redactCredentials(p.message) })),
+    };
     byReason.set(reason, [...(byReason.get(reason) ?? []), shown]);
   }
   return [...byReason.entries()]

@@ -1,5 +1,5 @@
 import { html } from "hono/html";
-import type { DeadLetterListing } from "../app/dead-letter-scan.js";
+import { type DeadLetterListing, listingDetail } from "../app/dead-letter-scan.js";
 import type { RedriveReport } from "../app/redrive.js";
 import type { RedriveRequestInput } from "../app/redrive-request.js";
 import { type DeadLetterGroup, UNREADABLE_REASON } from "./dead-letter-groups.js";
@@ -22,12 +22,12 @@ const standingCell = (m: DeadLetterListing): Html | string =>
 
 const messageRow = (m: DeadLetterListing): Html =>
   html`<tr data-verified="${String(m.verified)}"><td>${eventCell(m)}</td><td>${shown(m.attempts)}</td><td>${m.deadLetteredAt}</td>
-<td>${shown(m.lastOutcome)}</td><td>${m.messageId}</td><td>${standingCell(m)}</td></tr>`;
+<td>${shown(listingDetail(m))}</td><td>${m.messageId}</td><td>${standingCell(m)}</td></tr>`;
 
 const groupSection = (group: DeadLetterGroup): Html => html`<section data-reason="${group.reason}">
 <h2>${group.reason} <span class="count">${group.count}</span></h2>
 <p>dead-lettered ${group.oldest} … ${group.newest}</p>
-<table><thead><tr><th>event</th><th>attempts</th><th>dead-lettered</th><th>last outcome</th><th>message</th><th>record</th></tr></thead>
+<table><thead><tr><th>event</th><th>attempts</th><th>dead-lettered</th><th>last outcome or problems</th><th>message</th><th>record</th></tr></thead>
 <tbody>${group.messages.map(messageRow)}</tbody></table></section>`;
 
 const reasonOptions = (groups: readonly DeadLetterGroup[]): Html[] =>
