@@ -2,6 +2,7 @@ import Table from "cli-table3";
 import type { Command } from "commander";
 import { type CleanReport, cleanDeadLetters } from "../app/dead-letter-clean.js";
 import { type DeadLetterListing, listDeadLetters, listingDetail } from "../app/dead-letter-scan.js";
+import { countOf } from "../core/count-text.js";
 import type { DeadLetterReason } from "../core/decide.js";
 import { systemClock } from "../core/random.js";
 import { callerName, withAwsSession } from "./aws-session.js";
@@ -62,7 +63,7 @@ export const renderListing = (messages: readonly DeadLetterListing[]): string =>
   const unverified = messages.filter((m) => !m.verified && m.unverified !== undefined).length;
   return unverified === 0
     ? table.toString()
-    : `${table.toString()}\n${unverified} unverified cop${unverified === 1 ? "y" : "ies"}: ` +
+    : `${table.toString()}\n${countOf(unverified, "unverified copy", "unverified copies")}: ` +
         "the event's record does not bear the summary out; redrive leaves them unless --include-unverified.";
 };
 
@@ -73,13 +74,14 @@ interface DlqCleanFlags extends ResourceFlags {
   readonly json: boolean;
 }
 
-const renderClean = (report: CleanReport): string => {
+/** The report of `dlq clean` for a terminal: one line per copy and a count. */
+export const renderClean = (report: CleanReport): string => {
   const verb = report.dryRun ? "would remove" : "removed";
   const lines = report.removed.map(
     (r) => `${verb} ${cellText(r.messageId)} (${cellText(r.eventId)}): ${cellText(r.why)}`,
   );
   lines.push(
-    `${report.removed.length} copie(s) ${verb}, ${report.kept} kept` +
+    `${countOf(report.removed.length, "copy", "copies")} ${report.dryRun ? "would be removed" : "removed"}, ${report.kept} kept` +
       (report.failed.length > 0 ? `, ${report.failed.length} failed` : ""),
   );
   for (const f of report.failed)

@@ -1,6 +1,7 @@
 import Table from "cli-table3";
 import type { Command } from "commander";
 import type { FailedEvent, RefusedEvent } from "../app/operator-action.js";
+import { countOf } from "../core/count-text.js";
 import { ActionFailedError, ActionRefusedError } from "../core/errors.js";
 import { callerName } from "./aws-session.js";
 import { printResult, withJsonOption } from "./cli-support.js";
@@ -92,11 +93,11 @@ export const finishOperatorAction = <R extends OperatorActionReport>(
   const [failed] = report.failed;
   if (failed !== undefined)
     throw new ActionFailedError(
-      `${report.failed.length} event(s) failed (first: ${failed.eventId}: ${failed.error}); trying again is safe`,
+      `${countOf(report.failed.length, "event")} failed (first: ${failed.eventId}: ${failed.error}); trying again is safe`,
     );
   const [refused] = report.refused;
   if (refused !== undefined)
     throw new ActionRefusedError(
-      `${report.refused.length} event(s) refused (first: ${refused.eventId}: ${refused.reason})`,
+      `${countOf(report.refused.length, "event")} refused (first: ${refused.eventId}: ${refused.reason})`,
     );
 };

@@ -3,6 +3,7 @@ import Table from "cli-table3";
 import { type Command, Option } from "commander";
 import { type RedriveReport, redrive } from "../app/redrive.js";
 import { parseRedriveRequest, type RedriveRequestInput } from "../app/redrive-request.js";
+import { countOf } from "../core/count-text.js";
 import type { DeadLetterReason } from "../core/decide.js";
 import { QueueUnavailableError } from "../core/errors.js";
 import { callerName, withAwsSession } from "./aws-session.js";
@@ -147,7 +148,7 @@ export const registerRedriveCommand = (program: Command): void => {
     printResult(report, { json: flags.json, human: renderReport });
     if (report.failed.length > 0) {
       throw new QueueUnavailableError(
-        `${report.failed.length} message(s) could not be redriven and stay in the dead-letter queue`,
+        `${countOf(report.failed.length, "message")} could not be redriven and ${report.failed.length === 1 ? "stays" : "stay"} in the dead-letter queue`,
       );
     }
   });

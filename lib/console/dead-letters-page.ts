@@ -2,6 +2,7 @@ import { html } from "hono/html";
 import { type DeadLetterListing, listingDetail } from "../app/dead-letter-scan.js";
 import type { RedriveReport } from "../app/redrive.js";
 import type { RedriveRequestInput } from "../app/redrive-request.js";
+import { countOf } from "../core/count-text.js";
 import { type DeadLetterGroup, UNREADABLE_REASON } from "./dead-letter-groups.js";
 import { changeForm, type Html, pageLayout, shown } from "./page-layout.js";
 
@@ -89,7 +90,7 @@ export const redriveReportSection = (
 ${hidden("target", request.target)}${hidden("resetAttempts", request.resetAttempts === true ? "on" : undefined)}
 ${hidden("why", request.why)}
 <input type="hidden" name="confirm" value="yes">
-<button type="submit">Move ${report.moved.length} event(s) now</button> as <strong>${request.by}</strong>`,
+<button type="submit">Move ${countOf(report.moved.length, "event")} now</button> as <strong>${request.by}</strong>`,
         )
       : "";
   return html`${reportTable(report)}${confirm}<p><a href="/dead-letters">back to the dead letters</a></p>`;

@@ -1,5 +1,6 @@
 import { delayRange } from "../core/backoff.js";
 import { describeCaller } from "../core/caller.js";
+import { countOf } from "../core/count-text.js";
 import type { RetryPolicy } from "../core/policy.js";
 import type { AttemptEntry, EventRecord } from "../core/record.js";
 import { redactCredentials } from "../core/redact.js";
@@ -68,7 +69,7 @@ export const eventTimeline = (record: EventRecord): TimelineItem[] => {
     caller: describeCaller(entry.caller),
     reason: redactCredentials(entry.reason),
     previousStatus: entry.previousStatus,
-    detail: `after ${entry.previousAttempts} attempt(s), budget now ${entry.attemptBudget}`,
+    detail: `after ${countOf(entry.previousAttempts, "attempt")}, budget now ${entry.attemptBudget}`,
   }));
   const actions: TimelineItem[] = (record.audit ?? []).map((entry) => ({
     kind: "audit",

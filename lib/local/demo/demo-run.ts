@@ -3,6 +3,7 @@ import { SendMessageCommand } from "@aws-sdk/client-sqs";
 import { redrive } from "../../app/redrive.js";
 import { createRicochetClient } from "../../client/producer-client.js";
 import { MetricName } from "../../contract/metric-names.js";
+import { countOf } from "../../core/count-text.js";
 import type { Envelope } from "../../core/envelope.js";
 import { EventStatus } from "../../core/status.js";
 import type { DevSession } from "../dev-session.js";
@@ -113,7 +114,9 @@ export const runDemo = async (options: DemoRunOptions): Promise<DemoSummary> => 
       for (const moved of result.moved) redriven.add(moved.eventId);
       if (result.moved.length > 0) {
         acted = true;
-        notes.push(`redrove ${result.moved.length} recovered event(s) as ${DEMO_REDRIVER}`);
+        notes.push(
+          `redrove ${countOf(result.moved.length, "recovered event")} as ${DEMO_REDRIVER}`,
+        );
       }
     }
     if (
@@ -123,7 +126,9 @@ export const runDemo = async (options: DemoRunOptions): Promise<DemoSummary> => 
       duplicatesSent = true;
       acted = true;
       await client.submitBatch(duplicateCandidates.map((e) => envelopeFor(e, receiver.url)));
-      notes.push(`resubmitted ${duplicateCandidates.length} delivered event(s) as duplicates`);
+      notes.push(
+        `resubmitted ${countOf(duplicateCandidates.length, "delivered event")} as duplicates`,
+      );
     }
     options.onSnapshot?.(snapshot, notes);
 
