@@ -1,6 +1,11 @@
 import { readFile } from "node:fs/promises";
 import { text as readStream } from "node:stream/consumers";
-import { errorMessage, type InputProblem, InvalidRequestError } from "../core/errors.js";
+import {
+  ConfigurationError,
+  errorMessage,
+  type InputProblem,
+  InvalidRequestError,
+} from "../core/errors.js";
 import { scheduleEnvelope } from "../core/submit-schedule.js";
 
 /** Envelopes read from a file or stdin, and the lines that were not JSON at all. */
@@ -10,15 +15,39 @@ export interface SubmitInput {
   readonly unreadable: { readonly index: number; readonly problems: InputProblem[] }[];
 }
 
+/** What a file system error code means to someone who typed the path. */
+const UNREADABLE_BECAUSE: Readonly<Record<string, string>> = {
+  ENOENT: "no such file or directory",
+  ENOTDIR: "no such file or directory",
+  EACCES: "permission denied",
+  EPERM: "permission denied",
+  EISDIR: "it is a directory",
+};
+
+/**
+ * The file's text. A path that cannot be read is the operator's typo, not a failure of the
+ * command: a one-line usage error (exit 2), not Node's `ENOENT` with its stack.
+ */
+const readNamedFile = async (file: string): Promise<string> => {
+  try {
+    return await readFile(file, "utf8");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? "";
+    const because = UNREADABLE_BECAUSE[code] ?? errorMessage(error);
+    throw new ConfigurationError(`cannot read --file ${file}: ${because}`, { cause: error });
+  }
+};
+
 /**
  * The text of `--file <path>`, or stdin when the flag is absent or `-`.
+ * @throws ConfigurationError when the file cannot be read.
  * @throws InvalidRequestError when there is none: no envelope was given.
  */
 export const readEnvelopeText = async (file: string | undefined): Promise<string> => {
   const text =
     file === undefined || file === "-"
       ? await readStream(process.stdin)
-      : await readFile(file, "utf8");
+      : await readNamedFile(file);
   if (text.trim() === "")
     throw new InvalidRequestError("submission", [{ path: "", message: "no envelope given" }]);
   return text;
