@@ -112,11 +112,22 @@ export const stsEndpointOf = (
 ): string | undefined | null => {
   const endpoint = resolveEndpoint(endpoints?.sts, ENDPOINT_ENV.STS, env);
   if (endpoint !== undefined) return endpoint;
-  const emulated =
-    resolveEndpoint(endpoints?.sqs, ENDPOINT_ENV.SQS, env) !== undefined ||
-    resolveEndpoint(endpoints?.dynamodb, ENDPOINT_ENV.DYNAMODB, env) !== undefined;
-  return emulated ? null : undefined;
+  return redirectsQueuesOrTable(endpoints, env) ? null : undefined;
 };
+
+/** Whether SQS or DynamoDB is sent elsewhere than AWS: the local emulators or a LocalStack. */
+const redirectsQueuesOrTable = (endpoints: AwsEndpoints | undefined, env: NodeJS.ProcessEnv) =>
+  resolveEndpoint(endpoints?.sqs, ENDPOINT_ENV.SQS, env) !== undefined ||
+  resolveEndpoint(endpoints?.dynamodb, ENDPOINT_ENV.DYNAMODB, env) !== undefined;
+
+/**
+ * Whether there is no Lambda to call: SQS or DynamoDB is redirected (`npm start`'s emulators)
+ * and Lambda is not. The emulators run no functions, and AWS's Lambda, reached with their dummy
+ * credentials, could only fail (with a DNS or signature error that says nothing of why).
+ */
+export const lacksLambda = (env: NodeJS.ProcessEnv): boolean =>
+  resolveEndpoint(undefined, ENDPOINT_ENV.LAMBDA, env) === undefined &&
+  redirectsQueuesOrTable(undefined, env);
 
 /**
  * Builds the SDK clients from the standard AWS configuration, with optional explicit endpoints.

@@ -28,12 +28,13 @@ export {
 } from "./redrive-report.js";
 
 /*
- * Redrive: dead-letter queue → ingress queue, with an audit entry on the record.
+ * Redrive: dead-letter queue → internal queue (where the `IngressQueue` port sends), with an
+ * audit entry on the record.
  *
  * Order of the three steps, per message, and why nothing is lost or delivered twice if the
  * process dies between any two of them:
  *
- *   1. SEND the envelope to the ingress queue, carrying generation g+1 (g = record's generation).
+ *   1. SEND the envelope to the internal queue, carrying generation g+1 (g = record's generation).
  *   2. RECORD the redrive (conditional on the record still being terminal at generation g):
  *      the record moves to `pending` at g+1 with the new budget and the audit entry.
  *   3. DELETE the dead-letter copy.
@@ -130,7 +131,7 @@ const selectMessages = async (
 };
 
 /**
- * Moves dead-lettered events back to the ingress queue: selects messages by event id, reason
+ * Moves dead-lettered events back to the internal queue: selects messages by event id, reason
  * and age, grants a budget, sends first, records the redrive on the event's record, then
  * deletes the dead-letter copy. With `dryRun` it reads the same things and reports what it
  * would move, changing nothing. Messages it cannot replay stay in the queue and are reported.

@@ -1,11 +1,12 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import Table from "cli-table3";
 import { type Command, Option } from "commander";
+import { lacksLambda } from "../adapters/aws-clients.js";
 import { type RedriveReport, redrive } from "../app/redrive.js";
 import { parseRedriveRequest, type RedriveRequestInput } from "../app/redrive-request.js";
 import { countOf } from "../core/count-text.js";
 import type { DeadLetterReason } from "../core/decide.js";
-import { QueueUnavailableError } from "../core/errors.js";
+import { ConfigurationError, QueueUnavailableError } from "../core/errors.js";
 import { callerName, withAwsSession } from "./aws-session.js";
 import {
   deadLetterReasonOption,
@@ -89,7 +90,10 @@ export const requestFromFlags = (flags: RedriveFlags): RedriveRequestInput => ({
 export const registerRedriveCommand = (program: Command): void => {
   const command = program
     .command("redrive")
-    .description("Move dead-lettered events back to the ingress queue, with an audit entry.")
+    .description(
+      "Move dead-lettered events back to Ricochet's internal queue (which producers cannot " +
+        "write to), with an audit entry.",
+    )
     .option("--event-id <id...>", "only these events")
     .addOption(deadLetterReasonOption())
     .addOption(targetOption())
@@ -131,7 +135,7 @@ export const registerRedriveCommand = (program: Command): void => {
     .option(
       "--function [name]",
       "run it in the deployed redrive function (its role, the deployment's policy); " +
-        "default: the stack's RedriveFunctionName output",
+        "default: the stack's RedriveFunctionName output. Not locally: `npm start` has none",
     );
   addResourceOptions(withJsonOption(command)).action(async (flags: RedriveFlags) => {
     const request = requestFromFlags(flags);
@@ -185,6 +189,13 @@ const redriveHere = async (
   }
 };
 
+/** `--function` against `npm start`, which runs the orchestrator in its process and no Lambda. */
+const NO_LOCAL_REDRIVE_FUNCTION = new ConfigurationError(
+  "there is no redrive function locally: `npm start` runs no Lambda functions (SQS and DynamoDB " +
+    "point at emulators, Lambda at nothing); run `ricochet redrive` without --function, which " +
+    "redrives in this process with the same checks and audit entry",
+);
+
 /**
  * Asks the deployed redrive function to run the request: the operator needs only permission to
  * invoke it. The request is validated here first, so a bad flag fails before any AWS call.
@@ -195,6 +206,7 @@ const redriveInFunction = async (
   request: RedriveRequestInput,
 ): Promise<RedriveReport> => {
   parseRedriveRequest(request);
+  if (lacksLambda(process.env)) throw NO_LOCAL_REDRIVE_FUNCTION;
   const named = name === true ? undefined : name;
   // Loads the Lambda SDK client, which only this path needs: imported on use, not at start-up.
   const { invokeRedriveFunction } = await import("../adapters/redrive-function.js");
