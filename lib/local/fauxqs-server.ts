@@ -5,7 +5,11 @@
  *
  * Reads FAUXQS_PORT (0 = any free port) and FAUXQS_DEFAULT_REGION, prints one JSON line
  * `{"address":"http://127.0.0.1:<port>"}` once listening, and exits when its stdin closes (its
- * parent died) or on SIGTERM/SIGINT.
+ * parent died) or on SIGTERM.
+ *
+ * SIGINT is ignored: Ctrl-C at a terminal signals the whole foreground job, this child included,
+ * and a fauxqs gone at once left `npm start`'s pollers failing to receive (ECONNREFUSED) until
+ * they stopped. The parent stops its pollers first, then sends SIGTERM.
  */
 import { buildApp } from "fauxqs";
 
@@ -24,7 +28,7 @@ const shutdown = (): void => {
   );
 };
 process.on("SIGTERM", shutdown);
-process.on("SIGINT", shutdown);
+process.on("SIGINT", () => undefined);
 process.stdin.on("end", shutdown);
 process.stdin.on("close", shutdown);
 process.stdin.resume();

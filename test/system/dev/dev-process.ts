@@ -16,12 +16,21 @@ export const childEnv = (extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv => {
   return { ...env, ...extra };
 };
 
-/** `ricochet dev` as one node process (no npx wrapper), so a signal reaches it directly. */
-export const spawnDev = (args: readonly string[], env: NodeJS.ProcessEnv = {}): ChildProcess =>
+/**
+ * `ricochet dev` as one node process (no npx wrapper), so a signal reaches it directly.
+ * `ownGroup` makes it lead a process group of its own, with the children it starts, as a shell
+ * runs a foreground job: a signal to `-pid` is then what Ctrl-C at a terminal sends.
+ */
+export const spawnDev = (
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = {},
+  options: { readonly ownGroup?: boolean } = {},
+): ChildProcess =>
   spawn(process.execPath, ["--import", "tsx", "bin/ricochet.ts", "dev", ...args], {
     cwd: ROOT,
     env: childEnv(env),
     stdio: ["ignore", "pipe", "pipe"],
+    detached: options.ownGroup === true,
   });
 
 /** A running `ricochet dev` and the banner it printed. */
@@ -30,14 +39,17 @@ export interface RunningDev {
   readonly banner: string;
   /** What the banner tells a producer to export (`export NAME='value'` lines). */
   readonly exports: Readonly<Record<string, string>>;
+  /** Everything it wrote on stderr so far. */
+  stderr(): string;
 }
 
 /** Starts `ricochet dev` and resolves once its banner is complete; rejects if it exits first. */
 export const startDev = async (
   args: readonly string[],
   env: NodeJS.ProcessEnv = {},
+  options: { readonly ownGroup?: boolean } = {},
 ): Promise<RunningDev> => {
-  const child = spawnDev(args, env);
+  const child = spawnDev(args, env, options);
   let stdout = "";
   let stderr = "";
   child.stderr?.on("data", (chunk: Buffer) => {
@@ -53,7 +65,7 @@ export const startDev = async (
   const exports = Object.fromEntries(
     [...stdout.matchAll(/export (\w+)='([^']*)'/g)].map((m) => [m[1] ?? "", m[2] ?? ""]),
   );
-  return { child, banner: stdout, exports };
+  return { child, banner: stdout, exports, stderr: () => stderr };
 };
 
 /** Resolves with the exit code once the process has exited. */

@@ -38,4 +38,16 @@ describe("ricochet dev --no-demo", () => {
     expect(pids.filter(isAlive)).toEqual([]);
     for (const port of ports) expect(await isFree(port)).toBe(true);
   }, 120_000);
+
+  it("stops its pollers before the emulators on Ctrl-C, so no receive fails", async () => {
+    // Ctrl-C signals the terminal's whole foreground job: ricochet and every child it started.
+    const dev = await startDev(["--no-demo"], {}, { ownGroup: true });
+    const pid = dev.child.pid as number;
+    process.kill(-pid, "SIGINT");
+    expect(await exited(dev.child)).toBe(0);
+
+    expect(dev.stderr()).toContain("stopping Ricochet");
+    expect(dev.stderr()).not.toContain("receive failed");
+    expect(dev.stderr()).not.toContain("ECONNREFUSED");
+  }, 120_000);
 });
