@@ -14,7 +14,7 @@ import {
   recordRedrive,
   recordReplay,
 } from "./dynamo-event-store/operator-writes.js";
-import { get, listByStatus } from "./dynamo-event-store/reads.js";
+import { get, listByStatus, listRecent } from "./dynamo-event-store/reads.js";
 import { createStoreContext } from "./dynamo-event-store/store-context.js";
 
 export interface DynamoEventStoreOptions {
@@ -48,5 +48,6 @@ export const createDynamoEventStore = ({ doc, tableName }: DynamoEventStoreOptio
     appendAudit: (eventId, entry) => appendAudit(context, eventId, entry),
     get: (eventId) => get(context, eventId),
     listByStatus: (request) => listByStatus(context, request),
+    listRecent: (request) => listRecent(context, request),
   };
 };

@@ -13,7 +13,10 @@ import {
 import { addResourceOptions, type ResourceFlags } from "./resources.js";
 import { parseDuration } from "./time-flags.js";
 
-/** Records listed when `--limit` is not given. */
+/**
+ * Records listed when `--limit` is not given, by status or the most recent: a terminal's
+ * screenful or two, and enough to spot a pattern.
+ */
 export const DEFAULT_EVENTS_LIMIT = 50;
 
 /**
@@ -23,7 +26,8 @@ export const DEFAULT_EVENTS_LIMIT = 50;
 export const DEFAULT_EVENTS_MAX_READ = 100_000;
 
 interface EventsFlags extends ResourceFlags {
-  readonly status: EventStatus;
+  /** Absent: every status, the most recently updated first. */
+  readonly status?: EventStatus;
   readonly olderThan?: number;
   readonly target?: string;
   readonly limit: number;
@@ -52,20 +56,23 @@ const renderEvents = (records: readonly EventRecord[]): string => {
 };
 
 /**
- * `ricochet events --status s`: records in one status. Dead-lettered and rejected events come
- * from the sparse byStatus index; other statuses need a scan of the table (see the store).
+ * `ricochet events [--status s]`: records in one status, or without `--status` the most recently
+ * updated of any. Dead-lettered and rejected events come from the sparse byStatus index; other
+ * statuses, and the recent listing, need a scan of the table (see the store).
  */
 export const registerEventsCommand = (program: Command): void => {
   const command = program
     .command("events")
     .description(
-      "List events in a status. dead_lettered and rejected are read from the status index, oldest " +
-        "first; other statuses scan the table (slow on a large table) and list the first matches.",
+      "List events: without --status the most recently updated, newest first; with it, those in " +
+        "a status. dead_lettered and rejected are read from the status index, oldest first; other " +
+        "statuses and the recent listing scan the table (slow on a large table, bounded by --max-read).",
     )
     .addOption(
-      new Option("--status <status>", "the status to list")
-        .choices(ALL_STATUSES)
-        .makeOptionMandatory(),
+      new Option(
+        "--status <status>",
+        "only this status (default: every status, newest first)",
+      ).choices(ALL_STATUSES),
     )
     .option(
       "--older-than <duration>",
@@ -90,20 +97,24 @@ export const registerEventsCommand = (program: Command): void => {
       flags.olderThan === undefined
         ? undefined
         : new Date(Date.now() - flags.olderThan * 1000).toISOString();
+    const request = {
+      updatedBefore,
+      targetKey: flags.target,
+      limit: flags.limit,
+      maxItemsRead: flags.maxRead,
+    };
+    const { status } = flags;
     const { records, cutShort } = await withAwsSession(["tableName"], flags, (session) =>
-      session.store().listByStatus({
-        status: flags.status,
-        updatedBefore,
-        targetKey: flags.target,
-        limit: flags.limit,
-        maxItemsRead: flags.maxRead,
-      }),
+      status === undefined
+        ? session.store().listRecent(request)
+        : session.store().listByStatus({ ...request, status }),
     );
     printResult(records, { json: flags.json, human: renderEvents });
     // On stderr, so that --json output keeps its shape: scripts read the same array as before.
     if (cutShort) {
+      const more = status === undefined ? "newer events" : `more ${status} events`;
       process.stderr.write(
-        `ricochet: warning: stopped after reading ${flags.maxRead} records; more ${flags.status} events may exist (--max-read reads further)\n`,
+        `ricochet: warning: stopped after reading ${flags.maxRead} records; ${more} may exist (--max-read reads further)\n`,
       );
     }
   });

@@ -222,6 +222,20 @@ export interface ListByStatusRequest {
   readonly maxItemsRead?: number | undefined;
 }
 
+/** A listing of the most recently updated events, whatever their status. */
+export interface ListRecentRequest {
+  /** Only records last updated before this instant. */
+  readonly updatedBefore?: string | undefined;
+  /** Only events to this target key ({@link targetKeyOfRecord}). */
+  readonly targetKey?: string | undefined;
+  readonly limit: number;
+  /**
+   * Stop after reading about this many items (whole pages). A store with no order by time must
+   * read every record to find the newest: without a bound, that is the whole table.
+   */
+  readonly maxItemsRead?: number | undefined;
+}
+
 /** The records of a {@link EventStore.listByStatus}, and whether the read budget cut it short. */
 export interface StatusListing {
   readonly records: EventRecord[];
@@ -264,6 +278,11 @@ export interface EventStore {
   appendAudit(eventId: string, entry: AuditEntry): Promise<void>;
   get(eventId: string): Promise<EventRecord | undefined>;
   listByStatus(request: ListByStatusRequest): Promise<StatusListing>;
+  /**
+   * The `limit` most recently updated records, newest first, among those read; `cutShort` when
+   * the read budget ran out before the table did (newer records may exist).
+   */
+  listRecent(request: ListRecentRequest): Promise<StatusListing>;
 }
 
 /**

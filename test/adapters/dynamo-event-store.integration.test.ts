@@ -1,6 +1,7 @@
 import { QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createDynamoEventStore } from "../../lib/adapters/dynamo-event-store.js";
+import { createDynamoTargetStateStore } from "../../lib/adapters/dynamo-target-state-store.js";
 import { STATUS_INDEX } from "../../lib/contract/record-table.js";
 import type { ClaimRequest, EventStore, RecordResultRequest } from "../../lib/core/ports.js";
 import {
@@ -313,6 +314,54 @@ describe("DynamoDB event store", () => {
       ).toMatchObject({ records: [expect.anything()], cutShort: false });
     },
   );
+
+  describe("listing the most recent events", () => {
+    // A table of its own: five events claimed a second apart, and a breaker item beside them.
+    let recent: EventStore;
+    const ids = Array.from({ length: 5 }, (_, n) => `recent-${n}`);
+    beforeAll(async () => {
+      const table = await createTestTable("list-recent");
+      recent = createDynamoEventStore({ doc: documents, tableName: table });
+      for (const [n, id] of ids.entries()) {
+        const result = await recent.claim(claimOf(id, { nowMs: FIXED_NOW_MS + n * 1000 }));
+        if (result.kind !== "claimed") throw new Error(`claim of ${id}: ${result.kind}`);
+        if (n % 2 === 0)
+          await recent.recordResult(
+            resultOf(result.record, EventStatus.DELIVERED, {
+              nowMs: FIXED_NOW_MS + n * 1000 + 100,
+            }),
+          );
+      }
+      await createDynamoTargetStateStore({ doc: documents, tableName: table }).countFailure({
+        key: "http:https://receiver.example.com:443",
+        successes: 0,
+        failures: 1,
+        windowStartMs: FIXED_NOW_MS,
+        nowMs: FIXED_NOW_MS + 60_000,
+      });
+    });
+
+    it("lists events of every status, newest update first, and no breaker item", async () => {
+      const listing = await recent.listRecent({ limit: 3 });
+      expect(listing).toMatchObject({ cutShort: false });
+      expect(listing.records.map((r) => r.eventId)).toEqual(["recent-4", "recent-3", "recent-2"]);
+      expect(new Set(listing.records.map((r) => r.status))).toEqual(
+        new Set([EventStatus.DELIVERED, EventStatus.IN_FLIGHT]),
+      );
+    });
+
+    it("says it was cut short when the read budget ends before the table", async () => {
+      const listing = await recent.listRecent({ limit: 10, maxItemsRead: 2 });
+      expect(listing.cutShort).toBe(true);
+      expect(listing.records.length).toBeLessThanOrEqual(2);
+    });
+
+    it("lists only events updated before an instant", async () => {
+      const before = new Date(FIXED_NOW_MS + 1500).toISOString();
+      const listing = await recent.listRecent({ limit: 10, updatedBefore: before });
+      expect(listing.records.map((r) => r.eventId)).toEqual(["recent-1", "recent-0"]);
+    });
+  });
 
   describe("with a read budget", () => {
     // A table of its own, so that the items read are exactly these.

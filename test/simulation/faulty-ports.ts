@@ -109,6 +109,7 @@ const faultyStore = (
     appendAudit: (eventId, entry) => store.appendAudit(eventId, entry),
     get: (eventId) => faults.call(process, "store.get", () => store.get(eventId)),
     listByStatus: (request) => store.listByStatus(request),
+    listRecent: (request) => store.listRecent(request),
   };
 };
 

@@ -8,6 +8,7 @@ import type {
   ClaimResult,
   EventStore,
   ListByStatusRequest,
+  ListRecentRequest,
   OperatorWriteOutcome,
   RecordConflictRequest,
   RecordDeferralOutcome,
@@ -274,18 +275,29 @@ export const createMemoryEventStore = (options: MemoryEventStoreOptions = {}): M
     return { kind: "recorded" };
   };
 
-  // Reads everything: a read budget bounds cost, of which memory has none, so nothing is cut short.
-  const listByStatus = async (request: ListByStatusRequest): Promise<StatusListing> => ({
-    cutShort: false,
-    records: [...items.values()]
+  const listed = (request: ListRecentRequest, status?: EventRecord["status"]): EventRecord[] =>
+    [...items.values()]
       .filter(
         (r) =>
-          r.status === request.status &&
+          (status === undefined || r.status === status) &&
           (request.updatedBefore === undefined || r.updatedAt < request.updatedBefore) &&
           (request.targetKey === undefined || targetKeyOfRecord(r) === request.targetKey),
       )
       // The byStatus index sorts by updatedAt.
-      .sort((a, b) => (a.updatedAt < b.updatedAt ? -1 : a.updatedAt > b.updatedAt ? 1 : 0))
+      .sort((a, b) => (a.updatedAt < b.updatedAt ? -1 : a.updatedAt > b.updatedAt ? 1 : 0));
+
+  // Reads everything: a read budget bounds cost, of which memory has none, so nothing is cut short.
+  const listByStatus = async (request: ListByStatusRequest): Promise<StatusListing> => ({
+    cutShort: false,
+    records: listed(request, request.status)
+      .slice(0, request.limit)
+      .map((r) => structuredClone(r)),
+  });
+
+  const listRecent = async (request: ListRecentRequest): Promise<StatusListing> => ({
+    cutShort: false,
+    records: listed(request)
+      .reverse()
       .slice(0, request.limit)
       .map((r) => structuredClone(r)),
   });
@@ -322,6 +334,7 @@ export const createMemoryEventStore = (options: MemoryEventStoreOptions = {}): M
     appendAudit,
     get: async (eventId) => read(eventId),
     listByStatus,
+    listRecent,
     illegalTransitions: () => [...illegal],
     snapshot: () => new Map([...items].map(([id, r]) => [id, structuredClone(r)])),
     has: (eventId) => items.has(eventId),

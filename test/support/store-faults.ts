@@ -29,6 +29,7 @@ export const slowStore = (store: EventStore, latencyMs: number): EventStore => {
     appendAudit: slow(store.appendAudit),
     get: slow(store.get),
     listByStatus: slow(store.listByStatus),
+    listRecent: slow(store.listRecent),
   };
 };
 

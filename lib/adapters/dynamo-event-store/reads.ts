@@ -1,5 +1,5 @@
 import { STATUS_INDEX } from "../../contract/record-table.js";
-import type { ListByStatusRequest, StatusListing } from "../../core/ports.js";
+import type { ListByStatusRequest, ListRecentRequest, StatusListing } from "../../core/ports.js";
 import type { EventRecord } from "../../core/record.js";
 import { targetKeyOfRecord } from "../../core/target-key.js";
 import { itemToRecord, LISTED_STATUSES } from "../dynamo-record-item.js";
@@ -61,10 +61,21 @@ const statusPage = (
       }),
     );
   }
-  return context.doc.send(
+  return scanPage(context, `#status = :status${olderThan}`, values, startKey, pageLimit);
+};
+
+/** One page of a filtered Scan of the table; `pageLimit` bounds the items it reads. */
+const scanPage = (
+  context: StoreContext,
+  filter: string,
+  values: Record<string, unknown> | undefined,
+  startKey: Record<string, unknown> | undefined,
+  pageLimit: number | undefined,
+): Promise<Page> =>
+  context.doc.send(
     new context.sdk.ScanCommand({
       TableName: context.tableName,
-      FilterExpression: `#status = :status${olderThan}`,
+      FilterExpression: filter,
       ExpressionAttributeNames: STATUS_NAME,
       ExpressionAttributeValues: values,
       // Eventually consistent, at half the read units: a listing is a look, not a decision.
@@ -73,7 +84,6 @@ const statusPage = (
       ExclusiveStartKey: startKey,
     }),
   );
-};
 
 /**
  * Records in one status. The statuses an operator acts on (dead-lettered, rejected) are read
@@ -121,4 +131,46 @@ export const listByStatus = async (
     ? records.slice(0, limit)
     : records.sort((a, b) => a.updatedAt.localeCompare(b.updatedAt)).slice(0, limit);
   return { records: listed, cutShort };
+};
+
+const newestFirst = (a: EventRecord, b: EventRecord): number =>
+  b.updatedAt.localeCompare(a.updatedAt);
+
+/**
+ * The most recently updated records, whatever their status: a scan, since no index orders every
+ * record by time (the status index holds only the listed statuses, to keep the hot path's writes
+ * off it). Only event records carry `status`; the table's breaker and limit items do not.
+ */
+export const listRecent = async (
+  context: StoreContext,
+  request: ListRecentRequest,
+): Promise<StatusListing> => {
+  const { targetKey, limit, updatedBefore, maxItemsRead = Number.POSITIVE_INFINITY } = request;
+  const filter = `attribute_exists(#status)${updatedBefore === undefined ? "" : ` AND ${STATUS_INDEX.sortKey} < :before`}`;
+  const values = updatedBefore === undefined ? undefined : { ":before": updatedBefore };
+  let newest: EventRecord[] = [];
+  let read = 0;
+  let startKey: Record<string, unknown> | undefined;
+  try {
+    do {
+      const left = maxItemsRead - read;
+      const page = await scanPage(
+        context,
+        filter,
+        values,
+        startKey,
+        Number.isFinite(left) ? Math.max(1, left) : undefined,
+      );
+      read += page.ScannedCount ?? page.Items?.length ?? 0;
+      const matching = (page.Items ?? [])
+        .map(itemToRecord)
+        .filter((r) => targetKey === undefined || targetKeyOfRecord(r) === targetKey);
+      // Kept to `limit` as the pages come, so a large table costs reads, not memory.
+      newest = [...newest, ...matching].sort(newestFirst).slice(0, limit);
+      startKey = page.LastEvaluatedKey;
+    } while (startKey !== undefined && read < maxItemsRead);
+  } catch (error) {
+    return storeFailure(context, error, "listRecent");
+  }
+  return { records: newest, cutShort: startKey !== undefined };
 };

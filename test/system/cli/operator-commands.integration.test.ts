@@ -171,6 +171,22 @@ describe("ricochet CLI", () => {
     expect(ids.sort()).toEqual(dead.map((e) => e.eventId).sort());
   });
 
+  it("lists the most recently updated events of every status without --status", async () => {
+    const result = await runCli(["events", "--json", ...resources]);
+    expect(result.code).toBe(0);
+    const records = JSON.parse(result.stdout) as EventRecord[];
+    expect(records.map((r) => r.eventId)).toEqual(
+      expect.arrayContaining(dead.map((e) => e.eventId)),
+    );
+    const times = records.map((r) => r.updatedAt);
+    expect(times).toEqual([...times].sort().reverse());
+
+    const one = await runCli(["events", "--limit", "1", ...resources]);
+    expect(one.code).toBe(0);
+    expect(one.stdout).toContain(records[0]?.eventId ?? "?");
+    expect(one.stdout).not.toContain(records[1]?.eventId ?? "?");
+  });
+
   it("warns on stderr when --max-read stops a listing early, and keeps stdout's JSON as it was", async () => {
     const args = [
       "events",
