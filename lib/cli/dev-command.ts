@@ -2,6 +2,8 @@ import { type Command, InvalidArgumentError } from "commander";
 import { ENV } from "../contract/environment.js";
 import { createAddressPolicy } from "../core/address-policy.js";
 import { ConfigurationError } from "../core/errors.js";
+import { BREAKER_FLAG } from "../local/dev-breaker-setting.js";
+import { readBreakerSetting } from "../runtime/config.js";
 import { parsePositiveWholeNumber, parseWholeNumber } from "./cli-support.js";
 
 /** The flags of `ricochet dev`. */
@@ -13,7 +15,20 @@ export interface DevFlags {
   readonly seed?: number;
   /** Unset when the flag is not given (a default would print as "[]" in the help). */
   readonly allowHost?: readonly string[];
+  /** `--circuit-breaker`: `on`, `off` or JSON settings; unset: the template's (or the env's). */
+  readonly circuitBreaker?: string;
 }
+
+/** Commander parser of `--circuit-breaker`: read as the functions read their variable. */
+const checkBreakerSetting = (value: string): string => {
+  try {
+    readBreakerSetting(value, BREAKER_FLAG);
+  } catch (error) {
+    if (error instanceof ConfigurationError) throw new InvalidArgumentError(error.message);
+    throw error;
+  }
+  return value.trim();
+};
 
 /** Commander parser of the repeatable `--allow-host`: checked as the orchestrator will read it. */
 const collectAllowedHost = (value: string, previous: readonly string[] | undefined): string[] => {
@@ -83,6 +98,11 @@ export const registerDevCommand = (program: Command): void => {
       "--allow-host <host>",
       `let HTTP targets reach this host name, IP address or CIDR range although it is loopback or private (repeatable); added to the template's list, as is ${ENV.ALLOWED_TARGET_HOSTS} from the environment`,
       collectAllowedHost,
+    )
+    .option(
+      `${BREAKER_FLAG} <setting>`,
+      `the per-target circuit breakers: on, off, or JSON overrides of their settings (as ${ENV.CIRCUIT_BREAKER}); default: ${ENV.CIRCUIT_BREAKER} from the environment, else the template's (cdk.json's circuitBreaker)`,
+      checkBreakerSetting,
     )
     .action(async (flags: DevFlags) => {
       const missing = missingDevPackages();

@@ -12,6 +12,7 @@ import { DEMO_POLICY, planDemo } from "../local/demo/demo-scenario.js";
 import type { DemoSummary } from "../local/demo/demo-summary.js";
 import { createInPlaceWriter, renderDemoView } from "../local/demo/demo-view.js";
 import { renderBanner } from "../local/dev-banner.js";
+import { breakerOverride } from "../local/dev-breaker-setting.js";
 import { describeHostAllowances, hostAllowances } from "../local/dev-host-allowances.js";
 import { type DevSession, startDevSession } from "../local/dev-session.js";
 import { ExitCode } from "./cli-support.js";
@@ -72,8 +73,10 @@ export const runDev = async (flags: DevFlags): Promise<void> => {
     flagHosts: flags.allowHost ?? [],
     env: process.env,
   });
+  const breakers = breakerOverride({ flag: flags.circuitBreaker, env: process.env });
   const session = await startDevSession({
     log: stderrLog,
+    circuitBreaker: breakers?.value,
     extraAllowedHosts: allowances.flatMap((a) => a.hosts),
     ...(flags.demo ? { policyOverride: DEMO_POLICY } : {}),
     // Seeded jitter makes a scripted run replayable; the live demo draws like production.
@@ -90,6 +93,9 @@ export const runDev = async (flags: DevFlags): Promise<void> => {
     const overrides = [
       ...(flags.demo ? [`demo policy ${JSON.stringify(DEMO_POLICY)} (seconds, not minutes)`] : []),
       ...describeHostAllowances(allowances),
+      ...(breakers === undefined
+        ? []
+        : [`circuit breakers set to ${breakers.value} by ${breakers.source}`]),
       ...(flags.demo ? [`demo seed ${seed}`] : []),
     ];
     (flags.json ? process.stderr : process.stdout).write(

@@ -1,15 +1,10 @@
 import Table from "cli-table3";
 import type { Command } from "commander";
 import { ENV } from "../contract/environment.js";
-import {
-  type BreakerSettings,
-  BreakerSettingsSchema,
-  DEFAULT_BREAKER_SETTINGS,
-} from "../core/circuit-breaker.js";
-import { ConfigurationError, formatProblems } from "../core/errors.js";
+import { type BreakerSettings, DEFAULT_BREAKER_SETTINGS } from "../core/circuit-breaker.js";
 import { type TargetReport, targetReport } from "../core/target-report.js";
 import { formatSeconds } from "../core/time-format.js";
-import { toProblems } from "../core/zod-problems.js";
+import { readBreakerSetting } from "../runtime/config.js";
 import { withAwsSession } from "./aws-session.js";
 import { inertRow, parsePositiveWholeNumber, printResult, withJsonOption } from "./cli-support.js";
 import { addResourceOptions, type ResourceFlags } from "./resources.js";
@@ -23,23 +18,8 @@ interface TargetsFlags extends ResourceFlags {
 }
 
 /** The breakers' window as the functions use it: `RICOCHET_CIRCUIT_BREAKER`, else the default. */
-export const breakerSettingsFromEnv = (env: NodeJS.ProcessEnv = process.env): BreakerSettings => {
-  const raw = env[ENV.CIRCUIT_BREAKER]?.trim() ?? "";
-  if (raw === "" || raw === "on" || raw === "off") return DEFAULT_BREAKER_SETTINGS;
-  let value: unknown;
-  try {
-    value = JSON.parse(raw);
-  } catch {
-    throw new ConfigurationError(`${ENV.CIRCUIT_BREAKER} is not valid JSON`);
-  }
-  const parsed = BreakerSettingsSchema.safeParse(value);
-  if (!parsed.success) {
-    throw new ConfigurationError(
-      `invalid ${ENV.CIRCUIT_BREAKER}: ${formatProblems(toProblems(parsed.error))}`,
-    );
-  }
-  return { ...DEFAULT_BREAKER_SETTINGS, ...parsed.data };
-};
+export const breakerSettingsFromEnv = (env: NodeJS.ProcessEnv = process.env): BreakerSettings =>
+  readBreakerSetting(env[ENV.CIRCUIT_BREAKER]) ?? DEFAULT_BREAKER_SETTINGS;
 
 const ago = (at: string | undefined, nowMs: number): string =>
   at === undefined ? "" : `${formatSeconds((nowMs - Date.parse(at)) / 1000)} ago`;

@@ -1,5 +1,6 @@
 import { ENV } from "../contract/environment.js";
 import { describeShortWindow, judgeRetryWindow } from "../core/retry-window.js";
+import { describeBreakers } from "./dev-breaker-setting.js";
 import type { DevSession } from "./dev-session.js";
 
 const quote = (value: string): string => `'${value.replaceAll("'", "'\\''")}'`;
@@ -35,6 +36,7 @@ export const renderBanner = (
     `  poller             batch ${settings.poller.batchSize}, window ${settings.poller.batchingWindowMs} ms, concurrency ${settings.poller.maxConcurrency}, timeout ${settings.poller.functionTimeoutMs} ms`,
     `  default policy     ${session.orchestratorEnv[ENV.DEFAULT_POLICY] ?? "{}"}`,
     ...shortWindowWarning(session),
+    `  circuit breakers   ${describeBreakers(config.circuitBreaker)}`,
     `  allowed hosts      ${config.allowedTargetHosts.join(", ") || "none (loopback and private targets are refused; --allow-host adds one)"}`,
     ...overrides.map((o) => `  override           ${o}`),
     ...resources.notes.map((n) => `  note               ${n}`),

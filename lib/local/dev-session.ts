@@ -26,6 +26,11 @@ export interface DevSessionOptions {
    * 127.0.0.1, `--allow-host`, `RICOCHET_ALLOWED_TARGET_HOSTS` (see `dev-host-allowances.ts`).
    */
   readonly extraAllowedHosts?: readonly string[] | undefined;
+  /**
+   * The breakers' setting over the template's, spelled as `RICOCHET_CIRCUIT_BREAKER` is
+   * (`--circuit-breaker`, see `dev-breaker-setting.ts`); absent: the template's stands.
+   */
+  readonly circuitBreaker?: string | undefined;
   /** Jitter draws; seeded in scripted runs. */
   readonly random?: RandomSource | undefined;
   readonly log: Log;
@@ -50,12 +55,16 @@ export interface DevSession {
   stop(): Promise<void>;
 }
 
-/** The template's environment with the local overrides applied: policy merged, hosts added. */
+/**
+ * The template's environment with the local overrides applied: policy merged, hosts added, the
+ * breakers' setting replaced.
+ */
 export const applyLocalOverrides = (
   env: Readonly<Record<string, string>>,
-  options: Pick<DevSessionOptions, "policyOverride" | "extraAllowedHosts">,
+  options: Pick<DevSessionOptions, "policyOverride" | "extraAllowedHosts" | "circuitBreaker">,
 ): Record<string, string> => {
   const result = { ...env };
+  if (options.circuitBreaker !== undefined) result[ENV.CIRCUIT_BREAKER] = options.circuitBreaker;
   if (options.policyOverride !== undefined) {
     const deployed = result[ENV.DEFAULT_POLICY]?.trim()
       ? JSON.parse(result[ENV.DEFAULT_POLICY] ?? "{}")

@@ -131,12 +131,43 @@ const jsonOr = (name: string, value: string | undefined): unknown => {
   }
 };
 
-/** `off`/unset: none; `on`: the defaults ({} here); else the JSON overrides, validated later. */
-const breakerSettingsOf = (value: string | undefined): unknown => {
+/**
+ * The breakers' setting as `RICOCHET_CIRCUIT_BREAKER` spells it: `off`/unset: none; `on`: the
+ * defaults ({} here); else JSON overrides, validated later. `name` says where the value came from.
+ */
+const breakerSettingsOf = (
+  value: string | undefined,
+  name: string = ENV.CIRCUIT_BREAKER,
+): unknown => {
   const text = value?.trim() ?? "";
   if (text === "" || text === "off") return undefined;
   if (text === "on") return {};
-  return jsonOr(ENV.CIRCUIT_BREAKER, text);
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new ConfigurationError(
+      `${name} must be on, off or a JSON object of breaker settings (e.g. {"minimumCalls":5}), not ${JSON.stringify(text)}`,
+    );
+  }
+};
+
+/**
+ * Reads a breakers setting spelled as `RICOCHET_CIRCUIT_BREAKER` is (see {@link loadConfig}),
+ * complete with the defaults; undefined when the breakers are off.
+ * @param name where the value came from (a flag, a variable), for the error.
+ * @throws ConfigurationError for anything but `on`, `off` or valid JSON settings.
+ */
+export const readBreakerSetting = (
+  value: string | undefined,
+  name: string = ENV.CIRCUIT_BREAKER,
+): BreakerSettings | undefined => {
+  const raw = breakerSettingsOf(value, name);
+  if (raw === undefined) return undefined;
+  const checked = BreakerSettingsSchema.safeParse(raw);
+  if (!checked.success) {
+    throw new ConfigurationError(`invalid ${name}: ${formatProblems(toProblems(checked.error))}`);
+  }
+  return { ...DEFAULT_BREAKER_SETTINGS, ...checked.data };
 };
 
 /**

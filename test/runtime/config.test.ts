@@ -67,7 +67,7 @@ describe("loadConfig: malformed JSON settings", () => {
     [ENV.POLICY_LIMITS, "{", "RICOCHET_POLICY_LIMITS is not valid JSON"],
     [ENV.POLICY_LIMITS, '{"maxAttempts":0}', "policyLimits.maxAttempts: must be at least 1"],
     [ENV.POLICY_LIMITS, '{"ceiling":3}', "policyLimits.ceiling: is not a recognized field"],
-    [ENV.CIRCUIT_BREAKER, "{", "RICOCHET_CIRCUIT_BREAKER is not valid JSON"],
+    [ENV.CIRCUIT_BREAKER, "{", "RICOCHET_CIRCUIT_BREAKER must be on, off or a JSON object"],
     [ENV.CIRCUIT_BREAKER, '{"failureRateThreshold":0}', "circuitBreaker.failureRateThreshold"],
     [ENV.CIRCUIT_BREAKER, '{"tripAfter":3}', "circuitBreaker.tripAfter: is not a recognized field"],
   ])("refuses %s=%s", (variable, value, fragment) => {

@@ -28,6 +28,7 @@ describe("ricochet dev --no-demo", () => {
     const ports = [...stdout.matchAll(/endpoint\s+http:\/\/127\.0\.0\.1:(\d+)/g)].map((m) =>
       Number(m[1]),
     );
+    expect(stdout).toMatch(/circuit breakers\s+off \(--circuit-breaker on/);
     expect(pids.length).toBeGreaterThan(0);
     expect(ports).toHaveLength(2);
     expect(pids.every(isAlive)).toBe(true);
