@@ -253,12 +253,15 @@ export interface LocalAwsTarget {
 
 /**
  * The environment variables a child process needs to talk to the same emulators (or LocalStack)
- * with the same dummy identity, so DynamoDB Local and fauxqs see one set of data.
+ * with the same dummy identity, so DynamoDB Local and fauxqs see one set of data. The region is
+ * given twice: the JavaScript SDK reads `AWS_REGION`, the Python `aws` CLI and boto3 read
+ * `AWS_DEFAULT_REGION`.
  */
 export const localAwsEnv = (local: LocalAwsTarget): Record<string, string> => ({
   [ENDPOINT_ENV.SQS]: local.endpoints.sqs,
   [ENDPOINT_ENV.DYNAMODB]: local.endpoints.dynamodb,
   AWS_REGION: local.region,
+  AWS_DEFAULT_REGION: local.region,
   AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
   AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
 });

@@ -1,3 +1,4 @@
+import { ENDPOINT_ENV } from "../adapters/aws-clients.js";
 import { ENV } from "../contract/environment.js";
 import { describeShortWindow, judgeRetryWindow } from "../core/retry-window.js";
 import { describeBreakers } from "./dev-breaker-setting.js";
@@ -45,7 +46,8 @@ export const renderBanner = (
     ...exports,
     `  echo ${quote(example)} > envelope.json`,
     "  npx ricochet submit --file envelope.json",
-    `  aws sqs send-message --endpoint-url ${local.endpoints.sqs} --region ${local.region} --queue-url ${config.ingressQueueUrl} --message-body ${quote(example)}`,
+    "  # The Python aws CLI (1.x) ignores AWS_ENDPOINT_URL_SQS: give each aws sqs call --endpoint-url.",
+    `  aws sqs send-message --endpoint-url "$${ENDPOINT_ENV.SQS}" --queue-url "$${ENV.INGRESS_QUEUE_URL}" --message-body file://envelope.json`,
     "",
     "Press Ctrl-C to stop (emulators included).",
     "",
