@@ -173,13 +173,14 @@ describe("createAwsClients", () => {
 });
 
 describe("localAwsEnv", () => {
-  it("gives a child process the endpoints, region and the dummy identity", () => {
+  it("gives a child process the endpoints, region (both names the SDKs and the aws CLI read) and the dummy identity", () => {
     expect(
       localAwsEnv({ endpoints: { sqs: "http://s", dynamodb: "http://d" }, region: "us-east-1" }),
     ).toEqual({
       AWS_ENDPOINT_URL_SQS: "http://s",
       AWS_ENDPOINT_URL_DYNAMODB: "http://d",
       AWS_REGION: "us-east-1",
+      AWS_DEFAULT_REGION: "us-east-1",
       AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
       AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
     });
