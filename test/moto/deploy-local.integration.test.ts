@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../lib/contract/local-identity.js";
 import { PROJECT_ROOT } from "../../lib/infra/bundling.js";
 import type { SmokeSummary } from "../../lib/local/smoke/smoke-check.js";
-import { type MotoForTests, motoForTests } from "./start-moto.js";
+import { motoProblem, startMoto } from "./start-moto.js";
 
 /*
  * `npm run deploy:local` and `npm run localstack:smoke` pointed at an endpoint that is not
@@ -15,7 +15,11 @@ import { type MotoForTests, motoForTests } from "./start-moto.js";
  * only by a real LocalStack or AWS: here the smoke reports them unfinished, exit 1, not 2.
  */
 
-let moto: MotoForTests;
+/*
+ * Always a moto of its own, even under `npm run test:moto`: the run's moto already holds the
+ * assets bucket the moto stack test made, and `cdklocal bootstrap` must create it.
+ */
+let moto: { readonly endpoint: string; stop(): Promise<void> };
 
 /**
  * This process's environment without what the test run sets for its own emulators (per-service
@@ -54,7 +58,9 @@ const developerEnv = (): Record<string, string> => ({
 });
 
 beforeAll(async () => {
-  moto = await motoForTests();
+  const problem = await motoProblem();
+  if (problem !== undefined) throw new Error(problem);
+  moto = await startMoto();
 }, 90_000);
 
 afterAll(async () => {
