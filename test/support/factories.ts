@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import type { DeadLetterListing } from "../../lib/app/dead-letter-scan.js";
 import type { Envelope, HttpTarget, LambdaTarget } from "../../lib/core/envelope.js";
 import type { AttemptResult } from "../../lib/core/outcome.js";
 import {
@@ -46,6 +47,18 @@ export const anEnvelope = (overrides: Partial<Envelope> = {}): Envelope => ({
 /** The default policy with overrides, validated like any other policy (invalid ones throw). */
 export const aPolicy = (overrides: PolicyOverride = {}): RetryPolicy =>
   resolvePolicy(DEFAULT_POLICY, overrides);
+
+/**
+ * A policy override retrying every second, without jitter, so a test's waits follow the clock:
+ * `maxAttempts` is the budget (10 unless given).
+ */
+export const retryEverySecond = (maxAttempts = 10): PolicyOverride => ({
+  baseDelaySeconds: 1,
+  multiplier: 1,
+  maxDelaySeconds: 1,
+  jitter: "none",
+  maxAttempts,
+});
 
 /** A target's HTTP response as an adapter reports it. */
 export const aResponse = (
@@ -126,5 +139,16 @@ export const aClaimRequest = (
   attemptBudget: 9,
   targetSummary: "http POST https://receiver.example.com/",
   envelopeDigest: "digest-a",
+  ...overrides,
+});
+
+/** A dead-letter copy as `dlq list` and the console list it: verified, read once. */
+export const aDeadLetterListing = (
+  overrides: Partial<DeadLetterListing> = {},
+): DeadLetterListing => ({
+  messageId: "m",
+  deadLetteredAt: "2030-01-01T00:00:00.000Z",
+  receiveCount: 1,
+  verified: true,
   ...overrides,
 });

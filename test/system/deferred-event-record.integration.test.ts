@@ -1,11 +1,11 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { ENV } from "../../lib/contract/environment.js";
-import type { PolicyOverride } from "../../lib/core/policy.js";
 import type { EventRecord } from "../../lib/core/record.js";
 import { EventStatus } from "../../lib/core/status.js";
 import { resourceFlags } from "../cli/cli-world.js";
 import { runCli } from "../cli/run-cli.js";
+import { retryEverySecond } from "../support/factories.js";
 import { useOrchestratorHarness } from "../support/orchestrator-harness.js";
 
 /*
@@ -24,13 +24,7 @@ const BREAKER = {
   maxOpenMs: 60_000,
   probeWaitMs: 30_000,
 };
-const everySecond: PolicyOverride = {
-  baseDelaySeconds: 1,
-  multiplier: 1,
-  maxDelaySeconds: 1,
-  jitter: "none",
-  maxAttempts: 10,
-};
+const everySecond = retryEverySecond();
 
 describe("an event its target's open breaker holds back before its first attempt", () => {
   it("is shown deferred by `ricochet status` and withdrawn by `ricochet cancel`, never called", async () => {

@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { ENV } from "../../lib/contract/environment.js";
-import type { PolicyOverride } from "../../lib/core/policy.js";
 import { EventStatus } from "../../lib/core/status.js";
+import { retryEverySecond } from "../support/factories.js";
 import { useOrchestratorHarness } from "../support/orchestrator-harness.js";
 
 /*
@@ -18,13 +18,7 @@ const BREAKER = {
   maxOpenMs: 2_000,
   probeWaitMs: 1_000,
 };
-const everySecond: PolicyOverride = {
-  baseDelaySeconds: 1,
-  multiplier: 1,
-  maxDelaySeconds: 1,
-  jitter: "none",
-  maxAttempts: 10,
-};
+const everySecond = retryEverySecond();
 
 describe("circuit breakers per target", () => {
   it("stops calling a down target, spends no attempt on deferrals and delivers its events once it recovers, while another target's go through", async () => {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { ENV } from "../../lib/contract/environment.js";
 import { MetricName } from "../../lib/contract/metric-names.js";
-import type { PolicyOverride } from "../../lib/core/policy.js";
 import { EventStatus } from "../../lib/core/status.js";
 import { naturalTargetKey } from "../../lib/core/target-key.js";
+import { retryEverySecond } from "../support/factories.js";
 import { useOrchestratorHarness } from "../support/orchestrator-harness.js";
 import { type ReceivedCall, ScriptedReceiver } from "../support/scripted-receiver.js";
 
@@ -13,13 +13,7 @@ import { type ReceivedCall, ScriptedReceiver } from "../support/scripted-receive
  */
 const h = useOrchestratorHarness("target-limits");
 
-const everySecond: PolicyOverride = {
-  baseDelaySeconds: 1,
-  multiplier: 1,
-  maxDelaySeconds: 1,
-  jitter: "none",
-  maxAttempts: 3,
-};
+const everySecond = retryEverySecond(3);
 
 /** The key of the harness's receiver, whose origin every `h.envelope` targets. */
 const receiverKey = (): string => naturalTargetKey({ type: "http", url: h.baseUrl });
