@@ -1,7 +1,15 @@
 #!/usr/bin/env node
-// This repository's launcher: runs the TypeScript CLI through tsx, so the tests and a checkout
-// need no build step. The package's `bin` is the bundle dist/bin/ricochet.mjs instead.
-import { register } from "tsx/esm/api";
+// The `ricochet` command, package.json's `bin`. In a checkout, where the TypeScript sources sit
+// beside this file, it runs them through tsx: `npm ci` is all `npx ricochet` needs there, and an
+// old dist/ from an earlier build is never run in their place. The packed package ships no `.ts`
+// (only dist/ and this file), so an installed copy runs the bundle dist/bin/ricochet.mjs, and
+// needs no tsx.
+import { existsSync } from "node:fs";
 
-register();
-await import("./ricochet.ts");
+if (existsSync(new URL("./ricochet.ts", import.meta.url))) {
+  const { register } = await import("tsx/esm/api");
+  register();
+  await import("./ricochet.ts");
+} else {
+  await import("../dist/bin/ricochet.mjs");
+}

@@ -43,9 +43,11 @@ describe("the packed package", () => {
         "dist/functions/orchestrator/index.mjs",
         "dist/functions/redrive/index.mjs",
         "dist/bin/ricochet.mjs",
+        "bin/ricochet.js",
       ]),
     );
     expect(files.filter((file) => /^(test|bench|\.ci|functions|scripts)\//.test(file))).toEqual([]);
+    // No TypeScript source: the `bin` launcher runs dist/ only when bin/ricochet.ts is absent.
     expect(files.filter((file) => file.endsWith(".ts") && !file.endsWith(".d.ts"))).toEqual([]);
   });
 });
