@@ -105,4 +105,17 @@ describe("docker-compose.yml", () => {
       new RegExp(`^\\s+LAMBDA_DOCKER_FLAGS: "--add-host=${HOST_FROM_LAMBDA}:host-gateway"$`, "m"),
     );
   });
+
+  it("pins the last community release, which runs without an auth token", () => {
+    expect(compose).toMatch(/^\s+image: localstack\/localstack:4\.14\.0$/m);
+  });
+
+  it("starts KMS, so a deployment with OrchestratorEncryption.kms can be tried", () => {
+    const services = /^\s+SERVICES: (\S+)$/m.exec(compose)?.[1]?.split(",") ?? [];
+    expect(services).toEqual(expect.arrayContaining(["kms", "sqs", "dynamodb", "lambda"]));
+  });
+
+  it("deploys the dashboard, which community LocalStack does not build, by explicit choice", () => {
+    expect(compose).toMatch(/^\s+CFN_IGNORE_UNSUPPORTED_RESOURCE_TYPES: "1"$/m);
+  });
 });
