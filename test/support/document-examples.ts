@@ -81,18 +81,27 @@ const splitComment = (text: string): { command: string; comment: string } => {
 const isShell = (block: CodeBlock): boolean => ["sh", "bash", "shell"].includes(block.language);
 
 /** Every shell line of one block, in order. */
-const blockShellLines = (block: CodeBlock): ShellLine[] => {
+export const blockShellLines = (block: CodeBlock): ShellLine[] => {
   const result: ShellLine[] = [];
-  let pending: { text: string; line: number } | undefined;
+  // What continues on the next line, and how: inside a quote the newline is part of the text; a
+  // trailing backslash joins the lines, as the shell does.
+  let pending: { text: string; line: number; separator: string } | undefined;
   let commentAbove = "";
   block.code.split("\n").forEach((raw, index) => {
     const line = block.line + index;
     const prompt = /^\s*\$ (.*)$/.exec(raw);
     if (!isShell(block) && prompt === null && pending === undefined) return;
-    const text = pending === undefined ? (prompt?.[1] ?? raw) : `${pending.text}\n${raw}`;
+    const text =
+      pending === undefined ? (prompt?.[1] ?? raw) : `${pending.text}${pending.separator}${raw}`;
     const start = pending?.line ?? line;
-    if (/\\\s*$/.test(text) || openQuote(text)) {
-      pending = { text: text.replace(/\\\s*$/, " "), line: start };
+    // A comment line ends where it ends, whatever quote it holds (an apostrophe: "Docker's").
+    const commentLine = pending === undefined && /^\s*#/.test(text);
+    if (!commentLine && openQuote(text)) {
+      pending = { text, line: start, separator: "\n" };
+      return;
+    }
+    if (!commentLine && /\\\s*$/.test(text)) {
+      pending = { text: text.replace(/\\\s*$/, ""), line: start, separator: "" };
       return;
     }
     pending = undefined;
