@@ -6,8 +6,22 @@
 // needs no tsx.
 import { existsSync } from "node:fs";
 
+/** tsx, or one line saying what to run: a checkout installed without its devDependencies. */
+const loadTsx = async () => {
+  try {
+    return await import("tsx/esm/api");
+  } catch (error) {
+    if (error?.code !== "ERR_MODULE_NOT_FOUND") throw error;
+    process.stderr.write(
+      "ricochet: this checkout runs its TypeScript sources through tsx, which is not installed; " +
+        "run `npm ci` (with devDependencies) first\n",
+    );
+    process.exit(1);
+  }
+};
+
 if (existsSync(new URL("./ricochet.ts", import.meta.url))) {
-  const { register } = await import("tsx/esm/api");
+  const { register } = await loadTsx();
   register();
   await import("./ricochet.ts");
 } else {

@@ -76,4 +76,22 @@ describe("npx ricochet in a checkout", () => {
 
     expect(stdout).toMatch(/^Usage: ricochet /);
   }, 60_000);
+
+  it("says in one line to run npm ci when the checkout has no tsx", async () => {
+    const bare = join(scratch, "without-tsx");
+    await mkdir(join(bare, "bin"), { recursive: true });
+    await copyFile(join(checkout, "bin", "ricochet.js"), join(bare, "bin", "ricochet.js"));
+    await writeFile(join(bare, "bin", "ricochet.ts"), "");
+
+    const ran = await run(process.execPath, [join(bare, "bin", "ricochet.js"), "--help"]).then(
+      () => ({ code: 0, stderr: "" }),
+      (error: { code: number; stderr: string }) => error,
+    );
+
+    expect(ran.code).toBe(1);
+    expect(ran.stderr).toBe(
+      "ricochet: this checkout runs its TypeScript sources through tsx, which is not installed; " +
+        "run `npm ci` (with devDependencies) first\n",
+    );
+  }, 60_000);
 });
