@@ -9,6 +9,7 @@ import {
   opened,
   recordCall,
   trips,
+  windowStartOf,
 } from "../core/circuit-breaker.js";
 import { errorWithName } from "../core/errors.js";
 import type { Log } from "../core/observability.js";
@@ -240,7 +241,7 @@ export const createTargetBreakers = (deps: TargetBreakersDeps): TargetBreakers =
       lastError: undefined,
       failuresWrittenAtMs: nowMs,
     });
-    const windowStartMs = Math.floor(nowMs / settings.windowMs) * settings.windowMs;
+    const windowStartMs = windowStartOf(nowMs, settings);
     const deferred = pendingOf(key);
     const counted = await store.countFailure({
       key,

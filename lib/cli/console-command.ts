@@ -22,10 +22,10 @@ interface ConsoleFlags extends ResourceFlags {
 /** The deployment settings the console shares with the CLI's commands, from the same variables. */
 export const consoleSettingsFromEnv = (
   by: string | undefined,
-): Pick<ConsoleDeps, "defaultPolicy" | "policyLimits" | "breakerWindowMs" | "by"> => ({
+): Pick<ConsoleDeps, "defaultPolicy" | "policyLimits" | "breakers" | "by"> => ({
   defaultPolicy: defaultPolicyFromEnv(),
   policyLimits: policyLimitsFromEnv(),
-  breakerWindowMs: breakerSettingsFromEnv().windowMs,
+  breakers: breakerSettingsFromEnv(),
   by: by?.trim() || CONSOLE_BY,
 });
 

@@ -1,7 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { createStsCallerIdentity } from "../adapters/sts-caller-identity.js";
 import { type RunningConsole, startConsole } from "../console/console-server.js";
-import { DEFAULT_BREAKER_SETTINGS } from "../core/circuit-breaker.js";
 import { CallerSource } from "../core/record.js";
 import type { DevSession } from "../local/dev-session.js";
 import { CONSOLE_BY } from "./console-command.js";
@@ -25,7 +24,7 @@ export const startDevConsole = (session: DevSession): Promise<RunningConsole> =>
     }),
     defaultPolicy: session.config.defaultPolicy,
     policyLimits: session.config.policyLimits,
-    breakerWindowMs: (session.config.circuitBreaker ?? DEFAULT_BREAKER_SETTINGS).windowMs,
+    breakers: session.config.circuitBreaker,
     by: CONSOLE_BY,
     clock: Date.now,
     sleep: (ms) => sleep(ms),

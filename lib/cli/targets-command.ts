@@ -1,8 +1,13 @@
 import Table from "cli-table3";
 import type { Command } from "commander";
 import { ENV } from "../contract/environment.js";
-import { type BreakerSettings, DEFAULT_BREAKER_SETTINGS } from "../core/circuit-breaker.js";
-import { type TargetReport, targetReport } from "../core/target-report.js";
+import type { BreakerSettings } from "../core/circuit-breaker.js";
+import {
+  BREAKERS_OFF_NOTE,
+  NO_TARGET_FAILED,
+  type TargetReport,
+  targetReports,
+} from "../core/target-report.js";
 import { formatSeconds } from "../core/time-format.js";
 import { readBreakerSetting } from "../runtime/config.js";
 import { withAwsSession } from "./aws-session.js";
@@ -17,40 +22,65 @@ interface TargetsFlags extends ResourceFlags {
   readonly json: boolean;
 }
 
-/** The breakers' window as the functions use it: `RICOCHET_CIRCUIT_BREAKER`, else the default. */
-export const breakerSettingsFromEnv = (env: NodeJS.ProcessEnv = process.env): BreakerSettings =>
-  readBreakerSetting(env[ENV.CIRCUIT_BREAKER]) ?? DEFAULT_BREAKER_SETTINGS;
+/**
+ * The breakers as the functions run them, by `RICOCHET_CIRCUIT_BREAKER` (set it to the
+ * deployment's value, as for the other settings): undefined when they are off.
+ */
+export const breakerSettingsFromEnv = (
+  env: NodeJS.ProcessEnv = process.env,
+): BreakerSettings | undefined => readBreakerSetting(env[ENV.CIRCUIT_BREAKER]);
 
 const ago = (at: string | undefined, nowMs: number): string =>
   at === undefined ? "" : `${formatSeconds((nowMs - Date.parse(at)) / 1000)} ago`;
 
-const renderTargets =
-  (nowMs: number) =>
+const failuresOf = (t: TargetReport): string => {
+  const rate = t.failureRate === undefined ? "" : ` (${Math.round(t.failureRate * 100)}%)`;
+  return `${t.failures}/${t.calls}${rate}`;
+};
+
+const stateOf = (t: TargetReport, nowMs: number): string =>
+  t.reopenAt === undefined
+    ? t.state
+    : `${t.state}, probe in ${formatSeconds(Math.max(0, Date.parse(t.reopenAt) - nowMs) / 1000)}`;
+
+/** A table's columns and each target's cells, with the breakers on or off. */
+const COLUMNS = {
+  on: {
+    head: ["target", "state", "failures/calls", "deferred", "last error", "opened", "closed"],
+    row: (t: TargetReport, nowMs: number) => [
+      t.target,
+      stateOf(t, nowMs),
+      failuresOf(t),
+      t.deferred,
+      t.lastError,
+      ago(t.openedAt, nowMs),
+      ago(t.closedAt, nowMs),
+    ],
+  },
+  off: {
+    head: ["target", "failures/calls", "last error", "last failed"],
+    row: (t: TargetReport, nowMs: number) => [
+      t.target,
+      failuresOf(t),
+      t.lastError,
+      ago(t.lastErrorAt, nowMs),
+    ],
+  },
+} as const;
+
+/**
+ * `ricochet targets`' text: with the breakers off it says so first, and leaves out the breaker's
+ * columns, which would only say "closed".
+ */
+export const renderTargets =
+  (view: { readonly nowMs: number; readonly breakersOn: boolean }) =>
   (targets: readonly TargetReport[]): string => {
-    if (targets.length === 0) return "No target has failed yet.";
-    const table = new Table({
-      head: ["target", "state", "failures/calls", "deferred", "last error", "opened", "closed"],
-      style: { head: [], border: [] },
-    });
-    for (const t of targets) {
-      const state =
-        t.reopenAt === undefined
-          ? t.state
-          : `${t.state}, probe in ${formatSeconds(Math.max(0, Date.parse(t.reopenAt) - nowMs) / 1000)}`;
-      const rate = t.failureRate === undefined ? "" : ` (${Math.round(t.failureRate * 100)}%)`;
-      table.push(
-        inertRow([
-          t.target,
-          state,
-          `${t.failures}/${t.calls}${rate}`,
-          t.deferred,
-          t.lastError,
-          ago(t.openedAt, nowMs),
-          ago(t.closedAt, nowMs),
-        ]),
-      );
-    }
-    return table.toString();
+    const note = view.breakersOn ? [] : [BREAKERS_OFF_NOTE];
+    if (targets.length === 0) return [...note, NO_TARGET_FAILED].join("\n");
+    const columns = view.breakersOn ? COLUMNS.on : COLUMNS.off;
+    const table = new Table({ head: [...columns.head], style: { head: [], border: [] } });
+    for (const t of targets) table.push(inertRow(columns.row(t, view.nowMs)));
+    return [...note, table.toString()].join("\n");
   };
 
 /** `ricochet targets`: each target's breaker, recent failures, last error and deferrals. */
@@ -58,8 +88,9 @@ export const registerTargetsCommand = (program: Command): void => {
   const command = program
     .command("targets")
     .description(
-      "List the targets whose circuit breakers have state (every target that has failed), most " +
-        "recently written first: breaker state, failures in the current window, deferrals, last error.",
+      "List every target that has failed, most recently written first: breaker state, failures " +
+        `in the current window, deferrals, last error (with breakers off, as ${ENV.CIRCUIT_BREAKER} ` +
+        "says: failures and last error only).",
     )
     .option(
       "--limit <n>",
@@ -68,12 +99,15 @@ export const registerTargetsCommand = (program: Command): void => {
       DEFAULT_TARGETS_LIMIT,
     );
   addResourceOptions(withJsonOption(command)).action(async (flags: TargetsFlags) => {
-    const { windowMs } = breakerSettingsFromEnv();
+    const breakers = breakerSettingsFromEnv();
     const listed = await withAwsSession(["tableName"], flags, (session) =>
       session.targetState().list(flags.limit),
     );
     const nowMs = Date.now();
-    const reports = listed.map((target) => targetReport(target, nowMs, windowMs));
-    printResult(reports, { json: flags.json, human: renderTargets(nowMs) });
+    const reports = targetReports(listed, nowMs, breakers);
+    printResult(reports, {
+      json: flags.json,
+      human: renderTargets({ nowMs, breakersOn: breakers !== undefined }),
+    });
   });
 };

@@ -7,7 +7,7 @@ import { redrive } from "../app/redrive.js";
 import { MAX_REDRIVE_LIMIT, parseRedriveRequest } from "../app/redrive-request.js";
 import { MAX_EVENT_ID_LENGTH } from "../core/envelope.js";
 import { errorMessage, InvalidRequestError } from "../core/errors.js";
-import { targetReport } from "../core/target-report.js";
+import { targetReports } from "../core/target-report.js";
 import type { ConsoleDeps } from "./console-deps.js";
 import { CONSOLE_SCRIPT_PATH, consoleScript } from "./console-script.js";
 import { groupDeadLetters } from "./dead-letter-groups.js";
@@ -210,8 +210,8 @@ export const createConsoleApp = (
   app.get("/targets", async (c) => {
     const listed = await deps.targetState.list(TARGETS_PAGE_LIMIT);
     const nowMs = deps.clock();
-    const reports = listed.map((t) => targetReport(t, nowMs, deps.breakerWindowMs));
-    return c.html(targetsPage(reports, nowMs));
+    const reports = targetReports(listed, nowMs, deps.breakers);
+    return c.html(targetsPage(reports, { nowMs, breakersOn: deps.breakers !== undefined }));
   });
 
   return app;

@@ -1,3 +1,4 @@
+import type { BreakerSettings } from "../core/circuit-breaker.js";
 import type { RetryPolicy } from "../core/policy.js";
 import type { PolicyLimits } from "../core/policy-limits.js";
 import type {
@@ -24,8 +25,11 @@ export interface ConsoleDeps {
   /** The deployment's default policy: the planned schedule, and budgets a redrive grants. */
   readonly defaultPolicy: RetryPolicy;
   readonly policyLimits: PolicyLimits;
-  /** The circuit breakers' window, for the targets' current failure counts. */
-  readonly breakerWindowMs: number;
+  /**
+   * The deployment's circuit breakers' settings, undefined when they are off: the targets page
+   * says which, and counts the targets' failures in their window.
+   */
+  readonly breakers: BreakerSettings | undefined;
   /** Who the audit entries say asked (`--by`, default "console"). */
   readonly by: string;
   readonly clock: () => number;

@@ -125,6 +125,10 @@ export type Admission =
 const openFor = (settings: BreakerSettings, openings: number): number =>
   Math.min(settings.maxOpenMs, settings.openMs * 2 ** Math.max(0, openings - 1));
 
+/** The start of the aligned counting window `nowMs` falls in, the same on every instance. */
+export const windowStartOf = (nowMs: number, settings: Pick<BreakerSettings, "windowMs">): number =>
+  Math.floor(nowMs / settings.windowMs) * settings.windowMs;
+
 /** Whether a window's counts trip the breaker. */
 export const trips = (calls: number, failures: number, settings: BreakerSettings): boolean =>
   calls >= settings.minimumCalls && failures / calls >= settings.failureRateThreshold;

@@ -1,4 +1,4 @@
-import { BreakerState } from "./circuit-breaker.js";
+import { type BreakerSettings, BreakerState, DEFAULT_BREAKER_SETTINGS } from "./circuit-breaker.js";
 import type { ListedTarget } from "./ports.js";
 import { currentWindow } from "./target-view.js";
 import { isoOf } from "./time-format.js";
@@ -50,4 +50,28 @@ export const targetReport = (
     closedAt: isoOrNone(notes?.closedAtMs),
     updatedAt: listed.updatedAt,
   };
+};
+
+/**
+ * What `ricochet targets` and the console say when the breakers are off: the targets' items then
+ * hold only the failures the orchestrator still counts (lib/app/target-failure-counter.ts).
+ */
+export const BREAKERS_OFF_NOTE =
+  "Circuit breakers are off: no target is held back, but each target's failures are counted.";
+
+/** What operators say when no target has an item. */
+export const NO_TARGET_FAILED = "No target has failed yet.";
+
+/**
+ * The listed targets as operators are shown them, counted in the window of `breakers` (the
+ * deployment's settings, undefined when they are off: the failures are then counted in the
+ * default window).
+ */
+export const targetReports = (
+  listed: readonly ListedTarget[],
+  nowMs: number,
+  breakers: BreakerSettings | undefined,
+): TargetReport[] => {
+  const { windowMs } = breakers ?? DEFAULT_BREAKER_SETTINGS;
+  return listed.map((target) => targetReport(target, nowMs, windowMs));
 };

@@ -153,6 +153,8 @@ export const startDevSession = async (options: DevSessionOptions): Promise<DevSe
         [ENV.INTERNAL_QUEUE_URL]: config.internalQueueUrl,
         [ENV.DEAD_LETTER_QUEUE_URL]: config.deadLetterQueueUrl,
         [ENV.TABLE_NAME]: config.tableName,
+        // For `ricochet targets` and `ricochet console`: whether the breakers are on here.
+        [ENV.CIRCUIT_BREAKER]: orchestratorEnv[ENV.CIRCUIT_BREAKER] ?? "off",
       },
       stop: () => {
         stopping ??= stopAll();

@@ -15,6 +15,7 @@ import {
   type OrchestratorDeps,
 } from "../app/orchestrator.js";
 import { createTargetBreakers } from "../app/target-breakers.js";
+import { createTargetFailureCounter } from "../app/target-failure-counter.js";
 import { createTargetLimiter } from "../app/target-limits.js";
 import { DEFAULT_BREAKER_SETTINGS } from "../core/circuit-breaker.js";
 import type { Log, Metrics } from "../core/observability.js";
@@ -157,9 +158,15 @@ export const createOrchestratorRuntime = (options: OrchestratorRuntimeOptions): 
     metrics: options.metrics,
     messageConcurrency: config.messageConcurrency,
     leaseMarginMs: options.leaseMarginMs ?? DEFAULT_LEASE_MARGIN_MS,
+    // With the breakers off, failures are still counted, for `ricochet targets` and the console.
     breakers:
       config.circuitBreaker === undefined
-        ? undefined
+        ? createTargetFailureCounter({
+            store: ports.targetState,
+            settingsFor: (key) => targets.settingsFor(key).breaker,
+            clock,
+            log: options.log,
+          })
         : createTargetBreakers({
             store: ports.targetState,
             settings: config.circuitBreaker,

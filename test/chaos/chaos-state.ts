@@ -3,6 +3,7 @@ import { ScanCommand } from "@aws-sdk/lib-dynamodb";
 import type { AwsClients } from "../../lib/adapters/aws-clients.js";
 import { itemToRecord } from "../../lib/adapters/dynamo-record-item.js";
 import { createSqsDeadLetterQueue } from "../../lib/adapters/sqs-dead-letter-queue.js";
+import { RECORD_KEY } from "../../lib/contract/record-table.js";
 import type { ReceivedDeadLetter } from "../../lib/core/ports.js";
 import type { EventRecord } from "../../lib/core/record.js";
 
@@ -18,6 +19,9 @@ export const scanRecords = async (
       new ScanCommand({ TableName: tableName, ExclusiveStartKey: startKey, ConsistentRead: true }),
     );
     for (const item of page.Items ?? []) {
+      // Targets' items share the table (their keys start with `#`; no event id can): the failure
+      // counts are written with the breakers off too.
+      if (String(item[RECORD_KEY]).startsWith("#")) continue;
       const record = itemToRecord(item);
       records.set(record.eventId, record);
     }

@@ -114,7 +114,7 @@ export const startConsoleWorld = async (
     callerIdentity: countingCallerIdentity().identity,
     defaultPolicy: DEFAULT_POLICY,
     policyLimits: DEFAULT_POLICY_LIMITS,
-    breakerWindowMs: DEFAULT_BREAKER_SETTINGS.windowMs,
+    breakers: DEFAULT_BREAKER_SETTINGS,
     by: CONSOLE_TEST_BY,
     clock: Date.now,
     sleep: async () => {},

@@ -7,6 +7,7 @@ import type { DeadLetterListing } from "../../../lib/app/dead-letter-scan.js";
 import type { RedriveReport } from "../../../lib/app/redrive.js";
 import { createTargetBreakers } from "../../../lib/app/target-breakers.js";
 import type { SubmitReport } from "../../../lib/client/producer-client.js";
+import { ENV } from "../../../lib/contract/environment.js";
 import { DEFAULT_BREAKER_SETTINGS } from "../../../lib/core/circuit-breaker.js";
 import type { Envelope } from "../../../lib/core/envelope.js";
 import { silentLog } from "../../../lib/core/observability.js";
@@ -216,7 +217,9 @@ describe("ricochet CLI", () => {
   });
 
   it("lists targets with their breaker state, failures, deferrals and redacted last error", async () => {
-    const result = await runCli(["targets", "--json", ...resources]);
+    // The deployment runs breakers, and the CLI is told so as the docs say.
+    const breakersOn = { env: { [ENV.CIRCUIT_BREAKER]: "on" } };
+    const result = await runCli(["targets", "--json", ...resources], breakersOn);
     expect(result.code).toBe(0);
     const reports = JSON.parse(result.stdout) as TargetReport[];
     expect(reports).toHaveLength(1);
@@ -234,7 +237,7 @@ describe("ricochet CLI", () => {
     expect(Date.parse(reports[0]?.reopenAt ?? "")).toBeGreaterThan(Date.now());
     expect(Date.parse(reports[0]?.openedAt ?? "")).toBeLessThanOrEqual(Date.now());
 
-    const human = await runCli(["targets", ...resources]);
+    const human = await runCli(["targets", ...resources], breakersOn);
     expect(human.stdout).toMatch(/group:partner-7 .*open, probe in \d+m/);
     expect(human.stdout).not.toContain("abc.def.ghi");
   });

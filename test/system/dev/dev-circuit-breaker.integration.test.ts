@@ -20,6 +20,8 @@ describe("npm start's circuit breakers", () => {
       expect(dev.banner).toContain(
         `circuit breakers set to on by ${ENV.CIRCUIT_BREAKER} in the environment`,
       );
+      // So that `ricochet targets` in the producer's shell says what the orchestrator runs with.
+      expect(dev.banner).toContain(`export ${ENV.CIRCUIT_BREAKER}='on'`);
     } finally {
       dev.child.kill("SIGINT");
       await exited(dev.child);
