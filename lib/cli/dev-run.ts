@@ -14,6 +14,7 @@ import { createInPlaceWriter, renderDemoView } from "../local/demo/demo-view.js"
 import { renderBanner } from "../local/dev-banner.js";
 import { breakerOverride } from "../local/dev-breaker-setting.js";
 import { describeHostAllowances, hostAllowances } from "../local/dev-host-allowances.js";
+import { progressLine } from "../local/dev-progress.js";
 import { type DevSession, startDevSession } from "../local/dev-session.js";
 import { ExitCode } from "./cli-support.js";
 import type { DevFlags } from "./dev-command.js";
@@ -74,8 +75,11 @@ export const runDev = async (flags: DevFlags): Promise<void> => {
     env: process.env,
   });
   const breakers = breakerOverride({ flag: flags.circuitBreaker, env: process.env });
+  const startedAtMs = Date.now();
   const session = await startDevSession({
     log: stderrLog,
+    // On stderr, like the other notes, so that stdout stays the banner (or --json's summary).
+    progress: (step) => process.stderr.write(`${progressLine(step, Date.now() - startedAtMs)}\n`),
     circuitBreaker: breakers?.value,
     extraAllowedHosts: allowances.flatMap((a) => a.hosts),
     ...(flags.demo ? { policyOverride: DEMO_POLICY } : {}),

@@ -56,7 +56,7 @@ export const renderBanner = (
 
 /**
  * The synth warning's sentence, when the policy running here retries for less than a minute in
- * all: the demo's policy does on purpose (the story fits in a minute), and says so, so that
+ * all: the demo's policy does on purpose (the story fits in seconds), and says so, so that
  * nobody copies it into a deployment.
  */
 const shortWindowWarning = (session: DevSession): string[] => {

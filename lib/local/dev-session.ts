@@ -12,10 +12,18 @@ import {
   type RicochetPorts,
 } from "../runtime/create-ports.js";
 import { createSqsBatchHandler } from "../runtime/sqs-batch-handler.js";
+import type { DevProgress, DevStep } from "./dev-progress.js";
 import { type DevSettings, devSettingsFromTemplate } from "./dev-settings-from-template.js";
 import { startEventSourcePoller } from "./event-source-poller.js";
 import { type ProvisionedResources, provisionFromTemplate } from "./provision-from-template.js";
-import { type LocalAws, startLocalAws } from "./start-local-aws.js";
+import {
+  configuredEndpoints,
+  EMULATOR_NAME,
+  LOCAL_SERVICES,
+  type LocalAws,
+  SERVICE_NAME,
+  startLocalAws,
+} from "./start-local-aws.js";
 import { synthesizeTemplate } from "./synthesize-template.js";
 
 export interface DevSessionOptions {
@@ -35,6 +43,8 @@ export interface DevSessionOptions {
   readonly random?: RandomSource | undefined;
   readonly log: Log;
   readonly env?: NodeJS.ProcessEnv | undefined;
+  /** Told each start-up step as it happens, for `npm start`'s progress lines. */
+  readonly progress?: DevProgress | undefined;
 }
 
 /** Ricochet running on this machine: emulators, resources, the orchestrator and its poller. */
@@ -79,22 +89,40 @@ export const applyLocalOverrides = (
   return result;
 };
 
+/** The first step: which emulators this start runs, and which services it finds configured. */
+const startingStep = (env: NodeJS.ProcessEnv): DevStep => {
+  const configured = configuredEndpoints(env);
+  const services = LOCAL_SERVICES.filter((service) => configured[service] === undefined);
+  return {
+    kind: "starting",
+    starting: services.map((service) => EMULATOR_NAME[service]),
+    external: LOCAL_SERVICES.filter((service) => !services.includes(service)).map(
+      (service) => SERVICE_NAME[service],
+    ),
+  };
+};
+
 /**
  * Starts Ricochet locally from the synthesized template: emulators (or a LocalStack named by
  * AWS_ENDPOINT_URL), the template's queues and table, and the orchestrator driven by a poller
  * configured like the template's event source mapping. On failure, whatever started is stopped.
  */
 export const startDevSession = async (options: DevSessionOptions): Promise<DevSession> => {
+  const progress = options.progress ?? (() => {});
+  progress(startingStep(options.env ?? process.env));
   const starting = startLocalAws(options.env === undefined ? {} : { env: options.env });
   // Synthesis is synchronous: it runs while the emulators (child processes) boot.
   let template: ReturnType<typeof synthesizeTemplate>;
   try {
+    progress({ kind: "synthesizing" });
     template = synthesizeTemplate();
   } catch (error) {
     await starting.then((local) => local.stop()).catch(() => undefined);
     throw error;
   }
+  progress({ kind: "synthesized", resources: Object.keys(template.Resources).length });
   const local = await starting;
+  progress({ kind: "emulators-ready", ...local.endpoints });
   const clients = createAwsClients({
     endpoints: local.endpoints,
     region: local.region,
@@ -108,6 +136,11 @@ export const startDevSession = async (options: DevSessionOptions): Promise<DevSe
     const resources = await provisionFromTemplate(template, {
       sqs: clients.sqs,
       dynamodb: clients.dynamodb,
+    });
+    progress({
+      kind: "provisioned",
+      queues: Object.keys(resources.queues).length,
+      tables: Object.keys(resources.tables).length,
     });
     const settings = devSettingsFromTemplate(template, resources);
     const orchestratorEnv = applyLocalOverrides(settings.env, options);
@@ -123,7 +156,8 @@ export const startDevSession = async (options: DevSessionOptions): Promise<DevSe
     });
     // Like the deployed function: one mapping per queue, both into the same handler.
     const handler = createSqsBatchHandler(orchestrator, { internalQueue: config.internalQueueUrl });
-    for (const queueUrl of [config.ingressQueueUrl, config.internalQueueUrl]) {
+    const polled = [config.ingressQueueUrl, config.internalQueueUrl];
+    for (const queueUrl of polled) {
       const poller = startEventSourcePoller({
         sqs: clients.sqs,
         queueUrl,
@@ -135,6 +169,7 @@ export const startDevSession = async (options: DevSessionOptions): Promise<DevSe
       });
       stops.unshift(() => poller.stop());
     }
+    progress({ kind: "polling", queues: polled.length });
     let stopping: Promise<void> | undefined;
     return {
       local,

@@ -23,7 +23,26 @@ export interface StartLocalAwsOptions {
   readonly readyTimeoutMs?: number;
 }
 
-type Service = "sqs" | "dynamodb";
+/** The services local runs need, each started as an emulator unless an endpoint is configured. */
+export const LOCAL_SERVICES = ["sqs", "dynamodb"] as const;
+type Service = (typeof LOCAL_SERVICES)[number];
+
+/** Each service's name, for a person. */
+export const SERVICE_NAME: Readonly<Record<Service, string>> = { sqs: "SQS", dynamodb: "DynamoDB" };
+
+/** The emulator that stands in for each service, for a person. */
+export const EMULATOR_NAME: Readonly<Record<Service, string>> = {
+  sqs: "fauxqs (SQS)",
+  dynamodb: "DynamoDB Local",
+};
+
+/** Each service's endpoint from AWS_ENDPOINT_URL*, if one is configured; else one is started. */
+export const configuredEndpoints = (
+  env: NodeJS.ProcessEnv = process.env,
+): Record<Service, string | undefined> => ({
+  sqs: resolveEndpoint(undefined, ENDPOINT_ENV.SQS, env),
+  dynamodb: resolveEndpoint(undefined, ENDPOINT_ENV.DYNAMODB, env),
+});
 
 const starters: Record<
   Service,
@@ -42,19 +61,15 @@ const starters: Record<
 export const startLocalAws = async (options: StartLocalAwsOptions = {}): Promise<LocalAws> => {
   const env = options.env ?? process.env;
   const readyTimeoutMs = options.readyTimeoutMs ?? 60_000;
-  const configured: Record<Service, string | undefined> = {
-    sqs: resolveEndpoint(undefined, ENDPOINT_ENV.SQS, env),
-    dynamodb: resolveEndpoint(undefined, ENDPOINT_ENV.DYNAMODB, env),
-  };
+  const configured = configuredEndpoints(env);
   // Against LocalStack the caller's region stands; our emulators get the fixed local one.
   const region =
     configured.sqs !== undefined && configured.dynamodb !== undefined
       ? (env.AWS_REGION ?? env.AWS_DEFAULT_REGION ?? LOCAL_REGION)
       : LOCAL_REGION;
 
-  const services: Service[] = ["sqs", "dynamodb"];
   const settled = await Promise.allSettled(
-    services.map(async (service) => {
+    LOCAL_SERVICES.map(async (service) => {
       const endpoint = configured[service];
       return endpoint === undefined ? starters[service](region, readyTimeoutMs) : endpoint;
     }),

@@ -47,6 +47,33 @@ const bash = (script: string, cwd: string): Promise<{ code: number; out: string 
     );
   });
 
+describe("npm start before its banner (issue #36)", () => {
+  it("says each start-up step on stderr as it happens, in the order they happen", () => {
+    const steps = [
+      /\] starting fauxqs \(SQS\) and DynamoDB Local in the background\n/,
+      /\] synthesizing the CDK template/,
+      /\] template synthesized: \d+ resources\n/,
+      /\] SQS answers at http:\/\/127\.0\.0\.1:\d+, DynamoDB at http:\/\/127\.0\.0\.1:\d+\n/,
+      /\] created the template's 3 queues and 1 table\n/,
+      /\] orchestrator polling 2 queues/,
+    ];
+    const stderr = dev.stderr();
+    const at = steps.map((step) => stderr.search(step));
+    expect(
+      at.every((index) => index >= 0),
+      stderr,
+    ).toBe(true);
+    expect([...at].sort((a, b) => a - b)).toEqual(at);
+    // Every step line leads with the seconds since the start began.
+    expect(
+      stderr
+        .split("\n")
+        .filter((l) => l.includes("] "))
+        .every((l) => /^\[ *\d+\.\d s\] /.test(l)),
+    ).toBe(true);
+  });
+});
+
 describe("the npm start banner's commands for another shell", () => {
   it("export what the aws CLI needs, and submit by the ricochet CLI and by aws sqs", async () => {
     const lines = bannerShellLines(dev.banner);
