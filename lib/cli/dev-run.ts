@@ -55,7 +55,10 @@ const playDemo = async (
       shouldStop: signal.received,
       ...(write === undefined
         ? {}
-        : { onSnapshot: (snapshot, notes) => write(renderDemoView(events, snapshot, notes)) }),
+        : {
+            onSnapshot: (snapshot, notes) =>
+              write(renderDemoView(events, snapshot, notes, process.stdout.rows)),
+          }),
     });
   } finally {
     await receiver.stop();
