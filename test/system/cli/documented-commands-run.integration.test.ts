@@ -1,0 +1,183 @@
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { localAwsEnv } from "../../../lib/adapters/aws-clients.js";
+import { ENV } from "../../../lib/contract/environment.js";
+import { EventStatus } from "../../../lib/core/status.js";
+import { deadLetterEvent } from "../../support/dead-letter-fixture.js";
+import { type ShellLine, shellLines } from "../../support/document-examples.js";
+import { localAws } from "../../support/local-aws.js";
+import { useOrchestratorHarness } from "../../support/orchestrator-harness.js";
+import { pollUntil } from "../../support/poll-until.js";
+import { ROOT } from "../dev/dev-process.js";
+
+/*
+ * Every `npx ricochet` line of the README and docs/local-dev.md, run as written against the
+ * emulators, with Ricochet's orchestrator working the queue, in the order the documents give
+ * them: each must end as the text says (its exit code and a key line). A line with no
+ * expectation below fails: a new documented command needs one. docs/deploy.md's lines need a
+ * LocalStack running Lambda in Docker, which no machine here has; docs/benchmark-history.md's
+ * one line times `--help`.
+ *
+ * `npx ricochet` is run as `node bin/ricochet.js` from this checkout, as the other CLI tests do.
+ */
+const RUN_DOCUMENTS = ["README.md", "docs/local-dev.md"];
+
+/**
+ * The event ids the documents name: a reader's events, which the test submits first. Calls for
+ * all but the delivered one fail, so they wait for a retry (minutes, by the default policy) and
+ * can be cancelled; the delivered one is what `replay` sends again.
+ */
+const READER_EVENTS = ["order-1042:shipped", "order-1043:shipped", "order-1044:shipped"];
+const DELIVERED_EVENT = "order-1041:shipped";
+
+interface Ending {
+  readonly code: number;
+  /** A line the output (stdout and stderr) must show. */
+  readonly shows: RegExp;
+  /** Runs until Ctrl-C: started, read until `shows`, then sent SIGINT. */
+  readonly untilInterrupted?: boolean;
+}
+
+/** How each documented command ends, by the words after `npx ricochet`; first match wins. */
+const ENDINGS: readonly (readonly [RegExp, Ending])[] = [
+  [/^policy explain .*--json/, { code: 0, shows: /"maxAttempts": ?20/ }],
+  [/^policy explain/, { code: 0, shows: /attempt/i }],
+  [/^submit --file envelope\.json --in 15m/, { code: 0, shows: /order-1042:shipped/ }],
+  [/^submit --file envelope\.json/, { code: 0, shows: /accepted/i }],
+  [/^status /, { code: 0, shows: /order-1042:shipped/ }],
+  [/^events --status dead_lettered --target group:tenant-42/, { code: 0, shows: /^No events\./m }],
+  [/^events$/, { code: 0, shows: /order-104\d:shipped/ }],
+  [/^events /, { code: 0, shows: /│ event|^No events\./m }],
+  [/^dlq list --reason exhausted/, { code: 0, shows: /exhausted/ }],
+  [/^dlq list --target/, { code: 0, shows: /no matching messages/ }],
+  [/^dlq clean --dry-run/, { code: 0, shows: /would/ }],
+  // Locally there is no redrive function: the CLI says so rather than failing on DNS.
+  [/^redrive --function/, { code: 2, shows: /function/ }],
+  [/^redrive .*--dry-run/, { code: 0, shows: /dry run|would/i }],
+  [/^redrive --all/, { code: 0, shows: /"moved"/ }],
+  [/^targets/, { code: 0, shows: /Circuit breakers are off/ }],
+  [
+    /^console/,
+    { code: 0, shows: /Ricochet console: http:\/\/127\.0\.0\.1:\d+/, untilInterrupted: true },
+  ],
+  [/^cancel .*--dry-run --json/, { code: 0, shows: /order-1044:shipped/ }],
+  [/^cancel /, { code: 0, shows: /cancelled/ }],
+  [/^replay /, { code: 0, shows: /order-1041:shipped/ }],
+];
+
+const h = useOrchestratorHarness("docs-run");
+let cwd: string;
+let env: NodeJS.ProcessEnv;
+let run = 0;
+
+const RICOCHET = `node ${join(ROOT, "bin", "ricochet.js")}`;
+
+/** The documented command as this checkout runs it (no build of `npx ricochet`'s bin needed). */
+const asRun = (command: string): string =>
+  command
+    // A continued line is one command: bash -c would run each physical line on its own.
+    .replace(/\s*\n\s*/g, " ")
+    .replaceAll("npx ricochet", RICOCHET)
+    .replaceAll("<eventId>", READER_EVENTS[0] ?? "");
+
+const lines = (): ShellLine[] =>
+  shellLines().filter(
+    (line) =>
+      RUN_DOCUMENTS.some((document) => line.source.startsWith(`${document}:`)) &&
+      /^npx ricochet /.test(line.command),
+  );
+
+const endingOf = (command: string): Ending | undefined =>
+  ENDINGS.find(([pattern]) =>
+    pattern.test(command.replace(/^npx ricochet /, "").replace(/\s+/g, " ")),
+  )?.[1];
+
+const bash = (command: string): Promise<{ code: number; out: string }> =>
+  new Promise((resolve) => {
+    execFile("bash", ["-c", command], { cwd, env, timeout: 60_000 }, (error, stdout, stderr) =>
+      resolve({ code: error === null ? 0 : Number(error.code ?? 1), out: stdout + stderr }),
+    );
+  });
+
+/** Runs a command that serves until Ctrl-C: waits for `shows`, interrupts it, and its exit. */
+const interrupted = (command: string, shows: RegExp): Promise<{ code: number; out: string }> =>
+  new Promise((resolve) => {
+    const child: ChildProcess = spawn("bash", ["-c", `exec ${command}`], { cwd, env });
+    let out = "";
+    const read = (chunk: Buffer) => {
+      out += chunk.toString();
+      if (shows.test(out)) child.kill("SIGINT");
+    };
+    child.stdout?.on("data", read);
+    child.stderr?.on("data", read);
+    const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      resolve({ code: code ?? 1, out });
+    });
+  });
+
+beforeAll(async () => {
+  h.script((eventId) => ({ status: eventId === DELIVERED_EVENT ? 200 : 503 }));
+  await h.startWorkers();
+  const [first, ...others] = READER_EVENTS.map((id) => h.envelope(id, {}));
+  const delivered = h.envelope(DELIVERED_EVENT, {});
+  cwd = await mkdtemp(join(tmpdir(), "ricochet-docs-"));
+  await writeFile(join(cwd, "envelope.json"), JSON.stringify(first, null, 2));
+  await writeFile(join(cwd, "shipped.ndjson"), `${JSON.stringify(delivered)}\n`);
+  await h.submit([...others, delivered]);
+  await h.waitForStatus(DELIVERED_EVENT, EventStatus.DELIVERED, 20_000);
+  await h.stopWorkers();
+  await deadLetterEvent(h.store, h.ports.deadLetters);
+  env = {
+    PATH: process.env.PATH ?? "",
+    HOME: process.env.HOME ?? "",
+    USER: "docs-reader",
+    ...localAwsEnv(localAws()),
+    [ENV.INGRESS_QUEUE_URL]: h.queues.ingressQueueUrl,
+    [ENV.INTERNAL_QUEUE_URL]: h.queues.internalQueueUrl,
+    [ENV.DEAD_LETTER_QUEUE_URL]: h.queues.deadLetterQueueUrl,
+    [ENV.TABLE_NAME]: h.tableName,
+  };
+}, 60_000);
+
+// The harness stops its workers after each test: each command runs with them at work.
+beforeEach(() => h.startWorkers());
+
+afterAll(() => {
+  process.stdout.write(`documented commands run: ${run} of ${lines().length}\n`);
+});
+
+describe("the README's and docs/local-dev.md's ricochet command lines, run", () => {
+  it("are found", () => {
+    expect(lines().length).toBeGreaterThanOrEqual(20);
+  });
+
+  it.each(lines().map((line) => [`${line.source}: ${line.command}`, line] as const))(
+    "%s",
+    async (_name, line) => {
+      const ending = endingOf(line.command);
+      expect(ending, `no expected ending for ${line.command}`).toBeDefined();
+      if (ending === undefined) return;
+      // A command about a reader's event needs its record: the orchestrator writes it first.
+      for (const id of READER_EVENTS.filter((id) => line.command.includes(id))) {
+        const record = await pollUntil(() => h.store.get(id), {
+          timeoutMs: 20_000,
+          intervalMs: 200,
+        });
+        expect(record, `no record for ${id}`).toBeDefined();
+      }
+      const command = asRun(line.command);
+      const result = ending.untilInterrupted
+        ? await interrupted(command, ending.shows)
+        : await bash(command);
+      run += 1;
+      expect(result.code, result.out).toBe(ending.code);
+      expect(result.out).toMatch(ending.shows);
+    },
+    60_000,
+  );
+});
