@@ -1,20 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { targetsPage } from "../../lib/console/targets-page.js";
 import type { TargetReport } from "../../lib/core/target-report.js";
+import { aTargetReport, FIXED_NOW_MS } from "../support/factories.js";
 
-const NOW_MS = Date.parse("2030-01-01T06:00:00.000Z");
+const NOW_MS = FIXED_NOW_MS;
 
-const failing: TargetReport = {
-  target: "http:https://partner.example:443",
-  state: "closed",
-  calls: 15,
-  failures: 15,
-  failureRate: 1,
-  deferred: 0,
-  lastError: "HTTP 503: <b>down</b>",
-  lastErrorAt: "2030-01-01T05:59:50.000Z",
-  updatedAt: "2030-01-01T05:59:50.000Z",
-};
+const failing = aTargetReport({ lastError: "HTTP 503: <b>down</b>" });
 
 const page = async (targets: readonly TargetReport[], breakersOn: boolean): Promise<string> =>
   String(await targetsPage(targets, { nowMs: NOW_MS, breakersOn }));

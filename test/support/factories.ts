@@ -12,6 +12,7 @@ import {
 import type { ClaimRequest } from "../../lib/core/ports.js";
 import type { RandomSource } from "../../lib/core/random.js";
 import type { AttemptEntry, EventRecord } from "../../lib/core/record.js";
+import type { TargetReport } from "../../lib/core/target-report.js";
 
 /*
  * Shared test data builders. Each returns a valid value of its type, with overrides spread on
@@ -150,5 +151,22 @@ export const aDeadLetterListing = (
   deadLetteredAt: "2030-01-01T00:00:00.000Z",
   receiveCount: 1,
   verified: true,
+  ...overrides,
+});
+
+/**
+ * A target as `ricochet targets` reports it: closed, all 15 calls of the window failed, the last
+ * 10 s before {@link FIXED_NOW_MS}.
+ */
+export const aTargetReport = (overrides: Partial<TargetReport> = {}): TargetReport => ({
+  target: "http:https://partner.example:443",
+  state: "closed",
+  calls: 15,
+  failures: 15,
+  failureRate: 1,
+  deferred: 0,
+  lastError: "HTTP 503: upstream down",
+  lastErrorAt: new Date(FIXED_NOW_MS - 10_000).toISOString(),
+  updatedAt: new Date(FIXED_NOW_MS - 10_000).toISOString(),
   ...overrides,
 });
