@@ -1,5 +1,5 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { mkdtemp, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -21,7 +21,9 @@ import { ROOT } from "../dev/dev-process.js";
  * LocalStack running Lambda in Docker, which no machine here has; docs/benchmark-history.md's
  * one line times `--help`.
  *
- * `npx ricochet` is run as `node bin/ricochet.js` from this checkout, as the other CLI tests do.
+ * `npx ricochet` is run as written, from a reader's directory in which this checkout is installed
+ * the way `npm i` installs a package (`node_modules/ricochet` and its `.bin/ricochet` link), so
+ * npx resolves the command through the package's `bin` as it would for a user.
  */
 const RUN_DOCUMENTS = ["README.md", "docs/local-dev.md"];
 
@@ -73,15 +75,28 @@ let cwd: string;
 let env: NodeJS.ProcessEnv;
 let run = 0;
 
-const RICOCHET = `node ${join(ROOT, "bin", "ricochet.js")}`;
-
-/** The documented command as this checkout runs it (no build of `npx ricochet`'s bin needed). */
+/** The documented command as bash is given it. */
 const asRun = (command: string): string =>
   command
     // A continued line is one command: bash -c would run each physical line on its own.
     .replace(/\s*\n\s*/g, " ")
-    .replaceAll("npx ricochet", RICOCHET)
     .replaceAll("<eventId>", READER_EVENTS[0] ?? "");
+
+/** A reader's directory with this checkout installed in it, as `npm i <checkout>` links it. */
+const installInto = async (dir: string): Promise<void> => {
+  const modules = join(dir, "node_modules");
+  await mkdir(join(modules, ".bin"), { recursive: true });
+  await writeFile(
+    join(dir, "package.json"),
+    JSON.stringify({
+      name: "docs-reader",
+      private: true,
+      dependencies: { ricochet: `file:${ROOT}` },
+    }),
+  );
+  await symlink(ROOT, join(modules, "ricochet"));
+  await symlink(join("..", "ricochet", "bin", "ricochet.js"), join(modules, ".bin", "ricochet"));
+};
 
 const lines = (): ShellLine[] =>
   shellLines().filter(
@@ -126,6 +141,7 @@ beforeAll(async () => {
   const [first, ...others] = READER_EVENTS.map((id) => h.envelope(id, {}));
   const delivered = h.envelope(DELIVERED_EVENT, {});
   cwd = await mkdtemp(join(tmpdir(), "ricochet-docs-"));
+  await installInto(cwd);
   await writeFile(join(cwd, "envelope.json"), JSON.stringify(first, null, 2));
   await writeFile(join(cwd, "shipped.ndjson"), `${JSON.stringify(delivered)}\n`);
   await h.submit([...others, delivered]);
@@ -136,6 +152,10 @@ beforeAll(async () => {
     PATH: process.env.PATH ?? "",
     HOME: process.env.HOME ?? "",
     USER: "docs-reader",
+    // npx finds the command in node_modules/.bin; it must never reach for the registry.
+    npm_config_cache: join(cwd, ".npm"),
+    npm_config_offline: "true",
+    npm_config_update_notifier: "false",
     ...localAwsEnv(localAws()),
     [ENV.INGRESS_QUEUE_URL]: h.queues.ingressQueueUrl,
     [ENV.INTERNAL_QUEUE_URL]: h.queues.internalQueueUrl,
