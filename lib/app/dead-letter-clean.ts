@@ -16,8 +16,8 @@ import { type AuditStamper, auditStamper } from "./operator-action.js";
  * dead-letter alarm means "an event needs a decision" again. A copy is obsolete once its event
  * was delivered — the copy came from an earlier failure (a native move during a crash loop, an
  * invalid first envelope later corrected, a redrive whose original was left behind). Every
- * removal is written to the event's audit trail once the delete succeeded, never before: a delete
- * that fails leaves the copy, and an entry written first would record a removal that did not
+ * removal is written to the event's audit trail once the delete succeeded through the copy's
+ * latest receipt handle, never before: a delete that fails leaves the copy, and an entry written first would record a removal that did not
  * happen (and a second one when the clean is run again). Should the entry's write fail after
  * the delete, the report says so: the removal is then traced only there. Anything else stays in
  * the queue.
@@ -67,6 +67,21 @@ export const obsoleteBecause = (record: EventRecord | undefined): string | undef
 
 const eventIdOf = (message: ScannedMessage): string | undefined =>
   message.parsed.ok ? message.parsed.message.eventId : undefined;
+
+/** How long a copy is held, just before its delete, so that no other reader receives it. */
+const REMOVAL_HOLD_SECONDS = 30;
+
+/**
+ * Deletes a copy through a handle known to be its latest. SQS accepts a DeleteMessage with an
+ * outdated handle (another reader, e.g. a `dlq list`, received the copy once the scan's hold ran
+ * out) and deletes nothing, so a resolved delete alone proves no removal. ChangeMessageVisibility
+ * is refused for such a handle: taking the hold again first, and deleting while it lasts, makes
+ * the delete's handle the latest. Throws when the copy may stay.
+ */
+const removeCopy = async (queue: DeadLetterQueue, receiptHandle: string): Promise<void> => {
+  await queue.changeVisibility(receiptHandle, REMOVAL_HOLD_SECONDS);
+  await queue.delete(receiptHandle);
+};
 
 /**
  * Writes the audit entry of a removal that happened, or answers why it could not: the copy is
@@ -127,7 +142,7 @@ export const cleanDeadLetters = async (
       const removed = { eventId, messageId, why };
       if (!request.dryRun) {
         // Throws when the copy stays: then no entry is written, and the copy is kept.
-        await deps.deadLetterQueue.delete(message.received.receiptHandle);
+        await removeCopy(deps.deadLetterQueue, message.received.receiptHandle);
         const unaudited = await auditRemoval(deps, stamps, request, removed);
         if (unaudited !== undefined) report.failed.push({ messageId, error: unaudited });
       }

@@ -186,3 +186,35 @@ describe("cleanDeadLetters when a write fails", () => {
     expect(left).toEqual([]);
   });
 });
+
+describe("cleanDeadLetters while another operator reads the queue", () => {
+  it("writes no removal for a copy another reader received after the scan, and the copy stays", async () => {
+    const delivered = await deliveredWithLeftoverCopy();
+    // The clean's hold on the copy runs out while it reads the record (a long queue, a slow
+    // store), and a second operator's `dlq list` receives the copy meanwhile: the handle the
+    // clean holds is outdated, and SQS accepts a delete with it that deletes nothing.
+    const slowStore = {
+      ...world.store,
+      get: async (eventId: string) => {
+        await new Promise((resolve) => setTimeout(resolve, 1500));
+        await listDeadLetters(world.dlq, { filter: {}, visibilitySeconds: 1 }, world.store);
+        return world.store.get(eventId);
+      },
+    };
+
+    const report = await cleanDeadLetters(
+      { ...deps(), store: slowStore, scanVisibilitySeconds: 1 },
+      { dryRun: false, by: "operator-test" },
+    );
+
+    const left = await listDeadLetters(
+      world.dlq,
+      { filter: {}, visibilitySeconds: 5 },
+      world.store,
+    );
+    expect(left.map((m) => m.eventId)).toEqual([delivered.eventId]);
+    expect((await world.store.get(delivered.eventId))?.audit).toBeUndefined();
+    expect(report.removed).toEqual([]);
+    expect(report.failed).toEqual([expect.objectContaining({ messageId: left[0]?.messageId })]);
+  });
+});
