@@ -35,7 +35,8 @@ interface EventsFlags extends ResourceFlags {
   readonly json: boolean;
 }
 
-const renderEvents = (records: readonly EventRecord[]): string => {
+/** `ricochet events` as text: one row per record, every value inert. */
+export const renderEvents = (records: readonly EventRecord[]): string => {
   if (records.length === 0) return "No events.";
   const table = new Table({
     head: ["event", "status", "attempts", "updated", "last outcome"],

@@ -45,7 +45,8 @@ interface RedriveFlags extends ResourceFlags {
   readonly function?: string | true;
 }
 
-const renderReport = (report: RedriveReport): string => {
+/** `ricochet redrive`'s report as text: one row per message, every value inert. */
+export const renderRedriveReport = (report: RedriveReport): string => {
   const table = new Table({
     head: ["", "event", "message", "detail"],
     style: { head: [], border: [] },
@@ -149,7 +150,7 @@ export const registerRedriveCommand = (program: Command): void => {
       flags.function === undefined
         ? await redriveHere(flags, request)
         : await redriveInFunction(flags, flags.function, request);
-    printResult(report, { json: flags.json, human: renderReport });
+    printResult(report, { json: flags.json, human: renderRedriveReport });
     if (report.failed.length > 0) {
       throw new QueueUnavailableError(
         `${countOf(report.failed.length, "message")} could not be redriven and ${report.failed.length === 1 ? "stays" : "stay"} in the dead-letter queue`,

@@ -1,21 +1,31 @@
+import { readDeadLetter } from "../../lib/app/dead-letter-scan.js";
 import { effectiveDeadlineMs } from "../../lib/core/decide.js";
 import type { Envelope } from "../../lib/core/envelope.js";
 import { DEFAULT_POLICY, resolvePolicy } from "../../lib/core/policy.js";
+import type { ReceivedDeadLetter } from "../../lib/core/ports.js";
 import type { EventRecord } from "../../lib/core/record.js";
 import { isTerminal } from "../../lib/core/status.js";
 import { naturalTargetKey } from "../../lib/core/target-key.js";
 import { checkEndState, EndStateProblem } from "../support/end-state-checks.js";
 import {
+  type CleanRemoval,
   checkAttemptsCountCalls,
   checkBoundedWork,
   checkCleanedCopies,
+  checkCleanRemovalsAudited,
   checkConflictsCounted,
   checkNoDeadLetterForDelivered,
+  checkNoForgedCopyMoved,
   checkOnlyAcceptedPayloads,
   checkRecordedFromFirstSight,
   GuaranteeProblem,
   payloadFingerprint,
 } from "../support/guarantee-checks.js";
+import {
+  checkInertRenderings,
+  type OperatorViews,
+  RenderingProblem,
+} from "../support/operator-renderings.js";
 import { type ControlInvariant, checkControls } from "./control-invariants.js";
 import type { QueuedMessage } from "./memory-queue.js";
 import type { ClaimTrace, SimulationTrace } from "./trace.js";
@@ -44,6 +54,10 @@ export const Invariant = {
   DEFERRED_NEVER_LOST: "10-a-deferred-event-is-never-lost",
   DEFERRAL_WITHIN_DEADLINE: "10-a-deferral-never-passes-the-deadline",
   HEALTHY_BREAKER_CLOSED: "10-a-healthy-target's-breaker-never-opens",
+  FORGED_COPY_NEVER_MOVED: "8-a-forged-dead-letter-copy-is-never-redriven",
+  REMOVALS_AUDITED: "9-dlq-clean-audits-exactly-the-removals",
+  INERT_OUTPUT: "9-operator-output-is-inert",
+  EXACT_JSON: "9-json-output-is-exact",
 } as const;
 export type Invariant = (typeof Invariant)[keyof typeof Invariant];
 
@@ -63,6 +77,13 @@ export const INVARIANT_OF: Readonly<Record<EndStateProblem | GuaranteeProblem, I
   [GuaranteeProblem.SILENT_CONFLICT]: Invariant.CONFLICTS_COUNTED,
   [GuaranteeProblem.ATTEMPTS_NOT_CALLS]: Invariant.ATTEMPTS_COUNT_CALLS,
   [GuaranteeProblem.UNRECORDED_AT_ACK]: Invariant.RECORDED_FROM_FIRST_SIGHT,
+  [GuaranteeProblem.FORGED_COPY_MOVED]: Invariant.FORGED_COPY_NEVER_MOVED,
+  [GuaranteeProblem.REMOVALS_NOT_AUDITED]: Invariant.REMOVALS_AUDITED,
+};
+
+const INVARIANT_OF_RENDERING: Readonly<Record<RenderingProblem, Invariant>> = {
+  [RenderingProblem.CONTROL_CHARACTER]: Invariant.INERT_OUTPUT,
+  [RenderingProblem.JSON_NOT_EXACT]: Invariant.EXACT_JSON,
 };
 
 export interface Violation {
@@ -93,6 +114,12 @@ export interface FinalState {
   readonly conflictsSent: ReadonlyMap<string, number>;
   /** Places (see {@link placeOf}) whose receiver never fails a call: no breaker may open there. */
   readonly healthyPlaces: ReadonlySet<string>;
+  /** The bodies of the forged copies the hostile producer sent to the dead-letter queue. */
+  readonly forgedDeadLetterBodies: ReadonlySet<string>;
+  /** The copies `dlq clean` runs really removed from the queue, as they were received. */
+  readonly cleaned: readonly ReceivedDeadLetter[];
+  /** What the operator can look at once the run is over. */
+  readonly views: OperatorViews;
 }
 
 /**
@@ -126,6 +153,15 @@ export const checkInvariants = (state: FinalState): Violation[] => {
   const fail = (invariant: Invariant | ControlInvariant, detail: string) =>
     violations.push({ seed: state.seed, invariant, detail });
   const { trace, records } = state;
+  // A forged copy is the hostile producer's message, not Ricochet's word: the checks of what
+  // Ricochet's copies say are about the others (the forgeries have checks of their own).
+  const forged = state.forgedDeadLetterBodies;
+  const deadLetters = state.deadLetters.filter((m) => !forged.has(m.body));
+  const removals: CleanRemoval[] = state.cleaned.flatMap((copy) => {
+    const read = readDeadLetter(copy);
+    const eventId = read.ok ? read.message.eventId : undefined;
+    return eventId === undefined ? [] : [{ eventId, messageId: copy.messageId }];
+  });
   const submittedIds = new Set(state.submitted.map((e) => e.eventId));
   const claimOf = new Map(trace.claims.map((c) => [`${c.eventId}#${c.attempt}`, c]));
 
@@ -157,7 +193,7 @@ export const checkInvariants = (state: FinalState): Violation[] => {
       eventIds: state.submitted.map((e) => e.eventId),
       records,
       ingress: state.ingress,
-      deadLetters: state.deadLetters,
+      deadLetters,
       bodies: state.bodies,
     }),
     ...checkBoundedWork(
@@ -182,11 +218,21 @@ export const checkInvariants = (state: FinalState): Violation[] => {
       trace.calls,
       new Map(state.submitted.map((e) => [e.eventId, payloadFingerprint(e.payload)])),
     ),
-    ...checkNoDeadLetterForDelivered(records, state.deadLetters),
-    ...checkCleanedCopies(records, trace.cleaned),
-    ...checkConflictsCounted(records, state.conflictsSent, state.deadLetters),
+    ...checkNoDeadLetterForDelivered(records, deadLetters),
+    ...checkCleanedCopies(
+      records,
+      state.cleaned.filter((m) => !forged.has(m.body)),
+    ),
+    ...checkConflictsCounted(records, state.conflictsSent, deadLetters),
+    ...checkNoForgedCopyMoved(
+      trace.redriven.map((body) => ({ body })),
+      forged,
+    ),
+    ...checkCleanRemovalsAudited(records, removals, trace.cleanExcused),
   ];
   for (const finding of findings) fail(INVARIANT_OF[finding.problem], finding.detail);
+  for (const finding of checkInertRenderings(state.views))
+    fail(INVARIANT_OF_RENDERING[finding.problem], finding.detail);
 
   // 4: no call after the deadline.
   for (const envelope of state.submitted) {
@@ -373,7 +419,7 @@ export const checkInvariants = (state: FinalState): Violation[] => {
     }
   }
   // 11 and 12: the operator's cancels and replays.
-  for (const finding of checkControls(trace, records, state.deadLetters))
+  for (const finding of checkControls(trace, records, deadLetters))
     fail(finding.invariant, finding.detail);
   return violations;
 };

@@ -203,6 +203,11 @@ export class MemoryQueue {
     return received;
   }
 
+  /** Every message DeleteMessage removed, with the handle that removed it (for the checks). */
+  public readonly deletions: { readonly messageId: string; readonly receiptHandle: string }[] = [];
+  /** DeleteMessage calls whose handle was not current: they deleted nothing. */
+  public staleDeletes = 0;
+
   private find(receiptHandle: string): StoredMessage | undefined {
     return this.messages.find((m) => m.receiptHandle === receiptHandle);
   }
@@ -216,8 +221,10 @@ export class MemoryQueue {
     const message = this.find(receiptHandle);
     if (message !== undefined) {
       this.remove(message);
+      this.deletions.push({ messageId: message.messageId, receiptHandle });
       return;
     }
+    this.staleDeletes += 1;
     if (this.options.staleReceipt === StaleReceipt.REJECT) {
       throw new QueueUnavailableError(`${this.options.name}: receipt handle is not current`);
     }

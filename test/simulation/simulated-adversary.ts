@@ -9,7 +9,7 @@ import {
   type HostileTally,
 } from "../support/adversarial-producer.js";
 import { streamFor } from "../support/random-streams.js";
-import type { MemoryQueue } from "./memory-queue.js";
+import { type MemoryQueue, memoryDeadLetterQueue } from "./memory-queue.js";
 
 /** Share of a run's events a hostile producer goes after. */
 const VICTIM_SHARE = 0.25;
@@ -21,6 +21,8 @@ export interface SimulatedAdversaryOptions {
   readonly seed: number;
   /** The ingress queue the producers (honest or not) send to. */
   readonly ingress: MemoryQueue;
+  /** The dead-letter queue, which the producer can send to as well (issue #31, finding 6). */
+  readonly deadLetterQueue: MemoryQueue;
   readonly now: () => number;
   readonly sleep: (ms: number) => Promise<void>;
   /** The envelope each real event was submitted with, by id. */
@@ -39,8 +41,9 @@ export interface SimulatedAdversary {
 
 /**
  * A hostile producer in virtual time: it reacts to real events' result writes by putting forged
- * copies and conflicting resubmissions on the ingress queue a moment later, as a producer with
- * send rights and a view of the records could. Its draws come from streams of its own, so the
+ * copies, conflicting resubmissions and invalid envelopes on the ingress queue, and forged
+ * dead-letter copies on the dead-letter queue, a moment later, as a producer with send rights and
+ * a view of the records could. Its draws come from streams of its own, so the
  * rest of a seed's run is the same with or without it until its first message lands.
  */
 export const createSimulatedAdversary = (
@@ -56,6 +59,7 @@ export const createSimulatedAdversary = (
   });
   const delays: RandomSource = streamFor(options.seed, "adversary-delays");
   const tally = createHostileTally();
+  const deadLetters = memoryDeadLetterQueue(options.deadLetterQueue);
   let pending = 0;
 
   const observe = (eventId: string, status: EventStatus): void => {
@@ -63,11 +67,13 @@ export const createSimulatedAdversary = (
     if (envelope === undefined) return;
     for (const message of producer.movesFor(envelope, status, options.now())) {
       pending += 1;
-      void options.sleep(randomInt(delays, 1, MAX_REACTION_MS)).then(() => {
-        options.ingress.send(message.body, message.schedule, 0, {
-          origin: MessageOrigin.PRODUCER,
-          reservedAttributes: message.reservedAttributes,
-        });
+      void options.sleep(randomInt(delays, 1, MAX_REACTION_MS)).then(async () => {
+        if (message.deadLetter !== undefined) await deadLetters.send(message.deadLetter);
+        else
+          options.ingress.send(message.body, message.schedule, 0, {
+            origin: MessageOrigin.PRODUCER,
+            reservedAttributes: message.reservedAttributes,
+          });
         tally.count(message);
         pending -= 1;
       });

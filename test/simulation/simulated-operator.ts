@@ -1,5 +1,7 @@
-import { cleanDeadLetters } from "../../lib/app/dead-letter-clean.js";
+import { type CleanReport, cleanDeadLetters } from "../../lib/app/dead-letter-clean.js";
+import { type DeadLetterListing, listDeadLetters } from "../../lib/app/dead-letter-scan.js";
 import { type RedriveReport, redrive, SkipReason } from "../../lib/app/redrive.js";
+import { DeadLetterReason } from "../../lib/core/decide.js";
 import type { RetryPolicy } from "../../lib/core/policy.js";
 import type {
   DeadLetterQueue,
@@ -27,6 +29,15 @@ const MAX_REDRIVE_RUNS = 1000;
 const MAX_CLEAN_RUNS = 300;
 /** Between runs: longer than a crashed run's hold on the copies it scanned (count / rate + 60 s). */
 const PAUSE_BETWEEN_RUNS_MS = 120_000;
+/**
+ * How long a clean's scan holds the copies: short, so that the hold runs out before some deletes,
+ * as on a long queue or a slow store, and a second operator's `dlq list` may receive a copy the
+ * clean still means to delete (its receipt handle is then outdated).
+ */
+const CLEAN_SCAN_VISIBILITY_SECONDS = 1;
+/** The `dlq list` runs a second operator makes while a clean runs, and the pause between them. */
+const LISTS_DURING_CLEAN = 3;
+const PAUSE_BETWEEN_LISTS_MS = 700;
 
 /** A process the operator's run lives in, and what it can reach through its faulty ports. */
 export interface OperatorRun {
@@ -45,8 +56,19 @@ export interface SimulatedOperatorOptions {
   readonly defaultPolicy: RetryPolicy;
   /** Told of every run's report that came back (crashed runs report nothing). */
   readonly onReport: (report: RedriveReport) => void;
-  /** Told of every dead-letter copy a clean-up run deleted, as it was received. */
-  readonly onCleaned: (copy: ReceivedDeadLetter) => void;
+  /** Told of every dead-letter copy a clean-up run received (the checks judge what went). */
+  readonly onCleanReceived: (copy: ReceivedDeadLetter) => void;
+  /**
+   * Told, after each clean-up run, of the copies it may have removed without an audit entry, as
+   * its operator was told: those it reported failed, or every one it received when it died.
+   */
+  readonly onCleanExcused: (messageIds: readonly string[]) => void;
+  /** Told of every clean-up run's report that came back. */
+  readonly onCleanReport: (report: CleanReport) => void;
+  /** Told of every message a redrive run sent back to the internal queue. */
+  readonly onRedriven: (body: string) => void;
+  /** Told of every listing a second operator's `dlq list` printed. */
+  readonly onListing: (listing: DeadLetterListing[]) => void;
   /** How the operator reads records (`ricochet status`), outside any run's faults. */
   readonly store: EventStore;
 }
@@ -58,24 +80,40 @@ const inRun = <T>(
   work: (run: OperatorRun) => Promise<T>,
 ): Promise<T | undefined> => untilCrash(options.startRun(run), work);
 
-/** One redrive run of `eventIds`; undefined when it crashed or failed as a whole. */
+/** What a redrive run selects: events by id, or every copy dead-lettered for these reasons. */
+type Selection =
+  | { readonly eventIds: readonly string[] }
+  | { readonly reasons: readonly DeadLetterReason[] };
+
+/** A routine redrive, as an operator runs one after a partner's outage: `--reason exhausted`. */
+const ROUTINE: Selection = { reasons: [DeadLetterReason.EXHAUSTED] };
+
+/** One redrive run of `selection`; undefined when it crashed or failed as a whole. */
 const redriveRun = async (
   run: number,
-  eventIds: readonly string[],
+  selection: Selection,
   options: SimulatedOperatorOptions,
 ): Promise<RedriveReport | undefined> => {
   const report = await inRun(run, options, ({ process, ports }) =>
     redrive(
       {
         deadLetterQueue: ports.deadLetters,
-        ingressQueue: ports.ingress,
+        ingressQueue: {
+          ...ports.ingress,
+          send: async (body, schedule, delaySeconds) => {
+            await ports.ingress.send(body, schedule, delaySeconds);
+            options.onRedriven(body);
+          },
+        },
         store: ports.store,
         clock: process.clock,
         sleep: options.sleep,
         defaultPolicy: options.defaultPolicy,
       },
       {
-        eventIds: [...eventIds],
+        ...("eventIds" in selection
+          ? { eventIds: [...selection.eventIds] }
+          : { reasons: [...selection.reasons] }),
         by: OPERATOR,
         why: "simulation",
         extraAttempts: 2,
@@ -87,41 +125,54 @@ const redriveRun = async (
   return report;
 };
 
-/** `queue`, telling `onDeleted` of each copy deleted through it (the checks judge what went). */
-const reportingDeletes = (
+/** `queue`, telling `onReceived` of each copy received through it. */
+const reportingReceives = (
   queue: DeadLetterQueue,
-  onDeleted: (copy: ReceivedDeadLetter) => void,
-): DeadLetterQueue => {
-  const received = new Map<string, ReceivedDeadLetter>();
-  return {
-    send: (message) => queue.send(message),
-    changeVisibility: (handle, seconds) => queue.changeVisibility(handle, seconds),
-    receive: async (options) => {
-      const page = await queue.receive(options);
-      for (const copy of page) received.set(copy.receiptHandle, copy);
-      return page;
-    },
-    delete: async (handle) => {
-      await queue.delete(handle);
-      const copy = received.get(handle);
-      if (copy !== undefined) onDeleted(copy);
-    },
-  };
-};
+  onReceived: (copy: ReceivedDeadLetter) => void,
+): DeadLetterQueue => ({
+  ...queue,
+  receive: async (options) => {
+    const page = await queue.receive(options);
+    for (const copy of page) onReceived(copy);
+    return page;
+  },
+});
 
 /** One `ricochet dlq clean` run; whether it finished with every obsolete copy removed. */
 const cleanRun = async (run: number, options: SimulatedOperatorOptions): Promise<boolean> => {
+  const received: string[] = [];
   const report = await inRun(run, options, ({ process, ports }) =>
     cleanDeadLetters(
       {
-        deadLetterQueue: reportingDeletes(ports.deadLetters, options.onCleaned),
+        deadLetterQueue: reportingReceives(ports.deadLetters, (copy) => {
+          received.push(copy.messageId);
+          options.onCleanReceived(copy);
+        }),
         store: ports.store,
         clock: process.clock,
+        scanVisibilitySeconds: CLEAN_SCAN_VISIBILITY_SECONDS,
       },
       { dryRun: false, by: OPERATOR, reason: "simulation" },
     ),
   );
+  if (report !== undefined) options.onCleanReport(report);
+  options.onCleanExcused(report === undefined ? received : report.failed.map((f) => f.messageId));
   return report !== undefined && report.failed.length === 0;
+};
+
+/**
+ * A second operator's `ricochet dlq list` runs while a clean runs (a short hold of their own,
+ * like the CLI's): each receives the copies no one holds, and so outdates the handles a clean
+ * whose hold ran out still has.
+ */
+const listDuringClean = async (run: number, options: SimulatedOperatorOptions): Promise<void> => {
+  for (let list = 0; list < LISTS_DURING_CLEAN; list += 1) {
+    const listing = await inRun(run, options, ({ ports }) =>
+      listDeadLetters(ports.deadLetters, { filter: {}, visibilitySeconds: 1 }, ports.store),
+    );
+    if (listing !== undefined) options.onListing(listing);
+    await options.sleep(PAUSE_BETWEEN_LISTS_MS);
+  }
 };
 
 /**
@@ -171,6 +222,10 @@ export const operatorRedrive = async (
   let lastRunFailed = false;
   let singles = 0;
   let run = 0;
+  // First the routine redrive of everything exhausted, by reason: it meets every copy in the queue
+  // with that reason, forged ones included, and must move only those the record bears out.
+  await redriveRun(run++, ROUTINE, options);
+  await options.sleep(PAUSE_BETWEEN_RUNS_MS);
   for (; run < MAX_REDRIVE_RUNS && remaining.size > 0; run += 1) {
     // An event a crashed run moved (its report lost, its copy deleted) is delivered by now and
     // has nothing left to move: a person checking `ricochet status` stops chasing it, and the
@@ -180,7 +235,7 @@ export const operatorRedrive = async (
     if (remaining.size === 0) break;
     const report = await redriveRun(
       run,
-      lastRunFailed ? [inTurn([...remaining], singles++)] : [...remaining],
+      { eventIds: lastRunFailed ? [inTurn([...remaining], singles++)] : [...remaining] },
       options,
     );
     lastRunFailed = report === undefined;
@@ -203,15 +258,24 @@ export const operatorRedrive = async (
   // not knowing whether the first send landed), or a raw message the queue parked during a crash
   // loop while another copy of its event was delivered. `ricochet dlq clean` removes the copies
   // of delivered events, whoever they were redriven by or never; anything else stays.
+  let listed = false;
   for (let clean = 0; clean < MAX_CLEAN_RUNS; clean += 1, run += 1) {
     // Redriven events still on their way (a batch back after its visibility timeout) may leave a
     // second copy of their dead-letter decision; the alarm is looked at again once they ended.
     const unsettled = (await deliveredAmong(eventIds, options.store))?.unsettled;
-    if (unsettled?.length === 0 && (await cleanRun(run, options))) return;
+    if (unsettled?.length === 0) {
+      // The first clean-up runs beside a second operator's listings, which hold copies hidden
+      // that its scan then misses: the operator, seeing the alarm still firing, cleans again.
+      const beside = listed ? [] : [listDuringClean(run + MAX_CLEAN_RUNS, options)];
+      const [cleaned] = await Promise.all([cleanRun(run, options), ...beside]);
+      if (cleaned && listed) return;
+      listed = true;
+    }
     // One still unfinished may be stranded again after its redrive: its new message parked raw
     // by a crash loop, its record in flight under an expired lease (seed 21 at fault rate 0.1).
     // A person reading `ricochet status` redrives it once more; one on its way is skipped.
-    if (unsettled !== undefined && unsettled.length > 0) await redriveRun(run, unsettled, options);
+    if (unsettled !== undefined && unsettled.length > 0)
+      await redriveRun(run, { eventIds: unsettled }, options);
     await options.sleep(PAUSE_BETWEEN_RUNS_MS);
   }
 };

@@ -6,6 +6,7 @@ import type { DeliveryRequest, DeliveryTarget } from "../../lib/core/ports.js";
 import { type RandomSource, randomInt } from "../../lib/core/random.js";
 import { type AdversaryMark, markOf } from "../support/adversarial-producer.js";
 import { payloadFingerprint } from "../support/guarantee-checks.js";
+import { hostileText } from "../support/hostile-text.js";
 
 /** What the simulated receiver does with one call. */
 export const Behaviour = {
@@ -74,6 +75,11 @@ export interface SimulatedTargetOptions {
   readonly random: RandomSource;
   /** The behaviour weights of each event; events not listed always succeed. */
   readonly weightsFor: (eventId: string) => BehaviourWeights | undefined;
+  /**
+   * Where the bodies of its error answers come from: a stream of their own, so that drawing them
+   * shifts no other draw. Each is a terminal escape (issue #31, finding 7); none without it.
+   */
+  readonly bodies?: RandomSource | undefined;
 }
 
 /** The call timeout an envelope asks for, as the orchestrator reads it. */
@@ -152,12 +158,14 @@ export class SimulatedTarget {
     }
     request.onSent?.();
     const serviceMs = randomInt(random, 5, Math.min(400, timeoutMs - connectMs - 1));
+    const { bodies } = this.options;
     const result = (statusCode: number, retryAfter?: string): AttemptResult => {
       call.endMs = now();
       return {
         kind: "response",
         statusCode,
         retryAfter,
+        bodyExcerpt: statusCode >= 400 && bodies !== undefined ? hostileText(bodies) : undefined,
         durationMs: (call.endMs ?? 0) - call.startMs,
       };
     };

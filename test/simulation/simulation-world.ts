@@ -144,6 +144,7 @@ export const createSimulationWorld = (options: SimulationOptions): SimulationWor
     sleep,
     random: targetRandom,
     weightsFor: (id) => weights.get(id),
+    bodies: streamFor(seed, "receiver-bodies"),
   });
   const trace = newTrace(target.calls);
   let processes = 0;
@@ -188,6 +189,7 @@ export const createSimulationWorld = (options: SimulationOptions): SimulationWor
     adversary: createSimulatedAdversary({
       seed,
       ingress,
+      deadLetterQueue,
       now,
       sleep,
       envelopes: new Map(scenario.map((e) => [e.envelope.eventId, e.envelope])),

@@ -1,12 +1,17 @@
+import { listDeadLetters } from "../../lib/app/dead-letter-scan.js";
 import { MetricName } from "../../lib/contract/metric-names.js";
+import { DEFAULT_BREAKER_SETTINGS } from "../../lib/core/circuit-breaker.js";
 import { DEFAULT_POLICY } from "../../lib/core/policy.js";
 import { MessageOrigin } from "../../lib/core/ports.js";
 import { seededRandom } from "../../lib/core/random.js";
 import { EventStatus } from "../../lib/core/status.js";
+import { targetReport } from "../../lib/core/target-report.js";
 import type { AdversaryMark } from "../support/adversarial-producer.js";
+import type { OperatorViews } from "../support/operator-renderings.js";
 import { createEventSource } from "./event-source.js";
 import { faultyPortsFor } from "./faulty-ports.js";
 import { checkInvariants, Invariant, placeOf, type Violation } from "./invariants.js";
+import { memoryDeadLetterQueue } from "./memory-queue.js";
 import { bodyOf, SLOW_ORIGIN } from "./scenario.js";
 import { RunEnd } from "./scheduler.js";
 import { drawControls, runControls } from "./simulated-controls.js";
@@ -55,6 +60,8 @@ export interface SimulationResult {
   readonly replayed: number;
   /** Copies the queue's native redrive parked raw (no Ricochet summary) before the operator ran. */
   readonly parkedRaw: number;
+  /** Dead-letter deletes through an outdated receipt handle, which deleted nothing. */
+  readonly staleDeadLetterDeletes: number;
   readonly steps: number;
   readonly virtualSeconds: number;
   readonly violations: Violation[];
@@ -83,7 +90,13 @@ const redriveAsOperator = (world: SimulationWorld, eventIds: readonly string[]) 
     sleep: world.sleep,
     defaultPolicy: DEFAULT_POLICY,
     onReport: (report) => world.trace.redrives.push(report),
-    onCleaned: (copy) => world.trace.cleaned.push(copy),
+    onCleanReceived: (copy) => world.trace.cleanReceived.set(copy.receiptHandle, copy),
+    onCleanExcused: (messageIds) => {
+      for (const id of messageIds) world.trace.cleanExcused.add(id);
+    },
+    onCleanReport: (report) => world.trace.cleanReports.push(report),
+    onRedriven: (body) => world.trace.redriven.push(body),
+    onListing: (listing) => world.trace.listings.push(listing),
     store: world.store,
   });
 };
@@ -121,8 +134,43 @@ const unfinishedEventIds = (world: SimulationWorld): string[] =>
     .filter((r) => r.status !== EventStatus.DELIVERED && r.status !== EventStatus.CANCELLED)
     .map((r) => r.eventId);
 
+/**
+ * What the operator can look at once the run is over: every record (`status`, `events`), what
+ * the second operator's `dlq list` runs printed and a last listing, the targets, and the reports
+ * of the clean-ups and redrives. Read outside any fault, after the end state was taken.
+ */
+const operatorViews = async (world: SimulationWorld): Promise<OperatorViews> => {
+  const nowMs = world.now();
+  const windowMs = (world.options.breakers ?? DEFAULT_BREAKER_SETTINGS).windowMs;
+  const last = await listDeadLetters(
+    memoryDeadLetterQueue(world.deadLetterQueue),
+    { filter: {}, visibilitySeconds: 1 },
+    world.store,
+  );
+  return {
+    records: [...world.store.snapshot().values()],
+    deadLetters: [...world.trace.listings.flat(), ...last],
+    targets: (await world.targetState.list(1000)).map((t) => targetReport(t, nowMs, windowMs)),
+    cleans: world.trace.cleanReports,
+    redrives: world.trace.redrives,
+    nowMs,
+  };
+};
+
+/** The copies `dlq clean` runs really removed: deleted through a handle a clean run received. */
+const cleanedCopies = (world: SimulationWorld) =>
+  world.deadLetterQueue.deletions.flatMap(({ receiptHandle }) => {
+    const copy = world.trace.cleanReceived.get(receiptHandle);
+    return copy === undefined ? [] : [copy];
+  });
+
 /** Every guarantee checked on the end state; a run that did not settle breaks quiescence. */
-const violationsOf = (world: SimulationWorld, end: RunEnd, virtualSeconds: number): Violation[] => [
+const violationsOf = (
+  world: SimulationWorld,
+  end: RunEnd,
+  virtualSeconds: number,
+  views: OperatorViews,
+): Violation[] => [
   ...(end === RunEnd.STOPPED
     ? []
     : [
@@ -146,6 +194,9 @@ const violationsOf = (world: SimulationWorld, end: RunEnd, virtualSeconds: numbe
     illegalTransitions: world.store.illegalTransitions(),
     conflictsSent: world.adversary.tally.conflictsSent,
     healthyPlaces: new Set([placeOf({ type: "http", url: SLOW_ORIGIN })]),
+    forgedDeadLetterBodies: world.adversary.tally.forgedDeadLetterBodies,
+    cleaned: cleanedCopies(world),
+    views,
   }),
 ];
 
@@ -181,6 +232,7 @@ const summaryOf = (
     cancelsRefusedInFlight: trace.cancelRefusals.filter((r) => r.includes("in flight")).length,
     replayed: trace.replays.length,
     parkedRaw: figures.parkedRaw,
+    staleDeadLetterDeletes: world.deadLetterQueue.staleDeletes,
     steps: world.sched.steps,
     virtualSeconds: figures.virtualSeconds,
     violations: figures.violations,
@@ -224,9 +276,6 @@ export const runSimulation = async (options: SimulationOptions): Promise<Simulat
   eventSource.stop();
   const virtualSeconds = (world.now() - START_MS) / 1000;
   sched.abandon();
-  return summaryOf(world, {
-    parkedRaw,
-    virtualSeconds,
-    violations: violationsOf(world, end, virtualSeconds),
-  });
+  const violations = violationsOf(world, end, virtualSeconds, await operatorViews(world));
+  return summaryOf(world, { parkedRaw, virtualSeconds, violations });
 };

@@ -1,3 +1,5 @@
+import type { CleanReport } from "../../lib/app/dead-letter-clean.js";
+import type { DeadLetterListing } from "../../lib/app/dead-letter-scan.js";
 import type { RedriveReport } from "../../lib/app/redrive.js";
 import type { ReceivedDeadLetter } from "../../lib/core/ports.js";
 import type { AcknowledgedMessage } from "../support/guarantee-checks.js";
@@ -68,8 +70,15 @@ export interface SimulationTrace {
   readonly calls: TargetCall[];
   readonly invocations: InvocationTrace[];
   readonly redrives: RedriveReport[];
-  /** Dead-letter copies the operator's `ricochet dlq clean` runs deleted, as received. */
-  readonly cleaned: ReceivedDeadLetter[];
+  /** Dead-letter copies the operator's `ricochet dlq clean` runs received, by receipt handle. */
+  readonly cleanReceived: Map<string, ReceivedDeadLetter>;
+  /** Copies a clean run may have removed without an entry, as it told its operator. */
+  readonly cleanExcused: Set<string>;
+  readonly cleanReports: CleanReport[];
+  /** The body of every message a redrive run sent back to the internal queue. */
+  readonly redriven: string[];
+  /** What a second operator's `dlq list` runs printed during the clean-ups. */
+  readonly listings: DeadLetterListing[][];
   readonly cancels: CancelTrace[];
   /** Why cancels were refused (an attempt in flight, already delivered, no record yet). */
   readonly cancelRefusals: string[];
@@ -87,7 +96,11 @@ export const newTrace = (calls: TargetCall[]): SimulationTrace => ({
   calls,
   invocations: [],
   redrives: [],
-  cleaned: [],
+  cleanReceived: new Map(),
+  cleanExcused: new Set(),
+  cleanReports: [],
+  redriven: [],
+  listings: [],
   cancels: [],
   cancelRefusals: [],
   replays: [],

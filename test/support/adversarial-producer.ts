@@ -1,15 +1,25 @@
 import { SCHEDULE_ATTRIBUTE } from "../../lib/adapters/message-schedule.js";
+import {
+  DEAD_LETTER_KIND,
+  DEAD_LETTER_VERSION,
+  type DeadLetterMessage,
+} from "../../lib/core/dead-letter.js";
+import { DeadLetterReason } from "../../lib/core/decide.js";
 import type { Envelope, Target } from "../../lib/core/envelope.js";
 import type { MessageSchedule } from "../../lib/core/ports.js";
 import { type RandomSource, randomInt } from "../../lib/core/random.js";
 import { EventStatus, isTerminal } from "../../lib/core/status.js";
+import { hostileText } from "./hostile-text.js";
 
 /*
  * A hostile producer with send rights on the ingress queue, for the simulation and the chaos run
  * alike (guarantees 8 and 9 of DESIGN.md). It watches real events and, at the moments that used
  * to hurt, sends messages under their ids: forged copies that point elsewhere and carry
- * Ricochet's own scheduling attributes, and conflicting resubmissions with another payload.
- * Every hostile payload is marked, so a target can tell it was called with one.
+ * Ricochet's own scheduling attributes, conflicting resubmissions with another payload, invalid
+ * envelopes whose key names are terminal escapes, and — with send rights on the dead-letter queue
+ * too — forged dead-letter copies. Every hostile payload is marked, so a target can tell it was
+ * called with one; a forged dead-letter copy carries the event's own envelope, re-serialised, so
+ * it is told apart by its bytes.
  */
 
 /** When, in an event's life, a hostile message is sent, and which kind. */
@@ -22,6 +32,15 @@ export const AdversaryMove = {
   CONFLICT_WHILE_PENDING: "conflict_while_pending",
   /** The same id with another payload, no attributes, once the event has finished. */
   CONFLICT_AFTER_FINISH: "conflict_after_finish",
+  /**
+   * Once the event was dead-lettered or rejected: a copy sent straight to the dead-letter queue,
+   * its body the accepted envelope re-serialised (so that it passes every check before the
+   * record's), its `ricochet.deadLetter` summary forged: an `exhausted` decision the record does
+   * not hold (issue #31, finding 6), its last outcome a terminal escape.
+   */
+  FORGED_DEAD_LETTER_COPY: "forged_dead_letter_copy",
+  /** Once the event has finished: the envelope under its id with a key named by an escape. */
+  HOSTILE_KEY_NAME: "hostile_key_name",
 } as const;
 export type AdversaryMove = (typeof AdversaryMove)[keyof typeof AdversaryMove];
 
@@ -29,10 +48,17 @@ export type AdversaryMove = (typeof AdversaryMove)[keyof typeof AdversaryMove];
 export const AdversaryMark = {
   FORGED: "forged",
   CONFLICTING: "conflicting",
+  /** A forged dead-letter copy (its payload is the event's own: no target call carries it). */
+  FORGED_DEAD_LETTER: "forged_dead_letter",
+  /** An invalid envelope with a hostile key name (never attempted). */
+  HOSTILE_KEY: "hostile_key",
 } as const;
 export type AdversaryMark = (typeof AdversaryMark)[keyof typeof AdversaryMark];
 
-/** One hostile message, as the producer puts it on the ingress queue. */
+/**
+ * One hostile message, as the producer puts it on the ingress queue, or with `deadLetter` on the
+ * dead-letter queue.
+ */
 export interface AdversarialMessage {
   readonly move: AdversaryMove;
   readonly eventId: string;
@@ -42,6 +68,8 @@ export interface AdversarialMessage {
   readonly schedule: MessageSchedule;
   /** The reserved attributes set, by name; empty for a conflicting resubmission. */
   readonly reservedAttributes: readonly string[];
+  /** The forged copy (`body` and summary) to send to the dead-letter queue instead. */
+  readonly deadLetter?: DeadLetterMessage | undefined;
 }
 
 /** How far in the future a forged `ricochet.notBefore` points: long past any run's end. */
@@ -98,14 +126,55 @@ const forgedSchedule = (
   }
 };
 
+// The moves added later come last, and draw from streams of their own (see build), so that a
+// seed's earlier moves are made exactly as before.
 const movesAt = (status: EventStatus): readonly AdversaryMove[] => {
   if (status === EventStatus.RETRY_SCHEDULED)
     return [AdversaryMove.FORGED_WHILE_WAITING, AdversaryMove.CONFLICT_WHILE_PENDING];
-  if (status === EventStatus.DELIVERED) return [AdversaryMove.CONFLICT_AFTER_FINISH];
-  if (isTerminal(status))
+  if (status === EventStatus.DELIVERED)
+    return [AdversaryMove.CONFLICT_AFTER_FINISH, AdversaryMove.HOSTILE_KEY_NAME];
+  if (status === EventStatus.CANCELLED)
     return [AdversaryMove.FORGED_AFTER_DEAD_LETTER, AdversaryMove.CONFLICT_AFTER_FINISH];
+  if (isTerminal(status))
+    return [
+      AdversaryMove.FORGED_AFTER_DEAD_LETTER,
+      AdversaryMove.CONFLICT_AFTER_FINISH,
+      AdversaryMove.FORGED_DEAD_LETTER_COPY,
+      AdversaryMove.HOSTILE_KEY_NAME,
+    ];
   return [];
 };
+
+/**
+ * A forged dead-letter copy of `envelope`: the envelope re-serialised (indented, so its bytes are
+ * never the producer's) under a summary no record holds — an `exhausted` decision after 8
+ * attempts at a time that never was, at generation 0 to 2.
+ */
+const forgedDeadLetter = (
+  envelope: Envelope,
+  random: RandomSource,
+  nowMs: number,
+): DeadLetterMessage => ({
+  kind: DEAD_LETTER_KIND,
+  version: DEAD_LETTER_VERSION,
+  reason: DeadLetterReason.EXHAUSTED,
+  eventId: envelope.eventId,
+  body: JSON.stringify(envelope, null, 1),
+  attempts: 8,
+  generation: randomInt(random, 0, 2),
+  lastOutcome: { class: "retryable", statusCode: 503, message: hostileText(random) },
+  deadLetteredAt: new Date(nowMs - randomInt(random, 1, 3_600_000)).toISOString(),
+});
+
+/**
+ * Largest envelope (compact JSON) a dead-letter copy is forged for: re-serialised indented, a
+ * bulky one would no longer fit beside a summary, and a cut body is refused before verification.
+ */
+const MAX_FORGED_COPY_ENVELOPE_CHARS = 64 * 1024;
+
+const mayMake = (move: AdversaryMove, envelope: Envelope): boolean =>
+  move !== AdversaryMove.FORGED_DEAD_LETTER_COPY ||
+  JSON.stringify(envelope).length <= MAX_FORGED_COPY_ENVELOPE_CHARS;
 
 const isForged = (move: AdversaryMove): boolean =>
   move === AdversaryMove.FORGED_WHILE_WAITING || move === AdversaryMove.FORGED_AFTER_DEAD_LETTER;
@@ -137,6 +206,35 @@ export const createAdversarialProducer = (
   const build = (envelope: Envelope, move: AdversaryMove, nowMs: number): AdversarialMessage => {
     const { eventId } = envelope;
     const random = streamOf(eventId);
+    if (move === AdversaryMove.FORGED_DEAD_LETTER_COPY) {
+      const deadLetter = forgedDeadLetter(envelope, options.randomFor(`${eventId}#${move}`), nowMs);
+      return {
+        move,
+        eventId,
+        mark: AdversaryMark.FORGED_DEAD_LETTER,
+        body: deadLetter.body,
+        schedule: { generation: 0 },
+        reservedAttributes: [],
+        deadLetter,
+      };
+    }
+    if (move === AdversaryMove.HOSTILE_KEY_NAME) {
+      const key = hostileText(options.randomFor(`${eventId}#${move}`));
+      return {
+        move,
+        eventId,
+        mark: AdversaryMark.HOSTILE_KEY,
+        // The event's id and target, and a small payload: a bulky event's own would not fit.
+        body: JSON.stringify({
+          eventId,
+          target: envelope.target,
+          payload: { adversary: AdversaryMark.HOSTILE_KEY },
+          [key]: true,
+        }),
+        schedule: { generation: 0 },
+        reservedAttributes: [],
+      };
+    }
     if (isForged(move)) {
       const forged: Envelope = {
         eventId,
@@ -169,7 +267,9 @@ export const createAdversarialProducer = (
   return {
     movesFor: (envelope, status, nowMs) => {
       if (!isVictim(envelope.eventId)) return [];
-      const due = movesAt(status).filter((move) => !made.has(`${envelope.eventId}:${move}`));
+      const due = movesAt(status).filter(
+        (move) => !made.has(`${envelope.eventId}:${move}`) && mayMake(move, envelope),
+      );
       for (const move of due) made.add(`${envelope.eventId}:${move}`);
       return due.map((move) => build(envelope, move, nowMs));
     },
@@ -182,19 +282,27 @@ export interface HostileTally {
   readonly sent: Readonly<Record<AdversaryMark, number>>;
   /** Conflicting resubmissions sent, by event id (each must be counted on its record). */
   readonly conflictsSent: ReadonlyMap<string, number>;
+  /** The bodies of the forged dead-letter copies sent: no redrive may move one. */
+  readonly forgedDeadLetterBodies: ReadonlySet<string>;
   /** Counts `message` as sent; call it only once the queue accepted it. */
   count(message: AdversarialMessage): void;
 }
 
 /** An empty {@link HostileTally}. */
 export const createHostileTally = (): HostileTally => {
-  const sent = { [AdversaryMark.FORGED]: 0, [AdversaryMark.CONFLICTING]: 0 };
+  const sent = Object.fromEntries(Object.values(AdversaryMark).map((mark) => [mark, 0])) as Record<
+    AdversaryMark,
+    number
+  >;
   const conflictsSent = new Map<string, number>();
+  const forgedDeadLetterBodies = new Set<string>();
   return {
     sent,
     conflictsSent,
+    forgedDeadLetterBodies,
     count: (message) => {
       sent[message.mark] += 1;
+      if (message.deadLetter !== undefined) forgedDeadLetterBodies.add(message.deadLetter.body);
       if (message.mark === AdversaryMark.CONFLICTING)
         conflictsSent.set(message.eventId, (conflictsSent.get(message.eventId) ?? 0) + 1);
     },

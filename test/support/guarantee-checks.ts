@@ -3,7 +3,7 @@ import { parseDeadLetterCopy } from "../../lib/app/dead-letter-scan.js";
 import { DeadLetterReason } from "../../lib/core/decide.js";
 import { parseEnvelope } from "../../lib/core/envelope.js";
 import { envelopeDigest } from "../../lib/core/envelope-digest.js";
-import type { EventRecord } from "../../lib/core/record.js";
+import { AuditAction, type EventRecord } from "../../lib/core/record.js";
 import { EventStatus } from "../../lib/core/status.js";
 import { AdversaryMark, markOf } from "./adversarial-producer.js";
 import type { LeftMessage } from "./end-state-checks.js";
@@ -30,6 +30,10 @@ export const GuaranteeProblem = {
   ATTEMPTS_NOT_CALLS: "attempts_not_calls",
   /** A valid event's message was acknowledged while the event had no record (guarantee 2). */
   UNRECORDED_AT_ACK: "unrecorded_at_ack",
+  /** A redrive moved a forged dead-letter copy the record did not bear out (guarantee 8). */
+  FORGED_COPY_MOVED: "forged_copy_moved",
+  /** `dlq clean`'s removal entries on a record are not the copies it removed (guarantee 9). */
+  REMOVALS_NOT_AUDITED: "removals_not_audited",
 } as const;
 export type GuaranteeProblem = (typeof GuaranteeProblem)[keyof typeof GuaranteeProblem];
 
@@ -290,4 +294,77 @@ export const checkRecordedFromFirstSight = (
     eventId,
     detail: `${eventId}: ${count} message(s) acknowledged while the event had no record`,
   }));
+};
+
+/** A message a redrive sent back to the internal queue, as the checks need it. */
+export interface RedrivenMessage {
+  readonly body: string;
+}
+
+/**
+ * Guarantee 8 for the dead-letter queue (issue #31, finding 6): a redrive, routine or by id, never
+ * moves a forged copy (`forged`: the bodies the hostile producer sent there). Each forgery carries
+ * the event's accepted envelope, re-serialised, under a summary the record does not hold, so
+ * only the record's word tells it from Ricochet's own copy; a move of one re-sends its bytes.
+ */
+export const checkNoForgedCopyMoved = (
+  redriven: readonly RedrivenMessage[],
+  forged: ReadonlySet<string>,
+): GuaranteeFinding[] =>
+  redriven.flatMap(({ body }) => {
+    if (!forged.has(body)) return [];
+    const eventId = EVENT_ID_IN_BODY.exec(body)?.[1] ?? "?";
+    return [
+      {
+        problem: GuaranteeProblem.FORGED_COPY_MOVED,
+        eventId,
+        detail: `${eventId}: a redrive moved a forged dead-letter copy the record does not bear out`,
+      },
+    ];
+  });
+
+/** A dead-letter copy a `dlq clean` run really removed from the queue. */
+export interface CleanRemoval {
+  readonly messageId: string;
+  readonly eventId: string;
+}
+
+/**
+ * Guarantee 9 for `ricochet dlq clean` (issue #31, finding 8): on every record, the
+ * `dead_letter_copy_removed` entries naming a message are the removals of that message that
+ * happened (`removals`, counted by message id: one event may rightly have several copies, a
+ * native move beside Ricochet's own). Never more — an entry for a delete that failed, or that
+ * SQS accepted with an outdated receipt handle and ignored — and fewer only for a copy in
+ * `excused`: one the run reported failed (its entry could not be written) or a run that died
+ * between the delete and the entry, as its operator saw.
+ */
+export const checkCleanRemovalsAudited = (
+  records: ReadonlyMap<string, EventRecord>,
+  removals: readonly CleanRemoval[],
+  excused: ReadonlySet<string>,
+): GuaranteeFinding[] => {
+  const key = (eventId: string, messageId: string) => `${eventId}\u0000${messageId}`;
+  const removed = new Map<string, number>();
+  for (const { eventId, messageId } of removals)
+    removed.set(key(eventId, messageId), (removed.get(key(eventId, messageId)) ?? 0) + 1);
+  const audited = new Map<string, number>();
+  for (const record of records.values())
+    for (const entry of record.audit ?? [])
+      if (entry.action === AuditAction.DEAD_LETTER_COPY_REMOVED && entry.messageId !== undefined) {
+        const k = key(record.eventId, entry.messageId);
+        audited.set(k, (audited.get(k) ?? 0) + 1);
+      }
+  return [...new Set([...removed.keys(), ...audited.keys()])].flatMap((k) => {
+    const [eventId = "?", messageId = "?"] = k.split("\u0000");
+    const entries = audited.get(k) ?? 0;
+    const real = removed.get(k) ?? 0;
+    if (entries === real || (entries < real && excused.has(messageId))) return [];
+    return [
+      {
+        problem: GuaranteeProblem.REMOVALS_NOT_AUDITED,
+        eventId,
+        detail: `${eventId}: ${entries} removal entr${entries === 1 ? "y" : "ies"} for message ${messageId}, removed ${real} time(s)`,
+      },
+    ];
+  });
 };
