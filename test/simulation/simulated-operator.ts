@@ -67,6 +67,11 @@ export interface SimulatedOperatorOptions {
   readonly onCleanReport: (report: CleanReport) => void;
   /** Told of every message a redrive run sent back to the internal queue. */
   readonly onRedriven: (body: string) => void;
+  /**
+   * How long each record read of a clean-up takes beyond its latency: sometimes longer than the
+   * scan's hold, as a slow store or a long queue makes it.
+   */
+  readonly cleanReadDelayMs: () => number;
   /** Told of every listing a second operator's `dlq list` printed. */
   readonly onListing: (listing: DeadLetterListing[]) => void;
   /** How the operator reads records (`ricochet status`), outside any run's faults. */
@@ -148,7 +153,13 @@ const cleanRun = async (run: number, options: SimulatedOperatorOptions): Promise
           received.push(copy.messageId);
           options.onCleanReceived(copy);
         }),
-        store: ports.store,
+        store: {
+          ...ports.store,
+          get: async (eventId) => {
+            await options.sleep(options.cleanReadDelayMs());
+            return ports.store.get(eventId);
+          },
+        },
         clock: process.clock,
         scanVisibilitySeconds: CLEAN_SCAN_VISIBILITY_SECONDS,
       },

@@ -3,11 +3,12 @@ import { MetricName } from "../../lib/contract/metric-names.js";
 import { DEFAULT_BREAKER_SETTINGS } from "../../lib/core/circuit-breaker.js";
 import { DEFAULT_POLICY } from "../../lib/core/policy.js";
 import { MessageOrigin } from "../../lib/core/ports.js";
-import { seededRandom } from "../../lib/core/random.js";
+import { randomInt, seededRandom } from "../../lib/core/random.js";
 import { EventStatus } from "../../lib/core/status.js";
 import { targetReport } from "../../lib/core/target-report.js";
 import type { AdversaryMark } from "../support/adversarial-producer.js";
 import type { OperatorViews } from "../support/operator-renderings.js";
+import { streamFor } from "../support/random-streams.js";
 import { createEventSource } from "./event-source.js";
 import { faultyPortsFor } from "./faulty-ports.js";
 import { checkInvariants, Invariant, placeOf, type Violation } from "./invariants.js";
@@ -82,6 +83,7 @@ const produce = async (world: SimulationWorld, sent: { count: number }) => {
 /** The operator redrives `eventIds` (several runs, each its own crashable process). */
 const redriveAsOperator = (world: SimulationWorld, eventIds: readonly string[]) => {
   const operatorRandom = seededRandom(world.seed ^ 0x3c6ef372);
+  const cleanReads = streamFor(world.seed, "clean-reads");
   return operatorRedrive(eventIds, {
     startRun: (run) => {
       const process = world.newProcess(`redrive.${run}`, world.drawSkew(operatorRandom));
@@ -97,6 +99,7 @@ const redriveAsOperator = (world: SimulationWorld, eventIds: readonly string[]) 
     onCleanReport: (report) => world.trace.cleanReports.push(report),
     onRedriven: (body) => world.trace.redriven.push(body),
     onListing: (listing) => world.trace.listings.push(listing),
+    cleanReadDelayMs: () => randomInt(cleanReads, 0, 1500),
     store: world.store,
   });
 };

@@ -313,7 +313,8 @@ export const checkNoForgedCopyMoved = (
 ): GuaranteeFinding[] =>
   redriven.flatMap(({ body }) => {
     if (!forged.has(body)) return [];
-    const eventId = EVENT_ID_IN_BODY.exec(body)?.[1] ?? "?";
+    const read = parseEnvelope(body);
+    const eventId = read.ok ? read.envelope.eventId : "?";
     return [
       {
         problem: GuaranteeProblem.FORGED_COPY_MOVED,
