@@ -53,6 +53,15 @@ const printed = <T>(data: T, human: (data: T) => string, json: boolean): string 
   return out;
 };
 
+/** JSON output read back; a unique symbol when it is not JSON at all (never equal to data). */
+const readBack = (json: string): unknown => {
+  try {
+    return JSON.parse(json);
+  } catch {
+    return Symbol("not JSON");
+  }
+};
+
 const checkView = <T>(view: string, data: T, human: (data: T) => string): RenderingFinding[] => {
   const findings: RenderingFinding[] = [];
   // The renderer's own text: the CLI's last inert pass must not be what saves it.
@@ -63,7 +72,7 @@ const checkView = <T>(view: string, data: T, human: (data: T) => string): Render
       view,
       detail: `${view}: shows U+${(control.codePointAt(0) ?? 0).toString(16).padStart(4, "0")} raw`,
     });
-  if (!isDeepStrictEqual(JSON.parse(printed(data, human, true)), JSON.parse(JSON.stringify(data))))
+  if (!isDeepStrictEqual(readBack(printed(data, human, true)), JSON.parse(JSON.stringify(data))))
     findings.push({
       problem: RenderingProblem.JSON_NOT_EXACT,
       view,
