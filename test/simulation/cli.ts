@@ -79,7 +79,8 @@ if (flags.json) {
     `${flags.runs} runs from seed ${flags.seed}: ${totals.events} events, ${totals.delivered} delivered, ` +
       `${totals.rejected} rejected, ${totals.deadLettered} dead-lettered, ${totals.redriven} redriven, ` +
       `${totals.crashes} crashes, ${totals.forged} forged and ${totals.conflicting} conflicting ` +
-      `messages, ${totals.resultWriteFaults} failed result writes, ${totals.bulky} bulky events, ` +
+      `messages, ${totals.forgedDeadLetters} forged dead-letter copies, ${totals.hostileKeys} ` +
+      `hostile key names, ${totals.staleDeadLetterDeletes} stale-handle deletes, ${totals.resultWriteFaults} failed result writes, ${totals.bulky} bulky events, ` +
       `${totals.deferred} deferrals, ${totals.scheduled} scheduled, ` +
       `${totals.cancelled} cancelled, ${totals.replayed} replays, ` +
       `${totals.violations.length} violation(s), ${seconds} s`,

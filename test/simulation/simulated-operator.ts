@@ -85,6 +85,9 @@ const inRun = <T>(
   work: (run: OperatorRun) => Promise<T>,
 ): Promise<T | undefined> => untilCrash(options.startRun(run), work);
 
+/** How redrive reports an `invalid_envelope` copy it cannot replay (lib/app/redrive-verdict.ts). */
+const INVALID_COPY = /^invalid envelope: /;
+
 /** What a redrive run selects: events by id, or every copy dead-lettered for these reasons. */
 type Selection =
   | { readonly eventIds: readonly string[] }
@@ -253,7 +256,11 @@ export const operatorRedrive = async (
     if (report !== undefined) {
       // A move whose dead-letter copy could not be deleted is also reported failed; the next
       // run deletes that copy ("already redriven"), so the operator keeps the event.
-      const leftCopy = new Set(report.failed.map((f) => f.eventId));
+      // An invalid envelope's copy under the same id (a hostile producer's) fails on its own and
+      // says so: it is not the moved copy, and the operator does not chase the event for it.
+      const leftCopy = new Set(
+        report.failed.filter((f) => !INVALID_COPY.test(f.error)).map((f) => f.eventId),
+      );
       for (const moved of report.moved)
         if (!leftCopy.has(moved.eventId)) remaining.delete(moved.eventId);
       for (const skipped of report.skipped) {

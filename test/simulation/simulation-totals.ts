@@ -11,6 +11,11 @@ export interface SimulationTotals {
   redriven: number;
   forged: number;
   conflicting: number;
+  /** Forged copies sent to the dead-letter queue, and invalid envelopes with hostile key names. */
+  forgedDeadLetters: number;
+  hostileKeys: number;
+  /** Dead-letter deletes through an outdated receipt handle (they deleted nothing). */
+  staleDeadLetterDeletes: number;
   resultWriteFaults: number;
   bulky: number;
   deferred: number;
@@ -32,6 +37,9 @@ export const noTotals = (): SimulationTotals => ({
   redriven: 0,
   forged: 0,
   conflicting: 0,
+  forgedDeadLetters: 0,
+  hostileKeys: 0,
+  staleDeadLetterDeletes: 0,
   resultWriteFaults: 0,
   bulky: 0,
   deferred: 0,
@@ -58,6 +66,7 @@ const SUMMED = [
   "cancelled",
   "cancelsRefusedInFlight",
   "replayed",
+  "staleDeadLetterDeletes",
 ] as const satisfies readonly (keyof SimulationTotals & keyof SimulationResult)[];
 
 /** Adds one run's figures to `totals`. */
@@ -65,6 +74,8 @@ export const addRun = (totals: SimulationTotals, result: SimulationResult): void
   for (const key of SUMMED) totals[key] += result[key];
   totals.forged += result.hostile.forged;
   totals.conflicting += result.hostile.conflicting;
+  totals.forgedDeadLetters += result.hostile.forged_dead_letter;
+  totals.hostileKeys += result.hostile.hostile_key;
   for (const [from, count] of Object.entries(result.cancelledFrom))
     totals.cancelledFrom[from] = (totals.cancelledFrom[from] ?? 0) + count;
   totals.violations.push(...result.violations);

@@ -21,6 +21,9 @@ describe("simulation of the orchestrator and redrive under seeded faults", () =>
     expect(totals.redriven).toBeGreaterThan(50);
     expect(totals.forged).toBeGreaterThan(50);
     expect(totals.conflicting).toBeGreaterThan(50);
+    // Forged dead-letter copies a routine redrive met, and escapes in key names (issue #31).
+    expect(totals.forgedDeadLetters).toBeGreaterThan(20);
+    expect(totals.hostileKeys).toBeGreaterThan(20);
     expect(totals.resultWriteFaults).toBeGreaterThan(10);
     // Events first seen before their notBefore (the invariant holds their calls until then).
     expect(totals.scheduled).toBeGreaterThan(50);

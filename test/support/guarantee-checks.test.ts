@@ -15,8 +15,10 @@ import {
   checkAttemptsCountCalls,
   checkBoundedWork,
   checkCleanedCopies,
+  checkCleanRemovalsAudited,
   checkConflictsCounted,
   checkNoDeadLetterForDelivered,
+  checkNoForgedCopyMoved,
   checkOnlyAcceptedPayloads,
   checkRecordedFromFirstSight,
   GuaranteeProblem,
@@ -184,5 +186,58 @@ describe("checkRecordedFromFirstSight (issue #36, finding 4)", () => {
         detail: "e1: 2 message(s) acknowledged while the event had no record",
       },
     ]);
+  });
+});
+
+describe("checkNoForgedCopyMoved (issue #31, finding 6)", () => {
+  const forged = JSON.stringify(envelope, null, 1);
+
+  it("finds a redriven message whose bytes are a forged copy's, and passes the producer's own", () => {
+    expect(
+      checkNoForgedCopyMoved(
+        [{ body: JSON.stringify(envelope) }, { body: forged }],
+        new Set([forged]),
+      ),
+    ).toEqual([
+      expect.objectContaining({ problem: GuaranteeProblem.FORGED_COPY_MOVED, eventId: "e1" }),
+    ]);
+  });
+});
+
+describe("checkCleanRemovalsAudited (issue #31, finding 8)", () => {
+  const removal = { at: "2030-01-01T00:00:00.000Z", by: "ops", reason: "clean" } as const;
+  const audited = (...messageIds: string[]) =>
+    recordOf(EventStatus.DELIVERED, {
+      audit: messageIds.map((messageId) => ({
+        ...removal,
+        action: "dead_letter_copy_removed",
+        messageId,
+      })),
+    });
+
+  it("passes one entry per copy removed, copies of one event counted by message id", () => {
+    const removals = [
+      { eventId: "e1", messageId: "m1" },
+      { eventId: "e1", messageId: "m2" },
+    ];
+    expect(checkCleanRemovalsAudited(audited("m1", "m2"), removals, new Set())).toEqual([]);
+  });
+
+  it("finds an entry for a copy that stayed, and a second entry for one removal", () => {
+    const findings = checkCleanRemovalsAudited(
+      audited("m1", "m1", "m2"),
+      [{ eventId: "e1", messageId: "m1" }],
+      new Set(["m1", "m2"]),
+    );
+    expect(findings.map((f) => f.detail)).toEqual([
+      "e1: 2 removal entries for message m1, removed 1 time(s)",
+      "e1: 1 removal entry for message m2, removed 0 time(s)",
+    ]);
+  });
+
+  it("finds a removal without an entry, unless its run said it failed or died", () => {
+    const removals = [{ eventId: "e1", messageId: "m1" }];
+    expect(checkCleanRemovalsAudited(audited(), removals, new Set())).toHaveLength(1);
+    expect(checkCleanRemovalsAudited(audited(), removals, new Set(["m1"]))).toEqual([]);
   });
 });
