@@ -6,6 +6,7 @@ import {
   parseEnvelope,
   utf8Bytes,
 } from "../../lib/core/envelope.js";
+import { envelopeDigest } from "../../lib/core/envelope-digest.js";
 import { EventStatus } from "../../lib/core/status.js";
 import { naturalTargetKey } from "../../lib/core/target-key.js";
 import {
@@ -20,6 +21,7 @@ import {
 } from "./adversarial-producer.js";
 import { bulkyEnvelopeBody } from "./bulky-envelope.js";
 import { anEnvelope, FIXED_NOW_MS } from "./factories.js";
+import { HOSTILE_TEXTS } from "./hostile-text.js";
 import { streamFor } from "./random-streams.js";
 
 const FORGER = { type: "http", url: "https://forger.example.com/x" } as const;
@@ -46,7 +48,36 @@ describe("the adversarial producer", () => {
     expect(finished.map((m) => m.move)).toEqual([
       AdversaryMove.FORGED_AFTER_DEAD_LETTER,
       AdversaryMove.CONFLICT_AFTER_FINISH,
+      AdversaryMove.FORGED_DEAD_LETTER_COPY,
+      AdversaryMove.HOSTILE_KEY_NAME,
     ]);
+  });
+
+  it("forges a dead-letter copy of the accepted envelope, re-serialised, under a summary no record holds", () => {
+    const envelope = anEnvelope();
+    const [copy] = producer(1)
+      .movesFor(envelope, EventStatus.DEAD_LETTERED, FIXED_NOW_MS)
+      .filter((m) => m.move === AdversaryMove.FORGED_DEAD_LETTER_COPY);
+    const forged = copy?.deadLetter;
+    if (forged === undefined) throw new Error("a forged dead-letter copy must carry its summary");
+    const parsed = parseEnvelope(forged.body);
+    expect(parsed.ok && envelopeDigest(parsed.envelope)).toBe(envelopeDigest(envelope));
+    expect(forged.body).not.toBe(JSON.stringify(envelope));
+    expect(forged).toMatchObject({ eventId: envelope.eventId, reason: "exhausted", attempts: 8 });
+    expect(Date.parse(forged.deadLetteredAt)).toBeLessThan(FIXED_NOW_MS);
+  });
+
+  it("sends an envelope under the event's id whose key name is a terminal escape, refused as invalid", () => {
+    const envelope = anEnvelope();
+    const [hostile] = producer(1)
+      .movesFor(envelope, EventStatus.DELIVERED, FIXED_NOW_MS)
+      .filter((m) => m.move === AdversaryMove.HOSTILE_KEY_NAME);
+    const parsed = parseEnvelope(hostile?.body ?? "");
+    expect(parsed.ok).toBe(false);
+    expect(JSON.parse(hostile?.body ?? "{}")).toMatchObject({ eventId: envelope.eventId });
+    expect(
+      Object.keys(JSON.parse(hostile?.body ?? "{}")).some((k) => HOSTILE_TEXTS.includes(k)),
+    ).toBe(true);
   });
 
   it("leaves events that are not victims alone", () => {
@@ -96,7 +127,12 @@ describe("the adversarial producer", () => {
     const envelope = anEnvelope();
     for (const message of producer(1).movesFor(envelope, EventStatus.RETRY_SCHEDULED, 0))
       tally.count(message);
-    expect(tally.sent).toEqual({ forged: 1, conflicting: 1 });
+    expect(tally.sent).toEqual({
+      forged: 1,
+      conflicting: 1,
+      forged_dead_letter: 0,
+      hostile_key: 0,
+    });
     expect([...tally.conflictsSent]).toEqual([[envelope.eventId, 1]]);
   });
 });
