@@ -1,5 +1,6 @@
 import { SendMessageCommand, type SQSClient } from "@aws-sdk/client-sqs";
 import { scheduleToAttributes } from "../../lib/adapters/message-schedule.js";
+import { createSqsDeadLetterQueue } from "../../lib/adapters/sqs-dead-letter-queue.js";
 import type { Envelope } from "../../lib/core/envelope.js";
 import type { EventStatus } from "../../lib/core/status.js";
 import {
@@ -20,6 +21,8 @@ export interface ChaosAdversaryOptions {
   readonly sqs: SQSClient;
   /** The ingress queue: a producer's only way in. */
   readonly queueUrl: string;
+  /** The dead-letter queue, which a producer with SendMessage on it forges copies in. */
+  readonly deadLetterQueueUrl: string;
   /** The envelope each real event was submitted with, by id. */
   readonly envelopes: ReadonlyMap<string, Envelope>;
   /** The chaos receiver's URL: forged copies point at `${url}/forged/${eventId}`. */
@@ -66,8 +69,18 @@ export const createChaosAdversary = (options: ChaosAdversaryOptions): ChaosAdver
   });
   const tally = createHostileTally();
   const sending = new Set<Promise<void>>();
+  // Ricochet's own adapter sends exactly what `aws sqs send-message` with the summary would.
+  const deadLetters = createSqsDeadLetterQueue({
+    sqs: options.sqs,
+    queueUrl: options.deadLetterQueueUrl,
+  });
 
   const send = async (message: AdversarialMessage): Promise<void> => {
+    if (message.deadLetter !== undefined) {
+      await deadLetters.send(message.deadLetter);
+      tally.count(message);
+      return;
+    }
     const attributes = forgedAttributes(message);
     await options.sqs.send(
       new SendMessageCommand({

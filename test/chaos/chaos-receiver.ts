@@ -2,6 +2,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { type AdversaryMark, markOf } from "../support/adversarial-producer.js";
 import { bodyFingerprint } from "../support/guarantee-checks.js";
+import { hostileText } from "../support/hostile-text.js";
+import { streamFor } from "../support/random-streams.js";
 import { type EventTemper, Reply, replyFor } from "./chaos-script.js";
 
 /** Where forged copies point: `${url}/forged/${eventId}`, so the receiver still names the event. */
@@ -73,6 +75,7 @@ export const startChaosReceiver = async (options: ChaosReceiverOptions): Promise
   const callsPerEvent = new Map<string, number>();
   const timers = new Set<NodeJS.Timeout>();
   const retryAfter = String(options.retryAfterSeconds ?? 1);
+  const bodies = streamFor(options.seed, "receiver-bodies");
 
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     const startedAt = Date.now();
@@ -107,7 +110,8 @@ export const startChaosReceiver = async (options: ChaosReceiverOptions): Promise
         STATUS[reply],
         reply === Reply.TOO_MANY_REQUESTS ? { "Retry-After": retryAfter } : {},
       );
-      response.end(reply);
+      // An error's body is a terminal escape (issue #31, finding 7), from a stream of its own.
+      response.end(STATUS[reply] >= 400 ? `${reply} ${hostileText(bodies)}` : reply);
     };
     switch (reply) {
       case Reply.RESET:

@@ -1,6 +1,6 @@
 import type { EventRecord } from "../../lib/core/record.js";
 import { isTerminal } from "../../lib/core/status.js";
-import { INVARIANT_OF, Invariant } from "../simulation/invariants.js";
+import { INVARIANT_OF, INVARIANT_OF_RENDERING, Invariant } from "../simulation/invariants.js";
 import {
   checkEndState,
   EndStateProblem,
@@ -11,11 +11,13 @@ import {
   checkAttemptsCountCalls,
   checkBoundedWork,
   checkConflictsCounted,
+  checkForgedCopiesUnverified,
   checkNoDeadLetterForDelivered,
   checkOnlyAcceptedPayloads,
   checkRecordedFromFirstSight,
   GuaranteeProblem,
 } from "../support/guarantee-checks.js";
+import { checkInertRenderings, type OperatorViews } from "../support/operator-renderings.js";
 import type { ChaosCall } from "./chaos-receiver.js";
 import { Reply } from "./chaos-script.js";
 import type { ClaimTraces } from "./claim-trace.js";
@@ -49,6 +51,10 @@ export interface ChaosObservation {
   readonly conflictsSent: ReadonlyMap<string, number>;
   /** The exact body of the events sent raw (the bulky ones), by event id. */
   readonly bodies?: ReadonlyMap<string, string>;
+  /** The bodies of the forged copies the hostile producer sent to the dead-letter queue. */
+  readonly forgedDeadLetterBodies?: ReadonlySet<string>;
+  /** What an operator can look at once the run is over (each rendering must be inert). */
+  readonly views?: OperatorViews;
 }
 
 /** The figures of one run; `violations` lists every broken guarantee. */
@@ -114,10 +120,14 @@ export const judgeChaosRun = (observed: ChaosObservation): ChaosFindings => {
     violations.push({ invariant, eventId, detail });
   const known = new Set(observed.eventIds);
   const { records } = observed;
+  // A forged copy is the hostile producer's message, not Ricochet's word: the checks of what
+  // Ricochet's copies say are about the others (the forgeries have a check of their own).
+  const forged = observed.forgedDeadLetterBodies ?? new Set<string>();
+  const deadLetters = observed.deadLetters.filter((m) => !forged.has(m.body));
 
   let unfinished = 0;
   let lost = 0;
-  for (const finding of checkEndState(observed)) {
+  for (const finding of checkEndState({ ...observed, deadLetters })) {
     if (finding.problem === EndStateProblem.NOT_TERMINAL && finding.liveMessages > 0) {
       unfinished += 1;
       continue;
@@ -153,11 +163,14 @@ export const judgeChaosRun = (observed: ChaosObservation): ChaosFindings => {
     ),
     ...checkRecordedFromFirstSight(observed.traces.acknowledged),
     ...checkOnlyAcceptedPayloads(observed.calls, observed.accepted),
-    ...checkNoDeadLetterForDelivered(records, observed.deadLetters),
-    ...checkConflictsCounted(records, observed.conflictsSent, observed.deadLetters),
+    ...checkNoDeadLetterForDelivered(records, deadLetters),
+    ...checkConflictsCounted(records, observed.conflictsSent, deadLetters),
+    ...checkForgedCopiesUnverified(records, observed.deadLetters, forged),
   ];
   for (const finding of guarantees)
     fail(INVARIANT_OF[finding.problem], finding.eventId, finding.detail);
+  for (const finding of observed.views === undefined ? [] : checkInertRenderings(observed.views))
+    fail(INVARIANT_OF_RENDERING[finding.problem], undefined, finding.detail);
   const countOf = (problem: GuaranteeProblem) =>
     guarantees.filter((finding) => finding.problem === problem).length;
 

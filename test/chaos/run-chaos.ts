@@ -13,6 +13,7 @@ import {
   type TimingRatios,
   timingRatios,
 } from "../support/deployed-timings.js";
+import { listingsOf } from "../support/operator-renderings.js";
 import { streamFor } from "../support/random-streams.js";
 import { ALL_AWS_FAULTS, type AwsFault } from "./aws-fault-injector.js";
 import { createChaosAdversary } from "./chaos-adversary.js";
@@ -164,6 +165,7 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosReport> => {
       seed: options.seed,
       sqs: clients.sqs,
       queueUrl: resources.ingressQueueUrl,
+      deadLetterQueueUrl: resources.deadLetterQueueUrl,
       envelopes: events.envelopes,
       receiverUrl: receiver.url,
       targetTimeoutMs: timings.targetTimeoutMs,
@@ -258,6 +260,15 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosReport> => {
       accepted: events.accepted,
       conflictsSent: adversary.tally.conflictsSent,
       bodies: events.bulkyBodies,
+      forgedDeadLetterBodies: adversary.tally.forgedDeadLetterBodies,
+      views: {
+        records: [...records.values()],
+        deadLetters: listingsOf(deadLetters, records),
+        targets: [],
+        cleans: [],
+        redrives: [],
+        nowMs: Date.now(),
+      },
     });
     return {
       seed: options.seed,

@@ -81,7 +81,8 @@ export const INVARIANT_OF: Readonly<Record<EndStateProblem | GuaranteeProblem, I
   [GuaranteeProblem.REMOVALS_NOT_AUDITED]: Invariant.REMOVALS_AUDITED,
 };
 
-const INVARIANT_OF_RENDERING: Readonly<Record<RenderingProblem, Invariant>> = {
+/** The guarantee each rendering finding breaks (test/support/operator-renderings.ts). */
+export const INVARIANT_OF_RENDERING: Readonly<Record<RenderingProblem, Invariant>> = {
   [RenderingProblem.CONTROL_CHARACTER]: Invariant.INERT_OUTPUT,
   [RenderingProblem.JSON_NOT_EXACT]: Invariant.EXACT_JSON,
 };

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { parseDeadLetterCopy } from "../../lib/app/dead-letter-scan.js";
+import { verifyDeadLetterCopy } from "../../lib/core/dead-letter-verification.js";
 import { DeadLetterReason } from "../../lib/core/decide.js";
 import { parseEnvelope } from "../../lib/core/envelope.js";
 import { envelopeDigest } from "../../lib/core/envelope-digest.js";
@@ -320,6 +321,32 @@ export const checkNoForgedCopyMoved = (
         problem: GuaranteeProblem.FORGED_COPY_MOVED,
         eventId,
         detail: `${eventId}: a redrive moved a forged dead-letter copy the record does not bear out`,
+      },
+    ];
+  });
+
+/**
+ * Guarantee 8 for the forged copies still in the dead-letter queue at the end (`forged`: their
+ * bodies): checked against the event's record as a routine redrive checks them, every one is
+ * unverified, so that such a redrive leaves it. Where the run has no redrive of its own (the
+ * chaos run), this is what stands between a forgery and a move.
+ */
+export const checkForgedCopiesUnverified = (
+  records: ReadonlyMap<string, EventRecord>,
+  deadLetters: readonly LeftMessage[],
+  forged: ReadonlySet<string>,
+): GuaranteeFinding[] =>
+  deadLetters.flatMap((message) => {
+    if (!forged.has(message.body)) return [];
+    const copy = parseDeadLetterCopy(message.body, message.summary);
+    if (!copy.ok) return [];
+    const eventId = String(copy.message.eventId);
+    if (!verifyDeadLetterCopy(copy.message, records.get(eventId)).verified) return [];
+    return [
+      {
+        problem: GuaranteeProblem.FORGED_COPY_MOVED,
+        eventId,
+        detail: `${eventId}: a forged dead-letter copy verifies against the record (a routine redrive would move it)`,
       },
     ];
   });

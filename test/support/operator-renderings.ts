@@ -1,6 +1,10 @@
 import { isDeepStrictEqual } from "node:util";
 import type { CleanReport } from "../../lib/app/dead-letter-clean.js";
-import type { DeadLetterListing } from "../../lib/app/dead-letter-scan.js";
+import {
+  type DeadLetterListing,
+  readDeadLetter,
+  toListing,
+} from "../../lib/app/dead-letter-scan.js";
 import type { RedriveReport } from "../../lib/app/redrive.js";
 import { printResult } from "../../lib/cli/cli-support.js";
 import { renderClean, renderListing } from "../../lib/cli/dlq-command.js";
@@ -8,6 +12,7 @@ import { renderEvents } from "../../lib/cli/events-command.js";
 import { renderRedriveReport } from "../../lib/cli/redrive-command.js";
 import { renderRecord } from "../../lib/cli/status-command.js";
 import { renderTargets } from "../../lib/cli/targets-command.js";
+import type { ReceivedDeadLetter } from "../../lib/core/ports.js";
 import type { EventRecord } from "../../lib/core/record.js";
 import type { TargetReport } from "../../lib/core/target-report.js";
 import { firstControl } from "./hostile-text.js";
@@ -45,6 +50,20 @@ export interface OperatorViews {
   readonly redrives: readonly RedriveReport[];
   readonly nowMs: number;
 }
+
+/** `dlq list`'s rows for messages already received (a run's final read of the queue). */
+export const listingsOf = (
+  received: readonly ReceivedDeadLetter[],
+  records: ReadonlyMap<string, EventRecord>,
+): DeadLetterListing[] =>
+  received.map((message) => {
+    const parsed = readDeadLetter(message);
+    const eventId = parsed.ok ? parsed.message.eventId : undefined;
+    return toListing(
+      { received: message, parsed, deadLetteredAtMs: message.sentAtMs },
+      eventId === undefined ? undefined : records.get(eventId),
+    );
+  });
 
 /** One command's output of `data`, as `printResult` writes it (with `--json` or without). */
 const printed = <T>(data: T, human: (data: T) => string, json: boolean): string => {
