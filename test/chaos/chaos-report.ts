@@ -1,3 +1,4 @@
+import type { ReceivedDeadLetter } from "../../lib/core/ports.js";
 import type { EventRecord } from "../../lib/core/record.js";
 import { isTerminal } from "../../lib/core/status.js";
 import { INVARIANT_OF, INVARIANT_OF_RENDERING, Invariant } from "../simulation/invariants.js";
@@ -10,11 +11,14 @@ import {
 import {
   checkAttemptsCountCalls,
   checkBoundedWork,
+  checkCleanedCopies,
+  checkCleanRemovalsAudited,
   checkConflictsCounted,
   checkForgedCopiesUnverified,
   checkNoDeadLetterForDelivered,
   checkOnlyAcceptedPayloads,
   checkRecordedFromFirstSight,
+  cleanRemovalsOf,
   GuaranteeProblem,
 } from "../support/guarantee-checks.js";
 import { checkInertRenderings, type OperatorViews } from "../support/operator-renderings.js";
@@ -53,6 +57,11 @@ export interface ChaosObservation {
   readonly bodies?: ReadonlyMap<string, string>;
   /** The bodies of the forged copies the hostile producer sent to the dead-letter queue. */
   readonly forgedDeadLetterBodies?: ReadonlySet<string>;
+  /** The copies the end-of-run `dlq clean` runs removed, and those they reported failed. */
+  readonly cleaned?: {
+    readonly removed: readonly ReceivedDeadLetter[];
+    readonly excused: ReadonlySet<string>;
+  };
   /** What an operator can look at once the run is over (each rendering must be inert). */
   readonly views?: OperatorViews;
 }
@@ -166,6 +175,15 @@ export const judgeChaosRun = (observed: ChaosObservation): ChaosFindings => {
     ...checkNoDeadLetterForDelivered(records, deadLetters),
     ...checkConflictsCounted(records, observed.conflictsSent, deadLetters),
     ...checkForgedCopiesUnverified(records, observed.deadLetters, forged),
+    ...checkCleanedCopies(
+      records,
+      (observed.cleaned?.removed ?? []).filter((m) => !forged.has(m.body)),
+    ),
+    ...checkCleanRemovalsAudited(
+      records,
+      cleanRemovalsOf(observed.cleaned?.removed ?? []),
+      observed.cleaned?.excused ?? new Set(),
+    ),
   ];
   for (const finding of guarantees)
     fail(INVARIANT_OF[finding.problem], finding.eventId, finding.detail);

@@ -17,6 +17,7 @@ import { listingsOf } from "../support/operator-renderings.js";
 import { streamFor } from "../support/random-streams.js";
 import { ALL_AWS_FAULTS, type AwsFault } from "./aws-fault-injector.js";
 import { createChaosAdversary } from "./chaos-adversary.js";
+import { cleanUnderFaults, removedBy } from "./chaos-clean.js";
 import { makeChaosEvents, submitChaosEvents } from "./chaos-events.js";
 import { type ChaosCall, startChaosReceiver } from "./chaos-receiver.js";
 import { type ChaosFindings, judgeChaosRun } from "./chaos-report.js";
@@ -243,6 +244,13 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosReport> => {
       if (counts.inFlight + counts.delayed === 0 || Date.now() > settleBy) break;
       await sleep(500);
     }
+    progress("cleaning the dead-letter queue");
+    const cleaned = await cleanUnderFaults({
+      clients,
+      deadLetterQueueUrl: resources.deadLetterQueueUrl,
+      tableName: resources.tableName,
+      seed: options.seed,
+    });
     const [records, ingress, deadLetters] = [
       await scanRecords(clients, resources.tableName),
       (await Promise.all(inputQueues.map((url) => collectMessages(clients, url)))).flat(),
@@ -261,11 +269,12 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosReport> => {
       conflictsSent: adversary.tally.conflictsSent,
       bodies: events.bulkyBodies,
       forgedDeadLetterBodies: adversary.tally.forgedDeadLetterBodies,
+      cleaned: removedBy(cleaned, deadLetters),
       views: {
         records: [...records.values()],
         deadLetters: listingsOf(deadLetters, records),
         targets: [],
-        cleans: [],
+        cleans: cleaned.reports,
         redrives: [],
         nowMs: Date.now(),
       },

@@ -1,4 +1,3 @@
-import { readDeadLetter } from "../../lib/app/dead-letter-scan.js";
 import { effectiveDeadlineMs } from "../../lib/core/decide.js";
 import type { Envelope } from "../../lib/core/envelope.js";
 import { DEFAULT_POLICY, resolvePolicy } from "../../lib/core/policy.js";
@@ -8,7 +7,6 @@ import { isTerminal } from "../../lib/core/status.js";
 import { naturalTargetKey } from "../../lib/core/target-key.js";
 import { checkEndState, EndStateProblem } from "../support/end-state-checks.js";
 import {
-  type CleanRemoval,
   checkAttemptsCountCalls,
   checkBoundedWork,
   checkCleanedCopies,
@@ -18,6 +16,7 @@ import {
   checkNoForgedCopyMoved,
   checkOnlyAcceptedPayloads,
   checkRecordedFromFirstSight,
+  cleanRemovalsOf,
   GuaranteeProblem,
   payloadFingerprint,
 } from "../support/guarantee-checks.js";
@@ -158,11 +157,6 @@ export const checkInvariants = (state: FinalState): Violation[] => {
   // Ricochet's copies say are about the others (the forgeries have checks of their own).
   const forged = state.forgedDeadLetterBodies;
   const deadLetters = state.deadLetters.filter((m) => !forged.has(m.body));
-  const removals: CleanRemoval[] = state.cleaned.flatMap((copy) => {
-    const read = readDeadLetter(copy);
-    const eventId = read.ok ? read.message.eventId : undefined;
-    return eventId === undefined ? [] : [{ eventId, messageId: copy.messageId }];
-  });
   const submittedIds = new Set(state.submitted.map((e) => e.eventId));
   const claimOf = new Map(trace.claims.map((c) => [`${c.eventId}#${c.attempt}`, c]));
 
@@ -229,7 +223,7 @@ export const checkInvariants = (state: FinalState): Violation[] => {
       trace.redriven.map((body) => ({ body })),
       forged,
     ),
-    ...checkCleanRemovalsAudited(records, removals, trace.cleanExcused),
+    ...checkCleanRemovalsAudited(records, cleanRemovalsOf(state.cleaned), trace.cleanExcused),
   ];
   for (const finding of findings) fail(INVARIANT_OF[finding.problem], finding.detail);
   for (const finding of checkInertRenderings(state.views))

@@ -1,9 +1,10 @@
 import { createHash } from "node:crypto";
-import { parseDeadLetterCopy } from "../../lib/app/dead-letter-scan.js";
+import { parseDeadLetterCopy, readDeadLetter } from "../../lib/app/dead-letter-scan.js";
 import { verifyDeadLetterCopy } from "../../lib/core/dead-letter-verification.js";
 import { DeadLetterReason } from "../../lib/core/decide.js";
 import { parseEnvelope } from "../../lib/core/envelope.js";
 import { envelopeDigest } from "../../lib/core/envelope-digest.js";
+import type { ReceivedDeadLetter } from "../../lib/core/ports.js";
 import { AuditAction, type EventRecord } from "../../lib/core/record.js";
 import { EventStatus } from "../../lib/core/status.js";
 import { AdversaryMark, markOf } from "./adversarial-producer.js";
@@ -356,6 +357,14 @@ export interface CleanRemoval {
   readonly messageId: string;
   readonly eventId: string;
 }
+
+/** The removals of `copies` (as received) that name an event, for {@link checkCleanRemovalsAudited}. */
+export const cleanRemovalsOf = (copies: readonly ReceivedDeadLetter[]): CleanRemoval[] =>
+  copies.flatMap((copy) => {
+    const read = readDeadLetter(copy);
+    const eventId = read.ok ? read.message.eventId : undefined;
+    return eventId === undefined ? [] : [{ eventId, messageId: copy.messageId }];
+  });
 
 /**
  * Guarantee 9 for `ricochet dlq clean` (issue #31, finding 8): on every record, the
