@@ -58,6 +58,10 @@ const deliveredWithLeftoverCopy = async () => {
   return envelope;
 };
 
+/** What `dlq list` shows of the queue now. */
+const leftInQueue = () =>
+  listDeadLetters(world.dlq, { filter: {}, visibilitySeconds: 5 }, world.store);
+
 const deps = () => ({
   deadLetterQueue: world.dlq,
   store: world.store,
@@ -74,11 +78,7 @@ describe("cleanDeadLetters", () => {
 
     expect(report.removed.map((r) => r.eventId)).toEqual([delivered.eventId]);
     expect(report.kept).toBe(1);
-    const left = await listDeadLetters(
-      world.dlq,
-      { filter: {}, visibilitySeconds: 5 },
-      world.store,
-    );
+    const left = await leftInQueue();
     expect(left.map((m) => m.eventId)).toEqual([stillDead.eventId]);
     const record = await world.store.get(delivered.eventId);
     expect(record?.audit).toEqual([
@@ -113,11 +113,7 @@ describe("cleanDeadLetters", () => {
     const report = await cleanDeadLetters(deps(), { dryRun: true, by: "operator-test" });
 
     expect(report.removed.map((r) => r.eventId)).toEqual([delivered.eventId]);
-    const left = await listDeadLetters(
-      world.dlq,
-      { filter: {}, visibilitySeconds: 5 },
-      world.store,
-    );
+    const left = await leftInQueue();
     expect(left.map((m) => m.eventId)).toEqual([delivered.eventId]);
     expect((await world.store.get(delivered.eventId))?.audit).toBeUndefined();
   });
@@ -178,11 +174,7 @@ describe("cleanDeadLetters when a write fails", () => {
       }),
     ]);
     expect(report.kept).toBe(0);
-    const left = await listDeadLetters(
-      world.dlq,
-      { filter: {}, visibilitySeconds: 5 },
-      world.store,
-    );
+    const left = await leftInQueue();
     expect(left).toEqual([]);
   });
 });
@@ -207,11 +199,7 @@ describe("cleanDeadLetters while another operator reads the queue", () => {
       { dryRun: false, by: "operator-test" },
     );
 
-    const left = await listDeadLetters(
-      world.dlq,
-      { filter: {}, visibilitySeconds: 5 },
-      world.store,
-    );
+    const left = await leftInQueue();
     expect(left.map((m) => m.eventId)).toEqual([delivered.eventId]);
     expect((await world.store.get(delivered.eventId))?.audit).toBeUndefined();
     expect(report.removed).toEqual([]);
