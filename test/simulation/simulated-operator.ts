@@ -221,7 +221,8 @@ const inTurn = (eventIds: readonly string[], turn: number): string =>
 
 /**
  * An operator redriving `eventIds` (every event not delivered when the run went quiet) until each
- * was moved, as a person would: a run can crash, fail on a throttled call, miss copies an earlier
+ * was moved, as a person would: first one routine redrive by reason (`--reason exhausted`), which
+ * meets every forged copy with that reason too, then by id: a run can crash, fail on a throttled call, miss copies an earlier
  * crashed run still holds hidden, or skip an event still leased by a worker that died. After a
  * run that failed, the next one takes a single event, each in turn: at high fault rates a run
  * over many copies almost never completes. Then, like a person watching the dead-letter alarm,
