@@ -265,3 +265,56 @@ describe("the receiver's script", () => {
     );
   });
 });
+
+describe("judgeChaosRun with forged dead-letter copies (issue #31, finding 6)", () => {
+  /** A copy of delivered e1 that the hostile producer forged: another time, 8 attempts. */
+  const forged = () => {
+    const { summary, body } = fitDeadLetter({
+      kind: DEAD_LETTER_KIND,
+      version: DEAD_LETTER_VERSION,
+      reason: "exhausted",
+      eventId: "e1",
+      body: JSON.stringify({ eventId: "e1" }, null, 1),
+      attempts: 8,
+      generation: 0,
+      deadLetteredAt: "2025-12-31T00:00:00.000Z",
+    });
+    return { body, schedule: { generation: 0 }, summary: JSON.stringify(summary) };
+  };
+
+  it("leaves a forgery out of the checks of Ricochet's copies, and passes it while unverified", () => {
+    const copy = forged();
+    const findings = judgeChaosRun(
+      observe({ deadLetters: [copy], forgedDeadLetterBodies: new Set([copy.body]) }),
+    );
+    expect(findings.violations).toEqual([]);
+  });
+
+  it("finds a forgery the record bears out, as a routine redrive would move it", () => {
+    const copy = forged();
+    const bearsOut = record({
+      status: "dead_lettered",
+      deadLetterReason: "exhausted",
+      history: [
+        {
+          attempt: 8,
+          worker: "w",
+          claimedAt: "2025-12-31T00:00:00.000Z",
+          finishedAt: "2025-12-31T00:00:00.000Z",
+          outcome: "retryable",
+          message: "503",
+        },
+      ],
+    });
+    const findings = judgeChaosRun(
+      observe({
+        records: new Map([["e1", bearsOut]]),
+        deadLetters: [copy],
+        forgedDeadLetterBodies: new Set([copy.body]),
+      }),
+    );
+    expect(findings.violations.map((v) => v.invariant)).toContain(
+      Invariant.FORGED_COPY_NEVER_MOVED,
+    );
+  });
+});
