@@ -107,7 +107,13 @@ export const checkInertRenderings = (views: OperatorViews): RenderingFinding[] =
   ),
   ...checkView("events", views.records, renderEvents),
   ...checkView("dlq list", views.deadLetters, renderListing),
-  ...checkView("targets", views.targets, renderTargets(views.nowMs)),
+  // Both tables: the breakers' and the failure counts shown when the breakers are off.
+  ...checkView("targets", views.targets, renderTargets({ nowMs: views.nowMs, breakersOn: true })),
+  ...checkView(
+    "targets (breakers off)",
+    views.targets,
+    renderTargets({ nowMs: views.nowMs, breakersOn: false }),
+  ),
   ...views.cleans.flatMap((report, n) => checkView(`dlq clean #${n}`, report, renderClean)),
   ...views.redrives.flatMap((report, n) => checkView(`redrive #${n}`, report, renderRedriveReport)),
 ];
