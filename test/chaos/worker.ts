@@ -76,22 +76,31 @@ const observed = observeStore(ports.store, {
   },
 });
 /**
- * A claim whose response a fault dropped landed all the same: the SDK's retry then finds the
- * event leased until exactly this claim's lease end. Traced as a claim (its run never records
- * an end), so that the attempt it counted is not taken for one counted without a call.
+ * A claim whose answer never came back may have landed all the same: a fault dropped the
+ * response (the SDK's retry then finds the event leased until exactly this claim's lease end),
+ * or, on a loaded machine, the request timed out after DynamoDB had applied it. Either is traced
+ * as a claim whose run never records an end, so that the attempt it may have counted is not
+ * taken for one counted without a call.
  */
 const store: EventStore = {
   ...observed,
   claim: async (request) => {
-    const result = await observed.claim(request);
-    if (result.kind === "lease_held" && result.leaseExpiresAt === request.nowMs + request.leaseMs)
+    const mayHaveLanded = () =>
       traceClaim(settings.claimTraceFile, {
         eventId: request.eventId,
         generation: request.generation,
         attempt: 0,
         takeover: false,
       });
-    return result;
+    try {
+      const result = await observed.claim(request);
+      if (result.kind === "lease_held" && result.leaseExpiresAt === request.nowMs + request.leaseMs)
+        mayHaveLanded();
+      return result;
+    } catch (error) {
+      mayHaveLanded();
+      throw error;
+    }
   },
 };
 const orchestrator = createOrchestratorRuntime({
