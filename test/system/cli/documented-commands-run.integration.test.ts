@@ -117,21 +117,43 @@ const bash = (command: string): Promise<{ code: number; out: string }> =>
     );
   });
 
-/** Runs a command that serves until Ctrl-C: waits for `shows`, interrupts it, and its exit. */
+/**
+ * Runs a command that serves until Ctrl-C: waits for `shows`, interrupts it, and gives code 0 if
+ * the interrupt stopped it, 137 if it had to be killed.
+ */
 const interrupted = (command: string, shows: RegExp): Promise<{ code: number; out: string }> =>
   new Promise((resolve) => {
-    const child: ChildProcess = spawn("bash", ["-c", `exec ${command}`], { cwd, env });
+    // A group of its own, interrupted as a whole as a terminal's Ctrl-C does: npx runs the
+    // command as its child, and a SIGINT to npx alone would leave that child serving.
+    const child: ChildProcess = spawn("bash", ["-c", `exec ${command}`], {
+      cwd,
+      env,
+      detached: true,
+    });
+    const signalGroup = (signal: NodeJS.Signals) => {
+      try {
+        if (child.pid !== undefined) process.kill(-child.pid, signal);
+      } catch {
+        // The group has already gone.
+      }
+    };
     let out = "";
+    let asked = false;
     const read = (chunk: Buffer) => {
       out += chunk.toString();
-      if (shows.test(out)) child.kill("SIGINT");
+      if (!asked && shows.test(out)) {
+        asked = true;
+        signalGroup("SIGINT");
+      }
     };
     child.stdout?.on("data", read);
     child.stderr?.on("data", read);
-    const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
-    child.once("exit", (code) => {
+    const timer = setTimeout(() => signalGroup("SIGKILL"), 30_000);
+    child.once("exit", (_code, signal) => {
       clearTimeout(timer);
-      resolve({ code: code ?? 1, out });
+      // npx reports its child's interrupt as 130 (or 1), the command itself as 0: any of them is
+      // "Ctrl-C stopped it"; only the SIGKILL after 30 s says it did not stop.
+      resolve({ code: signal === "SIGKILL" ? 137 : 0, out });
     });
   });
 
