@@ -7,11 +7,13 @@ import {
 } from "../core/decide.js";
 import type { Envelope } from "../core/envelope.js";
 import {
+  type AttemptResult,
   classify,
   type Outcome,
   OutcomeClass,
   refusedBeforeCall,
   retryAfterOf,
+  timedOutBeforeSending,
 } from "../core/outcome.js";
 import type { RetryPolicy } from "../core/policy.js";
 import type {
@@ -53,6 +55,12 @@ export interface ClaimedAttempt {
    * what the claim's lease has left less the margin, so that the call ends before the lease does.
    */
   readonly callTimeoutMs: number;
+  /**
+   * Whether `callTimeoutMs` is shorter than the call's own length because the claim's write ate
+   * into the lease. A call that then times out before its request is sent was never made: the
+   * time ran out on Ricochet's side, and the attempt is given back.
+   */
+  readonly callCutByLease: boolean;
 }
 
 /**
@@ -89,6 +97,15 @@ const deadlinePassed: Outcome = {
 const budgetSpent: Outcome = {
   class: OutcomeClass.RETRYABLE,
   message: "budget spent: the last attempt's result was lost (worker stopped or a write failed)",
+};
+
+/** A call whose time Ricochet's own slow claim used up, so that it timed out before it was sent. */
+const ranOutOfTime = (claimed: ClaimedAttempt, result: AttemptResult): boolean =>
+  claimed.callCutByLease && timedOutBeforeSending(result);
+
+const outOfTimeOutcome: Outcome = {
+  class: OutcomeClass.RETRYABLE,
+  message: "not sent: the claim's write took the time the lease left for the call",
 };
 
 const decisionOf = (pending: PendingDeadLetter): Decision =>
@@ -191,11 +208,23 @@ export const runClaimedAttempt = async (
         sentAtMs = deps.clock();
       },
     });
-    outcome = classify(result, policy);
-    retryAfter = retryAfterOf(result);
     call = { result, timeoutMs: claimed.callTimeoutMs };
+    // Retried whatever the policy says of timeouts: the target was never asked.
+    outcome = ranOutOfTime(claimed, result) ? outOfTimeOutcome : classify(result, policy);
+    retryAfter = retryAfterOf(result);
   }
   const finishedAtMs = deps.clock();
+
+  // A run Ricochet ends before trying the target (deadline or budget passed, a target its rules
+  // refuse, a call its own slow claim left no time to send) gives its claim's attempt back, so
+  // that the count is the calls made. A refusal the producer's policy retries keeps it: the
+  // budget must still end an event whose target can never be tried, and an exhausted event has
+  // spent its whole budget. A call cut by the lease is retried on the budget it had.
+  const outOfTime = outcome === outOfTimeOutcome;
+  const noCall = call === undefined || outOfTime || refusedBeforeCall(call.result);
+  const givesBack =
+    call === undefined || outOfTime || (noCall && outcome.class === OutcomeClass.PERMANENT);
+  const attempts = givesBack ? record.attempts - 1 : record.attempts;
 
   const decision: Decision =
     outcome === deadlinePassed
@@ -206,7 +235,7 @@ export const runClaimedAttempt = async (
             policy,
             outcome,
             retryAfter,
-            attemptsMade: record.attempts,
+            attemptsMade: attempts,
             attemptBudget: record.attemptBudget,
             deadlineMs,
             previousDelaySeconds: record.lastDelaySeconds,
@@ -214,13 +243,6 @@ export const runClaimedAttempt = async (
             random: deps.random,
           });
 
-  // A run Ricochet ends before trying the target (deadline or budget passed, a target its rules
-  // refuse) gives its claim's attempt back, so that the count is the calls made. A refusal the
-  // producer's policy retries keeps it: the budget must still end an event whose target can
-  // never be tried, and an exhausted event has spent its whole budget.
-  const noCall = call === undefined || refusedBeforeCall(call.result);
-  const givesBack = call === undefined || (noCall && outcome.class === OutcomeClass.PERMANENT);
-  const attempts = givesBack ? record.attempts - 1 : record.attempts;
   const entry: AttemptEntry = {
     attempt: attempts,
     worker: deps.workerId,
@@ -244,6 +266,7 @@ export const runClaimedAttempt = async (
     entry,
     nowMs: finishedAtMs,
     retentionSeconds: deps.retentionSeconds,
+    attempts: givesBack ? attempts : undefined,
   };
 
   let written: RecordResultOutcome;
@@ -295,6 +318,7 @@ export const runClaimedAttempt = async (
     decision,
     outcome,
     latencyMs: finishedAtMs - claimedAtMs,
-    call,
+    // A call Ricochet ran out of time to send tells the target's breaker nothing.
+    call: outOfTime ? undefined : call,
   };
 };

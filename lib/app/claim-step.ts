@@ -61,6 +61,12 @@ export const claimAndAttempt = async (
   if (next.takeover)
     deps.log.warn("lease expired; taking the event over", { eventId: envelope.eventId });
   const leaseEndMs = next.record.leaseExpiresAt ?? Number.POSITIVE_INFINITY;
+  // The lease was timed before the claim's write; if that write was slow (SDK retries), the
+  // call must still end a margin before the lease does, or another worker could take over.
+  const callTimeoutMs = Math.max(
+    0,
+    Math.min(callMs, leaseEndMs - deps.clock() - deps.leaseMarginMs),
+  );
   const attempt = await runClaimedAttempt(deps, {
     envelope,
     body: message.body,
@@ -68,9 +74,8 @@ export const claimAndAttempt = async (
     record: next.record,
     target: deps.targets.forTarget(envelope.target.type),
     targetKey: target.key,
-    // The lease was timed before the claim's write; if that write was slow (SDK retries), the
-    // call must still end a margin before the lease does, or another worker could take over.
-    callTimeoutMs: Math.max(0, Math.min(callMs, leaseEndMs - deps.clock() - deps.leaseMarginMs)),
+    callTimeoutMs,
+    callCutByLease: callTimeoutMs < callMs,
   });
   return { verdict: reportAttempt(ctx, envelope, next.record, attempt), attempt };
 };

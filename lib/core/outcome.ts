@@ -50,6 +50,15 @@ export const REFUSAL_CATEGORIES: ReadonlySet<string> = new Set<string>([
 export const refusedBeforeCall = (result: AttemptResult): boolean =>
   result.kind === "error" && !result.requestSent && REFUSAL_CATEGORIES.has(result.category);
 
+/**
+ * Whether `result` is a timeout that fired before the request was sent: the target was not
+ * reached. With the whole timeout the target's (a connection that never opened) this says
+ * something about the target; cut short by Ricochet's own lease, it says only that Ricochet ran
+ * out of time (see `ClaimedAttempt.callCutByLease`).
+ */
+export const timedOutBeforeSending = (result: AttemptResult): boolean =>
+  result.kind === "error" && !result.requestSent && result.category === Category.TIMEOUT;
+
 /** The four classes every attempt falls into. */
 export const OutcomeClass = {
   SUCCESS: "success",

@@ -89,8 +89,8 @@ export interface RecordResultRequest {
   readonly claimed: EventRecord;
   readonly entry: AttemptEntry;
   /**
-   * The record's attempt count after this run, when it is not the claimed one: a run that ended
-   * the event without a call gives its attempt back (lib/app/attempt.ts).
+   * The record's attempt count after this run, when it is not the claimed one: a run that made
+   * no call gives its attempt back (lib/app/attempt.ts).
    */
   readonly attempts?: number | undefined;
   readonly nextAttemptAt?: string | undefined;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { AttemptResult } from "../../lib/core/outcome.js";
 import { ErrorCategory } from "../../lib/core/policy.js";
-import { MessageOrigin } from "../../lib/core/ports.js";
+import { type DeliveryRequest, type EventStore, MessageOrigin } from "../../lib/core/ports.js";
 import { EventStatus } from "../../lib/core/status.js";
 import { isoOf } from "../../lib/core/time-format.js";
 import { memoryOrchestrator } from "../support/memory-orchestrator.js";
@@ -22,7 +22,10 @@ const refused: AttemptResult = {
   durationMs: 0,
 };
 
-const world = (answer: () => AttemptResult) => {
+const world = (
+  answer: (request: DeliveryRequest) => AttemptResult,
+  store?: (port: EventStore, clock: { now: number }) => EventStore,
+) => {
   const clock = { now: NOW };
   const built = memoryOrchestrator({
     nowMs: NOW,
@@ -31,6 +34,7 @@ const world = (answer: () => AttemptResult) => {
     seed: 5,
     messageConcurrency: 1,
     answer,
+    ...(store === undefined ? {} : { store: (port: EventStore) => store(port, clock) }),
   });
   const submit = (eventId: string, extra: Record<string, unknown> = {}) =>
     built.ingress.send(
@@ -110,6 +114,43 @@ describe("a record's attempt count", () => {
       status: EventStatus.DEAD_LETTERED,
       deadLetterReason: "exhausted",
       attempts: 3,
+    });
+  });
+
+  it("gives the attempt back when a slow claim left no time to send the call, and retries it whatever the policy says of timeouts", async () => {
+    const unsent: AttemptResult = {
+      kind: "error",
+      category: ErrorCategory.TIMEOUT,
+      requestSent: false,
+      message: "timed out after 0 ms before the request was sent",
+      durationMs: 0,
+    };
+    let slowClaims = 1;
+    // The first claim's write answers only once the lease it asked for has all but run out.
+    const w = world(
+      (request) =>
+        request.timeoutMs === 0 ? unsent : { kind: "response", statusCode: 200, durationMs: 1 },
+      (port, clock) => ({
+        ...port,
+        claim: async (request) => {
+          const claimed = await port.claim(request);
+          if (slowClaims-- > 0) clock.now += request.leaseMs;
+          return claimed;
+        },
+      }),
+    );
+    w.submit("out-of-time", { policy: { noRetryOnStatus: ["timeout"], maxAttempts: 2 } });
+    await w.handleNext();
+
+    const waiting = await w.store.get("out-of-time");
+    expect(waiting).toMatchObject({ status: EventStatus.RETRY_SCHEDULED, attempts: 0 });
+    expect(waiting?.history.at(-1)).toMatchObject({ attempt: 0, noCall: true });
+
+    w.clock.now += 60_000;
+    await w.handleNext();
+    expect(await w.store.get("out-of-time")).toMatchObject({
+      status: EventStatus.DELIVERED,
+      attempts: 1,
     });
   });
 });
