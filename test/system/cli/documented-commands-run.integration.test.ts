@@ -7,7 +7,7 @@ import { localAwsEnv } from "../../../lib/adapters/aws-clients.js";
 import { ENV } from "../../../lib/contract/environment.js";
 import { EventStatus } from "../../../lib/core/status.js";
 import { deadLetterEvent } from "../../support/dead-letter-fixture.js";
-import { type ShellLine, shellLines } from "../../support/document-examples.js";
+import { jsonExamples, type ShellLine, shellLines } from "../../support/document-examples.js";
 import { localAws } from "../../support/local-aws.js";
 import { useOrchestratorHarness } from "../../support/orchestrator-harness.js";
 import { pollUntil } from "../../support/poll-until.js";
@@ -21,7 +21,8 @@ import { ROOT } from "../dev/dev-process.js";
  * LocalStack running Lambda in Docker, which no machine here has; docs/benchmark-history.md's
  * one line times `--help`.
  *
- * `npx ricochet` is run as written, from a reader's directory in which this checkout is installed
+ * `envelope.json` is the README's own envelope, its placeholder URL pointed at the test's
+ * receiver. `npx ricochet` is run as written, from a reader's directory in which this checkout is installed
  * the way `npm i` installs a package (`node_modules/ricochet` and its `.bin/ricochet` link), so
  * npx resolves the command through the package's `bin` as it would for a user.
  */
@@ -74,6 +75,23 @@ const h = useOrchestratorHarness("docs-run");
 let cwd: string;
 let env: NodeJS.ProcessEnv;
 let run = 0;
+
+/**
+ * The README's own envelope, as a reader saves it as envelope.json, with the one change it asks
+ * for: its target's URL, a placeholder host, pointed at the reader's receiver.
+ */
+const readmeEnvelopeAt = (target: unknown): Record<string, unknown> => {
+  const [example] = jsonExamples().filter(
+    (e) => e.source.startsWith("README.md:") && e.text.includes('"eventId"'),
+  );
+  if (example === undefined) throw new Error("the README shows no envelope");
+  const envelope = JSON.parse(example.text) as Record<string, unknown> & { target: object };
+  const url = (target as { url?: unknown } | undefined)?.url;
+  if (envelope.eventId !== READER_EVENTS[0] || typeof url !== "string") {
+    throw new Error(`the README's envelope is not ${READER_EVENTS[0]}'s, or no receiver URL`);
+  }
+  return { ...envelope, target: { ...envelope.target, url } };
+};
 
 /** The documented command as bash is given it. */
 const asRun = (command: string): string =>
@@ -164,7 +182,10 @@ beforeAll(async () => {
   const delivered = h.envelope(DELIVERED_EVENT, {});
   cwd = await mkdtemp(join(tmpdir(), "ricochet-docs-"));
   await installInto(cwd);
-  await writeFile(join(cwd, "envelope.json"), JSON.stringify(first, null, 2));
+  await writeFile(
+    join(cwd, "envelope.json"),
+    JSON.stringify(readmeEnvelopeAt(first?.target), null, 2),
+  );
   await writeFile(join(cwd, "shipped.ndjson"), `${JSON.stringify(delivered)}\n`);
   await h.submit([...others, delivered]);
   await h.waitForStatus(DELIVERED_EVENT, EventStatus.DELIVERED, 20_000);
