@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import {
   claimTraceFile,
   readClaimTraces,
+  traceAsk,
   traceClaim,
   traceResult,
   traceUnrecorded,
@@ -32,5 +33,20 @@ describe("the claim trace", () => {
     expect(Object.fromEntries(traces.claims)).toEqual({ e1: 2, e2: 1 });
     expect(Object.fromEntries(traces.results)).toEqual({ e1: 1 });
     expect(traces.acknowledged).toEqual([{ eventId: "e3", recorded: false }]);
+  });
+
+  it("counts a claim asked but never answered, a kill's cut, as one that may have landed", () => {
+    const directory = mkdtempSync(join(tmpdir(), "claim-trace-"));
+    directories.push(directory);
+    const file = claimTraceFile(directory, "worker-0.0");
+    traceAsk(file, "asking", "answered-refused", 1);
+    traceAsk(file, "answered", "answered-refused", 1);
+    traceAsk(file, "asking", "cut", 2);
+    traceAsk(file, "asking", "answered-claimed", 3);
+    traceClaim(file, { eventId: "answered-claimed", attempt: 1, generation: 0, takeover: false });
+    traceAsk(file, "answered", "answered-claimed", 3);
+
+    const traces = readClaimTraces(directory);
+    expect(Object.fromEntries(traces.claims)).toEqual({ cut: 1, "answered-claimed": 1 });
   });
 });

@@ -21,6 +21,7 @@ export interface TracedClaim {
 
 type TraceLine =
   | ({ readonly kind: "claim" } & TracedClaim)
+  | { readonly kind: "asking" | "answered"; readonly eventId: string; readonly ask: number }
   | { readonly kind: "result"; readonly eventId: string }
   | { readonly kind: "unrecorded"; readonly eventId: string };
 
@@ -31,6 +32,19 @@ const append = (file: string, line: TraceLine): void => {
 /** Appends `claim` to a worker's trace file. */
 export const traceClaim = (file: string, claim: TracedClaim): void =>
   append(file, { kind: "claim", ...claim });
+
+/**
+ * Appends that a claim for `eventId` is about to be asked (`kind` "asking"), or that its answer
+ * came back, whatever it was ("answered"). A claim asked but never answered is one a SIGKILL cut
+ * short while its write was on the wire: DynamoDB may have applied it, counting an attempt that
+ * no run of this worker will ever end, so the reader counts it as a claim.
+ */
+export const traceAsk = (
+  file: string,
+  kind: "asking" | "answered",
+  eventId: string,
+  ask: number,
+): void => append(file, { kind, eventId, ask });
 
 /** Appends a result write for `eventId` that landed. */
 export const traceResult = (file: string, eventId: string): void =>
@@ -66,16 +80,21 @@ export const readClaimTraces = (directory: string): ClaimTraces => {
     acknowledged: [],
   };
   for (const name of readdirSync(directory).filter((n) => n.endsWith(".claims.jsonl"))) {
+    /** This worker's claims asked and not yet answered, by ask number. */
+    const unanswered = new Map<number, string>();
     for (const text of readFileSync(join(directory, name), "utf8").split("\n")) {
       // A line cut short by a SIGKILL mid-write is nothing the worker acted on.
       if (!text.endsWith("}")) continue;
       const line = JSON.parse(text) as TraceLine;
-      if (line.kind === "claim") {
+      if (line.kind === "asking") unanswered.set(line.ask, line.eventId);
+      else if (line.kind === "answered") unanswered.delete(line.ask);
+      else if (line.kind === "claim") {
         bump(traces.claims, line.eventId);
         if (line.takeover) bump(traces.takeovers, line.eventId);
       } else if (line.kind === "result") bump(traces.results, line.eventId);
       else traces.acknowledged.push({ eventId: line.eventId, recorded: false });
     }
+    for (const eventId of unanswered.values()) bump(traces.claims, eventId);
   }
   return traces;
 };

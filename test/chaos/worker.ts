@@ -18,7 +18,7 @@ import {
 import { observeStore } from "../support/observed-store.js";
 import { streamFor } from "../support/random-streams.js";
 import { createAwsFaultInjector } from "./aws-fault-injector.js";
-import { traceClaim, traceResult, traceUnrecorded } from "./claim-trace.js";
+import { traceAsk, traceClaim, traceResult, traceUnrecorded } from "./claim-trace.js";
 import { readWorkerSettings, type WorkerReport } from "./worker-settings.js";
 
 /*
@@ -82,24 +82,36 @@ const observed = observeStore(ports.store, {
  * as a claim whose run never records an end, so that the attempt it may have counted is not
  * taken for one counted without a call.
  */
+const claimTraced: EventStore["claim"] = async (request) => {
+  const mayHaveLanded = () =>
+    traceClaim(settings.claimTraceFile, {
+      eventId: request.eventId,
+      generation: request.generation,
+      attempt: 0,
+      takeover: false,
+    });
+  try {
+    const result = await observed.claim(request);
+    if (result.kind === "lease_held" && result.leaseExpiresAt === request.nowMs + request.leaseMs)
+      mayHaveLanded();
+    return result;
+  } catch (error) {
+    mayHaveLanded();
+    throw error;
+  }
+};
+/** Each claim's asking and answer traced around it: a SIGKILL between them leaves it unanswered. */
+let asks = 0;
 const store: EventStore = {
   ...observed,
   claim: async (request) => {
-    const mayHaveLanded = () =>
-      traceClaim(settings.claimTraceFile, {
-        eventId: request.eventId,
-        generation: request.generation,
-        attempt: 0,
-        takeover: false,
-      });
+    asks += 1;
+    const ask = asks;
+    traceAsk(settings.claimTraceFile, "asking", request.eventId, ask);
     try {
-      const result = await observed.claim(request);
-      if (result.kind === "lease_held" && result.leaseExpiresAt === request.nowMs + request.leaseMs)
-        mayHaveLanded();
-      return result;
-    } catch (error) {
-      mayHaveLanded();
-      throw error;
+      return await claimTraced(request);
+    } finally {
+      traceAsk(settings.claimTraceFile, "answered", request.eventId, ask);
     }
   },
 };
