@@ -17,8 +17,9 @@ import { type AuditStamper, auditStamper } from "./operator-action.js";
  * was delivered — the copy came from an earlier failure (a native move during a crash loop, an
  * invalid first envelope later corrected, a redrive whose original was left behind). Every
  * removal is written to the event's audit trail once the delete succeeded through the copy's
- * latest receipt handle, never before: a delete that fails leaves the copy, and an entry written first would record a removal that did not
- * happen (and a second one when the clean is run again). Should the entry's write fail after
+ * latest receipt handle, never before: a delete that fails leaves the copy, and an entry written
+ * first would record a removal that did not happen (and a second one when the clean is run
+ * again). Should the entry's write fail after
  * the delete, the report says so: the removal is then traced only there. Anything else stays in
  * the queue.
  */
@@ -74,9 +75,10 @@ const REMOVAL_HOLD_SECONDS = 30;
 /**
  * Deletes a copy through a handle known to be its latest. SQS accepts a DeleteMessage with an
  * outdated handle (another reader, e.g. a `dlq list`, received the copy once the scan's hold ran
- * out) and deletes nothing, so a resolved delete alone proves no removal. ChangeMessageVisibility
- * is refused for such a handle: taking the hold again first, and deleting while it lasts, makes
- * the delete's handle the latest. Throws when the copy may stay.
+ * out) but may delete nothing, so a resolved delete alone proves no removal (fauxqs keeps the
+ * copy; moto removes it). Taking the hold again first, and deleting while it lasts, makes the
+ * delete's handle the latest; where ChangeMessageVisibility refuses an outdated handle (fauxqs),
+ * the copy is reported failed and stays. Throws when the copy may stay.
  */
 const removeCopy = async (queue: DeadLetterQueue, receiptHandle: string): Promise<void> => {
   await queue.changeVisibility(receiptHandle, REMOVAL_HOLD_SECONDS);
