@@ -155,7 +155,7 @@ export interface ContenderFigures {
    */
   readonly retryGapP50Ms: number | null;
   readonly retryGapP99Ms: number | null;
-  /** Median size of a finished attempt record as JSON: ≈ DynamoDB item size (1 WRU per KB). */
+  /** Median DynamoDB size of a finished event's record item (1 write unit per started KB). */
   readonly recordBytesP50: number | null;
   readonly recordBytesMax: number | null;
   readonly bundleBytes: number | null;

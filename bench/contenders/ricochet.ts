@@ -13,6 +13,7 @@ import { type Contender, consumeWith } from "../contender.js";
 import type { FunctionDeployment, MappingDeployment } from "../support/deployment.js";
 import { createRicochetQueues, createTable } from "../support/resources.js";
 import { percentile, scheduleErrors } from "../support/schedule-error.js";
+import { storedItemSizes } from "../support/stored-items.js";
 
 const DAY_SECONDS = 86_400;
 
@@ -102,8 +103,9 @@ export const createRicochetContender = (
         const store = createDynamoEventStore({ doc: plainClients.documents, tableName });
         const records = await Promise.all(eventIds.map((eventId) => store.get(eventId)));
         const found = records.flatMap((record) => (record === undefined ? [] : [record]));
-        // DynamoDB bills a write by the item's size in 1 KB units (the larger of before and after).
-        const sizes = found.map((record) => Buffer.byteLength(JSON.stringify(record)));
+        // DynamoDB bills a write by the item's size in 1 KB units (the larger of before and after):
+        // the stored items are weighed as DynamoDB weighs them, not the records read from them.
+        const sizes = await storedItemSizes(plainClients, tableName, eventIds);
         return {
           ...scheduleErrors(found, receiver.calls),
           // Runs started against the events' budgets; deferrals by a breaker are not among them.

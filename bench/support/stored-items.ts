@@ -1,11 +1,13 @@
-import { ScanCommand } from "@aws-sdk/lib-dynamodb";
+import { GetCommand, ScanCommand } from "@aws-sdk/lib-dynamodb";
 import type { AwsClients } from "../../lib/adapters/aws-clients.js";
+import { RECORD_KEY } from "../../lib/contract/record-table.js";
+import { dynamoItemBytes } from "./dynamo-item-size.js";
 import { DYNAMODB_ITEM_OVERHEAD_BYTES } from "./list-prices.js";
 
 /** What a contender's table holds once a round is over: the storage its events leave. */
 export interface StoredItems {
   readonly items: number;
-  /** Attributes as JSON plus DynamoDB's per-item overhead: ≈ the bytes storage is billed by. */
+  /** Attributes at DynamoDB's own sizes plus its per-item overhead: the bytes storage is billed by. */
   readonly bytes: number;
 }
 
@@ -23,9 +25,26 @@ export const storedItemsOf = async (
     );
     for (const item of page.Items ?? []) {
       items += 1;
-      bytes += Buffer.byteLength(JSON.stringify(item)) + DYNAMODB_ITEM_OVERHEAD_BYTES;
+      bytes += dynamoItemBytes(item) + DYNAMODB_ITEM_OVERHEAD_BYTES;
     }
     start = page.LastEvaluatedKey;
   } while (start !== undefined);
   return { items, bytes };
+};
+
+/** The DynamoDB size of each event's record item (without the per-item overhead); none if absent. */
+export const storedItemSizes = async (
+  clients: AwsClients,
+  tableName: string,
+  eventIds: readonly string[],
+): Promise<number[]> => {
+  const items = await Promise.all(
+    eventIds.map(async (eventId) => {
+      const output = await clients.documents.send(
+        new GetCommand({ TableName: tableName, Key: { [RECORD_KEY]: eventId } }),
+      );
+      return output.Item;
+    }),
+  );
+  return items.flatMap((item) => (item === undefined ? [] : [dynamoItemBytes(item)]));
 };
