@@ -10,6 +10,7 @@ import {
   type PendingDeadLetter,
 } from "../../lib/core/record.js";
 import { EventStatus } from "../../lib/core/status.js";
+import { itWhereEmulated } from "../support/emulator-gaps.js";
 import { anAttemptEntry, anEventId, FIXED_NOW_MS } from "../support/factories.js";
 import { createTestTable, testClients } from "../support/local-aws.js";
 
@@ -469,4 +470,34 @@ describe("DynamoDB event store", () => {
       attemptBudget: 6,
     });
   });
+});
+
+describe("simultaneous claims of one event", () => {
+  const ROUNDS = 20;
+  const WORKERS = 8;
+
+  // "No two attempts of one event overlap" rests on DynamoDB applying a condition and its update
+  // as one step. Eight workers claim at once, round after round: exactly one may win each time.
+  itWhereEmulated(
+    "conditionalWritesAtomic",
+    "lets exactly one of eight simultaneous claims win, round after round",
+    async () => {
+      const winnersPerRound: number[] = [];
+      for (let round = 0; round < ROUNDS; round += 1) {
+        const id = anEventId("race");
+        const first = await claimed(id);
+        await store.recordResult(resultOf(first, EventStatus.RETRY_SCHEDULED));
+        const results = await Promise.all(
+          Array.from({ length: WORKERS }, (_, n) =>
+            store.claim(
+              claimOf(id, { generation: 1, worker: `worker-${n}`, nowMs: FIXED_NOW_MS + 1_000 }),
+            ),
+          ),
+        );
+        winnersPerRound.push(results.filter((result) => result.kind === "claimed").length);
+      }
+      expect(winnersPerRound).toEqual(Array.from({ length: ROUNDS }, () => 1));
+    },
+    60_000,
+  );
 });
