@@ -7,7 +7,6 @@ import { redrive } from "../app/redrive.js";
 import { MAX_REDRIVE_LIMIT, parseRedriveRequest } from "../app/redrive-request.js";
 import { MAX_EVENT_ID_LENGTH } from "../core/envelope.js";
 import { errorMessage, InvalidRequestError } from "../core/errors.js";
-import { targetReports } from "../core/target-report.js";
 import type { ConsoleDeps } from "./console-deps.js";
 import { CONSOLE_SCRIPT_PATH, consoleScript } from "./console-script.js";
 import { groupDeadLetters } from "./dead-letter-groups.js";
@@ -27,6 +26,7 @@ import {
   refusal,
 } from "./request-guard.js";
 import { targetsPage } from "./targets-page.js";
+import { readTargetsView } from "./targets-view.js";
 
 /** The most dead-lettered messages the page lists (the scan hides each for a few seconds). */
 export const DEAD_LETTER_PAGE_LIMIT = 500;
@@ -208,10 +208,8 @@ export const createConsoleApp = (
   });
 
   app.get("/targets", async (c) => {
-    const listed = await deps.targetState.list(TARGETS_PAGE_LIMIT);
-    const nowMs = deps.clock();
-    const reports = targetReports(listed, nowMs, deps.breakers);
-    return c.html(targetsPage(reports, { nowMs, breakersOn: deps.breakers !== undefined }));
+    const view = await readTargetsView(deps, TARGETS_PAGE_LIMIT);
+    return c.html(targetsPage(view.reports, view));
   });
 
   return app;

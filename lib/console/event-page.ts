@@ -12,6 +12,7 @@ import {
   type TimelineItem,
 } from "./event-timeline.js";
 import { type Html, pageLayout, shown } from "./page-layout.js";
+import { timelineBars, timelineChart } from "./timeline-bars.js";
 
 const took = (from: string, to: string): string => {
   const ms = Math.max(0, Date.parse(to) - Date.parse(from));
@@ -80,6 +81,7 @@ export const eventPage = (
     `Event ${record.eventId}`,
     html`<table class="summary">${summary}</table>
 <h2>Timeline</h2>
+${timelineChart(timelineBars(timeline, record, nowMs))}
 ${timeline.length === 0 ? html`<p>No attempt yet.</p>` : html`<ol class="timeline">${timeline.map(timelineItem)}</ol>`}
 ${scheduleTable(record, policy)}`,
   );

@@ -32,6 +32,18 @@ th{background:#f4f4f8}
 .refused{color:#a11}
 form.inline{display:inline}
 fieldset{border:1px solid #ccd;margin:.5rem 0}
+svg.chart{display:block;margin:.2rem 0 .6rem}
+svg.chart .axis{stroke:#999}svg.chart .scale{font-size:10px;fill:#666}
+.bar-delivered{fill:#3a8a3a;background:#3a8a3a}.bar-retried{fill:#d99a1e;background:#d99a1e}
+.bar-failed{fill:#c0392b;background:#c0392b}.bar-deferred{fill:#7f8fa6;background:#7f8fa6}
+.key{color:#fff;padding:0 .3rem;border-radius:3px;font-size:.9em}
+svg.chart polyline{fill:none;stroke-width:1.5}
+.latency-p50{stroke:#2e6db4;fill:#2e6db4;background:#2e6db4}
+.latency-p90{stroke:#8e44ad;fill:#8e44ad;background:#8e44ad}
+.latency-p99{stroke:#c0392b;fill:#c0392b;background:#c0392b}
+.span-attempt{fill:#9bb7d4}.span-call{fill:#2e6db4}.span-running{fill:#5dade2}
+.span-wait{fill:#e5d3a1}.span-hop{fill:#d99a1e}.span-deferral{fill:#7f8fa6}.span-action{fill:#e67e22}
+section.activity{margin:0 0 1rem}section.activity h3{margin:.6rem 0 .2rem;font-size:1em}
 `;
 
 /** A whole page: header with the console's sections, then `body`. */

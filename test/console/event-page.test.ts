@@ -23,6 +23,24 @@ describe("eventPage", () => {
     expect(page).toContain("&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;");
   });
 
+  it("draws the timeline as bars on a time axis above its list", () => {
+    const page = String(
+      eventPage(
+        anEventRecord({ history: [anAttemptEntry({ delaySeconds: 4 })] }),
+        DEFAULT_POLICY,
+        FIXED_NOW_MS,
+      ),
+    );
+    const chart = page.indexOf('<svg class="chart timeline-chart"');
+    expect(chart).toBeGreaterThan(-1);
+    expect(chart).toBeLessThan(page.indexOf('<ol class="timeline">'));
+    expect([...page.matchAll(/data-kind="(\w+)"/g)].map((m) => m[1])).toEqual([
+      "attempt",
+      "call",
+      "wait",
+    ]);
+  });
+
   it("loads no script but the console's own htmx and its own script", () => {
     const page = String(eventPage(anEventRecord(), DEFAULT_POLICY));
     expect([...page.matchAll(/<script[^>]*>/g)].map((m) => m[0])).toEqual([

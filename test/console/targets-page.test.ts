@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { targetsPage } from "../../lib/console/targets-page.js";
+import { type ActivitySample, targetsPage } from "../../lib/console/targets-page.js";
 import type { TargetReport } from "../../lib/core/target-report.js";
 import { aTargetReport, FIXED_NOW_MS } from "../support/factories.js";
 
@@ -7,8 +7,18 @@ const NOW_MS = FIXED_NOW_MS;
 
 const failing = aTargetReport({ lastError: "HTTP 503: <b>down</b>" });
 
-const page = async (targets: readonly TargetReport[], breakersOn: boolean): Promise<string> =>
-  String(await targetsPage(targets, { nowMs: NOW_MS, breakersOn }));
+const NO_ACTIVITY: ActivitySample = {
+  targets: [],
+  minutes: 60,
+  maxRecordsRead: 2000,
+  cutShort: false,
+};
+
+const page = async (
+  targets: readonly TargetReport[],
+  breakersOn: boolean,
+  activity: ActivitySample = NO_ACTIVITY,
+): Promise<string> => String(await targetsPage(targets, { nowMs: NOW_MS, breakersOn, activity }));
 
 describe("targets page", () => {
   it("says the breakers are off and still lists a failing target's failures (issue #36)", async () => {
@@ -32,5 +42,17 @@ describe("targets page", () => {
     const shown = await page([failing], true);
     expect(shown).toContain('<td data-state="closed">closed</td>');
     expect(shown).not.toContain("Circuit breakers are off");
+  });
+
+  it("says what its charts were drawn from, and that the table holds more when the read was cut", async () => {
+    const whole = await page([], true);
+    expect(whole).toContain(
+      "Last 60 min, from the attempt history of at most 2000 event records read.",
+    );
+    expect(whole).toContain("No attempt finished in the last 60 min among the records read.");
+    expect(whole).not.toContain("the table holds more");
+    const cut = await page([], true, { ...NO_ACTIVITY, cutShort: true });
+    expect(cut).toContain('data-cut-short="true"');
+    expect(cut).toContain("the table holds more: events outside those read are not counted");
   });
 });
