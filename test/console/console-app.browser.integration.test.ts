@@ -2,7 +2,7 @@ import { mkdir } from "node:fs/promises";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { dirname, join } from "node:path";
-import { type Browser, chromium, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTargetBreakers } from "../../lib/app/target-breakers.js";
 import { NO_TOKEN_ID, SHELL_ID } from "../../lib/console/console-script.js";
@@ -16,6 +16,7 @@ import { consoleTokenOf } from "../support/console-client.js";
 import { ANA_CALLER } from "../support/counting-caller-identity.js";
 import { deadLetterEvent } from "../support/dead-letter-fixture.js";
 import { anEnvelope } from "../support/factories.js";
+import { launchHeadlessChromium } from "../support/headless-chromium.js";
 import {
   CONSOLE_TEST_BY,
   type ConsoleWorld,
@@ -29,7 +30,6 @@ import {
  * docs/console-event.png from the event view.
  */
 
-const CHROMIUM = process.env.RICOCHET_CHROMIUM ?? "/usr/bin/chromium";
 const SCREENSHOT = join(PROJECT_ROOT, "docs", "console-event.png");
 
 let world: ConsoleWorld;
@@ -68,19 +68,7 @@ beforeAll(async () => {
     );
     deadLettered.push(envelope.eventId);
   }
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-    ],
-  });
+  browser = await launchHeadlessChromium();
   page = await browser.newPage({ viewport: { width: 1100, height: 900 } });
   // The printed address: its token goes into the tab's storage, and every later page's header.
   await page.goto(world.console.url);

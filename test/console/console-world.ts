@@ -25,18 +25,22 @@ export interface SeededAttempt {
   readonly statusCode: number;
   readonly message: string;
   readonly delaySeconds?: number;
+  /** How long the call took (default 110 ms). */
+  readonly callMs?: number;
 }
 
 /**
- * Writes an event's attempts through the real store, as the orchestrator would: claim, then the
- * result (a retry moves to the next generation), the last one delivering it.
+ * Writes an event's attempts through the real store, as the orchestrator would, the first
+ * claimed at `startMs`: claim, then the result (a retry moves to the next generation), the last
+ * one delivering the event, or dead-lettering it if it failed.
  */
 export const seedAttempts = async (
   store: EventStore,
   attempts: readonly SeededAttempt[],
   envelope: Envelope = anEnvelope(),
+  startMs: number = FIXED_NOW_MS,
 ): Promise<EventRecord> => {
-  let nowMs = FIXED_NOW_MS;
+  let nowMs = startMs;
   let generation = 0;
   for (const [index, seeded] of attempts.entries()) {
     const claimed = await store.claim({
@@ -51,13 +55,17 @@ export const seedAttempts = async (
     });
     if (claimed.kind !== "claimed") throw new Error(`claim: ${claimed.kind}`);
     const retry = seeded.delaySeconds !== undefined;
-    const finishedMs = nowMs + 120;
+    const finishedMs = nowMs + 10 + (seeded.callMs ?? 110);
     await store.recordResult({
       eventId: envelope.eventId,
       worker: "worker-1",
       generation,
       newGeneration: retry ? generation + 1 : generation,
-      status: retry ? "retry_scheduled" : "delivered",
+      status: retry
+        ? "retry_scheduled"
+        : seeded.outcome === "success"
+          ? "delivered"
+          : "dead_lettered",
       claimed: claimed.record,
       entry: {
         attempt: index + 1,
