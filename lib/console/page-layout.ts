@@ -33,7 +33,8 @@ th{background:#f4f4f8}
 form.inline{display:inline}
 fieldset{border:1px solid #ccd;margin:.5rem 0}
 svg.chart{display:block;margin:.2rem 0 .6rem}
-svg.chart .axis{stroke:#999}svg.chart .scale{font-size:10px;fill:#666}
+svg.chart{overflow:visible}svg.chart .axis{stroke:#999}svg.chart .scale{font-size:10px;fill:#666}
+svg.chart .caption{font-size:11px;fill:#444}
 .bar-delivered{fill:#3a8a3a;background:#3a8a3a}.bar-retried{fill:#d99a1e;background:#d99a1e}
 .bar-failed{fill:#c0392b;background:#c0392b}.bar-deferred{fill:#7f8fa6;background:#7f8fa6}
 .key{color:#fff;padding:0 .3rem;border-radius:3px;font-size:.9em}

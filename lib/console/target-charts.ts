@@ -20,20 +20,37 @@ import type { Html } from "./page-layout.js";
  */
 
 const PLOT: PlotSize = { width: 600, height: 100 };
-/** Room left of the plot for the scale, and below it for the time axis. */
-const LEFT = 44;
+/** Room left of the plot for the scale, above it for the caption, below it for the time axis. */
+const LEFT = 52;
+const TOP = 14;
 const BOTTOM = 18;
 
 const clock = (ms: number): string => new Date(ms).toISOString().slice(11, 16);
 
-const frame = (label: string, body: Html, scale: string, axis: TargetActivity): Html => {
+/** A latency for a scale: `850 ms`, `4.9 s`. */
+export const latencyText = (ms: number): string =>
+  ms < 1000 ? `${ms} ms` : `${(Math.round(ms / 100) / 10).toFixed(1)} s`;
+
+interface Frame {
+  /** What the chart shows, for its title and aria-label. */
+  readonly label: string;
+  /** What it shows, in a few words above the plot. */
+  readonly caption: string;
+  /** The top of the scale. */
+  readonly scale: string;
+}
+
+const frame = (chart: Frame, body: Html, axis: TargetActivity): Html => {
   const first = axis.minutes[0]?.startMs ?? 0;
   const last = axis.minutes[axis.minutes.length - 1]?.startMs ?? first;
-  return html`<svg class="chart" role="img" aria-label="${label}" viewBox="0 0 ${LEFT + PLOT.width + 4} ${PLOT.height + BOTTOM}" width="${LEFT + PLOT.width + 4}" height="${PLOT.height + BOTTOM}">
-<title>${label}</title>
-<g transform="translate(${LEFT},0)">
+  const width = LEFT + PLOT.width + 4;
+  const height = TOP + PLOT.height + BOTTOM;
+  return html`<svg class="chart" role="img" aria-label="${chart.label}" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}">
+<title>${chart.label}</title>
+<text class="caption" x="${LEFT}" y="10">${chart.caption}</text>
+<g transform="translate(${LEFT},${TOP})">
 <line class="axis" x1="0" y1="${PLOT.height}" x2="${PLOT.width}" y2="${PLOT.height}"/>
-<text class="scale" x="-4" y="9" text-anchor="end">${scale}</text>
+<text class="scale" x="-4" y="9" text-anchor="end">${chart.scale}</text>
 <text class="scale" x="-4" y="${PLOT.height}" text-anchor="end">0</text>
 <text class="scale" x="0" y="${PLOT.height + 13}">${clock(first)}</text>
 <text class="scale" x="${PLOT.width}" y="${PLOT.height + 13}" text-anchor="end">${clock(last)} UTC</text>
@@ -47,12 +64,12 @@ export const outcomeChart = (activity: TargetActivity): Html => {
     (bar) =>
       html`<rect class="bar-${bar.kind}" data-kind="${bar.kind}" data-count="${bar.count}" x="${n(bar.x)}" y="${n(bar.y)}" width="${n(bar.width)}" height="${n(bar.height)}"><title>${clock(bar.minuteStartMs)} UTC: ${bar.count} ${bar.kind}</title></rect>`,
   );
-  return frame(
-    `Outcomes per minute at ${activity.target}`,
-    html`${bars}`,
-    String(columnScale(activity.minutes)),
-    activity,
-  );
+  const chart = {
+    label: `Outcomes per minute at ${activity.target}`,
+    caption: "events per minute: delivered, retried, failed, deferred",
+    scale: String(columnScale(activity.minutes)),
+  };
+  return frame(chart, html`${bars}`, activity);
 };
 
 /** p50, p90 and p99 of the calls' latency per minute, as lines through the minutes with calls. */
@@ -65,12 +82,12 @@ export const latencyChart = (activity: TargetActivity): Html => {
 ${points[p].map((pt) => html`<circle cx="${n(pt.x)}" cy="${n(pt.y)}" r="2.5"><title>${clock(pt.minuteStartMs)} UTC: ${p} ${pt.ms} ms</title></circle>`)}
 </g>`;
   });
-  return frame(
-    `Call latency p50, p90, p99 per minute at ${activity.target}`,
-    html`${lines}`,
-    `${latencyScale(activity.minutes)} ms`,
-    activity,
-  );
+  const chart = {
+    label: `Call latency p50, p90, p99 per minute at ${activity.target}`,
+    caption: "call latency per minute: p50, p90, p99",
+    scale: latencyText(latencyScale(activity.minutes)),
+  };
+  return frame(chart, html`${lines}`, activity);
 };
 
 const legend = (activity: TargetActivity): Html =>

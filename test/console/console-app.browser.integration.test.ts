@@ -140,6 +140,17 @@ describe("the console in a browser", () => {
     }
     const actual = await page.locator("table.schedule td.actual").allInnerTexts();
     expect(actual.slice(0, 2)).toEqual(["4 s", "7 s"]);
+    // The same attempts drawn on the time axis above the list, each bar titled.
+    const chart = page.locator("svg.timeline-chart");
+    expect(await chart.locator('rect[data-kind="attempt"] > title').allTextContents()).toEqual([
+      "attempt 1: retryable HTTP 503, HTTP 503 Service Unavailable",
+      "attempt 2: retryable HTTP 429, HTTP 429 Too Many Requests",
+      "attempt 3: success HTTP 200, HTTP 200",
+    ]);
+    expect(await chart.locator('rect[data-kind="wait"] > title').allTextContents()).toEqual([
+      "wait 4s before the next attempt",
+      "wait 7s before the next attempt",
+    ]);
     if (process.env.RICOCHET_CONSOLE_SCREENSHOT === "1") {
       await mkdir(dirname(SCREENSHOT), { recursive: true });
       await page.screenshot({ path: SCREENSHOT, fullPage: true });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   latencyChart,
+  latencyText,
   outcomeChart,
   targetActivitySection,
 } from "../../lib/console/target-charts.js";
@@ -51,5 +52,15 @@ describe("a target's charts", () => {
     expect(section).not.toContain("<script>");
     expect(section).toContain("group:&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&amp;&quot;");
     expect(section).toContain('aria-label="Outcomes per minute at group:&lt;script&gt;');
+  });
+
+  it.each([
+    [0, "0 ms"],
+    [999, "999 ms"],
+    [1_000, "1.0 s"],
+    [4_965, "5.0 s"],
+    [12_340, "12.3 s"],
+  ])("writes a latency of %i ms on the scale as %s", (ms, text) => {
+    expect(latencyText(ms)).toBe(text);
   });
 });
