@@ -103,13 +103,30 @@ const itemBars = (item: TimelineItem, nowMs: number): TimelineBar[] => {
   }
 };
 
-/** Every bar of the event's timeline, with its current deferral up to when it is due. */
+/** A scheduled event's wait for its `notBefore`, by hops when it is far off. */
+const scheduledBars = (
+  record: Pick<EventRecord, "status" | "createdAt" | "nextAttemptAt">,
+): TimelineBar[] => {
+  if (record.status !== "scheduled" || record.nextAttemptAt === undefined) return [];
+  const fromMs = ms(record.createdAt);
+  const seconds = Math.max(0, (ms(record.nextAttemptAt) - fromMs) / 1000);
+  return waitBars(fromMs, seconds).map((bar) =>
+    bar.kind === "wait"
+      ? { ...bar, label: `scheduled: first attempt due in ${formatSeconds(seconds)}` }
+      : bar,
+  );
+};
+
+/**
+ * Every bar of the event's timeline: the items', a scheduled event's wait for its first attempt,
+ * and its current deferral up to when it is due.
+ */
 export const timelineBars = (
   items: readonly TimelineItem[],
-  record: Pick<EventRecord, "deferral" | "nextAttemptAt">,
+  record: Pick<EventRecord, "status" | "createdAt" | "deferral" | "nextAttemptAt">,
   nowMs: number,
 ): TimelineBar[] => {
-  const bars = items.flatMap((item) => itemBars(item, nowMs));
+  const bars = [...items.flatMap((item) => itemBars(item, nowMs)), ...scheduledBars(record)];
   const deferral = record.deferral;
   if (deferral === undefined) return bars;
   const startMs = ms(deferral.at);

@@ -124,6 +124,21 @@ describe("an event's timeline as bars", () => {
     expect(svg.match(/<title>/g)).toHaveLength(4);
   });
 
+  it("draws a scheduled event's wait for its first attempt, by hops when it is far off", () => {
+    const scheduled = anEventRecord({
+      status: "scheduled",
+      createdAt: iso(T),
+      nextAttemptAt: iso(T + 2_000_000),
+    });
+    const bars = timelineBars(eventTimeline(scheduled), scheduled, T);
+    expect(bars.map((b) => [b.kind, b.startMs - T, b.endMs - T])).toEqual([
+      ["wait", 0, 900_000],
+      ["hop", 900_000, 1_800_000],
+      ["hop", 1_800_000, 2_000_000],
+    ]);
+    expect(bars[0]?.label).toBe("scheduled: first attempt due in 33m 20s");
+  });
+
   it("draws nothing for an event with nothing on its timeline", async () => {
     const empty = anEventRecord();
     expect(String(await timelineChart(timelineBars(eventTimeline(empty), empty, T)))).toBe("");
