@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { App } from "aws-cdk-lib";
 import { PROJECT_ROOT } from "../../lib/infra/bundling.js";
@@ -10,6 +10,7 @@ import { RicochetStack } from "../../lib/infra/ricochet-stack.js";
 import { tailOutput } from "../../lib/local/output-tail.js";
 import { referencedLogicalId } from "../../lib/local/provision-from-template.js";
 import type { CfnResource, CfnTemplate } from "../../lib/local/synthesize-template.js";
+import { LAMBDA_RUNTIME, lambdaNode } from "./lambda-node.js";
 
 /** A stack synthesized with its Lambda assets bundled, as `cdk deploy` would upload them. */
 export interface DeployedStack {
@@ -61,9 +62,9 @@ export const referencedFunction = (fn: CfnResource, variable: string): string =>
 };
 
 /*
- * The host: a plain Node process (no tsx, no test code) that imports the bundle, as the Lambda
- * runtime does, and runs its `handler` for each invocation sent over IPC. The context has what
- * Ricochet's handlers read: the remaining time.
+ * The host: a plain process of the Lambda runtime's Node.js (no tsx, no test code) that imports
+ * the bundle, as the runtime does an ESM handler, and runs its `handler` for each invocation sent
+ * over IPC. The context has what Ricochet's handlers read: the remaining time.
  */
 const HOST = `
 const { handler } = await import(process.env.BUNDLE_URL);
@@ -80,29 +81,51 @@ process.on("message", async ({ id, event, timeoutMs }) => {
     process.send({ id, error: String(error?.stack ?? error) });
   }
 });
-process.send({ ready: true });
+process.send({ ready: true, node: process.version });
 `;
 
 type HostMessage =
-  | { readonly ready: true }
+  | { readonly ready: true; readonly node: string }
   | { readonly id: number; readonly result?: unknown; readonly error?: string };
 
 /** A bundle loaded in its own Node process, invoked like a Lambda function. */
 export interface BundleHost {
+  /** `process.version` of the Node.js the bundle runs on. */
+  readonly nodeVersion: string;
   invoke(event: unknown, timeoutMs: number): Promise<unknown>;
   stop(): Promise<void>;
 }
 
+/*
+ * What the runtime sets in every function's environment besides region, credentials and name
+ * (which the deployment's `env` carries), as far as a handler can observe it.
+ */
+const runtimeEnvironment = (bundlePath: string): Record<string, string> => ({
+  AWS_EXECUTION_ENV: `AWS_Lambda_${LAMBDA_RUNTIME}`,
+  AWS_LAMBDA_FUNCTION_VERSION: "$LATEST",
+  LAMBDA_TASK_ROOT: dirname(bundlePath),
+  LANG: "en_US.UTF-8",
+  TZ: ":UTC",
+});
+
 /**
- * Starts a fresh Node process with exactly `env` (plus PATH) that imports the bundle, and resolves
- * once its module initialisation ran, so a bundle that fails at cold start fails here.
+ * Starts a fresh process of the Lambda runtime's Node.js ({@link lambdaNode}) with exactly `env`
+ * (plus PATH and the runtime's own variables) that imports the bundle from its directory, and
+ * resolves once its module initialisation ran, so a bundle that fails at cold start fails here.
  */
 export const startBundleHost = async (
   bundlePath: string,
   env: Readonly<Record<string, string>>,
 ): Promise<BundleHost> => {
-  const child: ChildProcess = spawn(process.execPath, ["--input-type=module", "--eval", HOST], {
-    env: { PATH: process.env.PATH ?? "", ...env, BUNDLE_URL: pathToFileURL(bundlePath).href },
+  const node = await lambdaNode();
+  const child: ChildProcess = spawn(node, ["--input-type=module", "--eval", HOST], {
+    cwd: dirname(bundlePath),
+    env: {
+      PATH: process.env.PATH ?? "",
+      ...runtimeEnvironment(bundlePath),
+      ...env,
+      BUNDLE_URL: pathToFileURL(bundlePath).href,
+    },
     // The function's logs are kept, not printed: the tail goes into the errors below.
     stdio: ["ignore", "pipe", "pipe", "ipc"],
   });
@@ -110,18 +133,22 @@ export const startBundleHost = async (
   const withOutput = (message: string) =>
     `${message}\n--- the function's output ---\n${output.text()}`;
   const pending = new Map<number, (message: HostMessage) => void>();
-  let ready: (() => void) | undefined;
+  let ready: ((nodeVersion: string) => void) | undefined;
   child.on("message", (message: HostMessage) => {
-    if ("ready" in message) ready?.();
+    if ("ready" in message) ready?.(message.node);
     else pending.get(message.id)?.(message);
   });
   const exited = once(child, "exit").then(([code]) => {
     throw new Error(withOutput(`the bundle's host exited (${String(code)}) before it was ready`));
   });
   exited.catch(() => undefined);
-  await Promise.race([new Promise<void>((resolve) => (ready = resolve)), exited]);
+  const nodeVersion = await Promise.race([
+    new Promise<string>((resolve) => (ready = resolve)),
+    exited,
+  ]);
   let next = 0;
   return {
+    nodeVersion,
     invoke: (event, timeoutMs) =>
       new Promise((resolve, reject) => {
         const id = next++;

@@ -50,6 +50,8 @@ export interface DeployedFunctionsOptions {
 /** The running functions, a scripted receiver, and what a test asks of the deployment. */
 export interface DeployedFunctions {
   readonly receiverUrl: string;
+  /** `process.version` of the Node.js each function runs on. */
+  readonly nodeVersions: { readonly orchestrator: string; readonly redrive: string };
   submit(body: unknown): Promise<void>;
   untilStatus(eventId: string, status: EventStatus): Promise<EventRecord | undefined>;
   deadLetters(eventId: string): Promise<DeadLetterListing[]>;
@@ -92,6 +94,10 @@ export const startDeployedFunctions = async (
   );
   return {
     receiverUrl,
+    nodeVersions: {
+      orchestrator: String(orchestrator?.nodeVersion),
+      redrive: String(redriveFunction?.nodeVersion),
+    },
     submit: async (body) => {
       await options.sqs.send(
         new SendMessageCommand({

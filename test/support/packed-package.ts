@@ -1,11 +1,11 @@
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync } from "node:fs";
-import { mkdir, readdir, readFile, rename, rm } from "node:fs/promises";
+import { readdir, readFile, rename } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { promisify } from "node:util";
 import { PROJECT_ROOT } from "../../lib/infra/bundling.js";
+import { cachedDirectory } from "./cached-directory.js";
 
 const run = promisify(execFile);
 
@@ -43,33 +43,25 @@ export const packageInputsHash = async (): Promise<string> => {
 /**
  * The package as `npm pack` makes it (its `prepack` builds dist/), cached by the hash of its
  * inputs: packing takes most of a minute here, and only a change to the package's inputs needs a
- * new one. Concurrent callers each pack into their own directory and the first to finish wins.
+ * new one.
  * @returns the tarball's path.
  */
 export const packedPackage = async (): Promise<string> => {
-  const key = await packageInputsHash();
-  const tarball = join(PACKAGE_CACHE, key, "ricochet.tgz");
-  if (existsSync(tarball)) return tarball;
-  const scratch = join(PACKAGE_CACHE, `${key}.${process.pid}.${Date.now()}`);
-  await mkdir(scratch, { recursive: true });
-  try {
-    await run("npm", ["pack", "--pack-destination", scratch], {
-      cwd: PROJECT_ROOT,
-      timeout: 300_000,
-      maxBuffer: 16 * 1024 * 1024,
-    });
-    // The build's own output shares stdout with npm's report, so find the tarball on disk.
-    const [packed] = (await readdir(scratch)).filter((name) => name.endsWith(".tgz"));
-    if (packed === undefined) throw new Error("npm pack wrote no tarball");
-    await rename(join(scratch, packed), join(scratch, "ricochet.tgz"));
-    await rename(scratch, join(PACKAGE_CACHE, key)).catch((error: unknown) => {
-      // Another run packed the same inputs first; its tarball is as good as this one.
-      if (!existsSync(tarball)) throw error;
-    });
-    return tarball;
-  } finally {
-    await rm(scratch, { recursive: true, force: true });
-  }
+  const entry = await cachedDirectory(
+    join(PACKAGE_CACHE, await packageInputsHash()),
+    async (scratch) => {
+      await run("npm", ["pack", "--pack-destination", scratch], {
+        cwd: PROJECT_ROOT,
+        timeout: 300_000,
+        maxBuffer: 16 * 1024 * 1024,
+      });
+      // The build's own output shares stdout with npm's report, so find the tarball on disk.
+      const [packed] = (await readdir(scratch)).filter((name) => name.endsWith(".tgz"));
+      if (packed === undefined) throw new Error("npm pack wrote no tarball");
+      await rename(join(scratch, packed), join(scratch, "ricochet.tgz"));
+    },
+  );
+  return join(entry, "ricochet.tgz");
 };
 
 /** The paths inside a tarball, without npm's `package/` prefix. */

@@ -21,12 +21,13 @@ import {
   itDeliversAsDeployed,
   startDeployedFunctions,
 } from "../support/deployed-functions.js";
+import { LAMBDA_NODE_VERSION, LAMBDA_RUNTIME } from "../support/lambda-node.js";
 import { localAws, testClients, uniqueName } from "../support/local-aws.js";
 
 /*
  * The functions as deployed: the stack is synthesized with its assets bundled, and the files the
  * template's orchestrator and redrive functions point at are imported in fresh Node processes
- * (no tsx, no test code) with the template's environment, its references resolved to queues and
+ * (no tsx, no test code) of the Node.js the Lambda runtime runs, with the template's environment, its references resolved to queues and
  * a table made from the same template on the emulators. The orchestrator is fed Lambda-shaped SQS
  * events by the local event source poller, one per queue as the template maps them.
  * test/moto/moto-stack.integration.test.ts runs the same cases on a stack a CloudFormation built.
@@ -36,6 +37,8 @@ let stack: DeployedStack;
 let deployed: DeployedFunctions;
 /** The bundle file each function's template resource points at. */
 let bundles: Record<FunctionName, string>;
+/** The `Runtime` each function's template resource names. */
+let runtimes: Record<FunctionName, unknown>;
 
 beforeAll(async () => {
   stack = synthesizeDeployedStack({ allowedTargetHosts: ["127.0.0.1"] });
@@ -61,6 +64,10 @@ beforeAll(async () => {
     orchestrator: functionBundle(stack, orchestratorId),
     redrive: functionBundle(stack, redriveId),
   };
+  runtimes = {
+    orchestrator: orchestratorResource.Properties?.Runtime,
+    redrive: redriveResource.Properties?.Runtime,
+  };
   deployed = await startDeployedFunctions({
     orchestratorBundle: bundles.orchestrator,
     redriveBundle: bundles.redrive,
@@ -84,6 +91,20 @@ afterAll(async () => {
 });
 
 describe("the deployed function bundles, run against the emulators", () => {
+  it("run on the Node.js of the runtime the template names, not the development Node", () => {
+    console.info(
+      `the deployed bundles ran on Node.js ${JSON.stringify(deployed.nodeVersions)} for ${JSON.stringify(runtimes)}; this test runs on ${process.version}`,
+    );
+
+    expect(runtimes).toEqual({ orchestrator: LAMBDA_RUNTIME, redrive: LAMBDA_RUNTIME });
+    // A runtime moved to a new Node.js line needs the binary the tests fetch moved with it.
+    expect(LAMBDA_RUNTIME).toBe(`nodejs${LAMBDA_NODE_VERSION.split(".")[0]}.x`);
+    expect(deployed.nodeVersions).toEqual({
+      orchestrator: `v${LAMBDA_NODE_VERSION}`,
+      redrive: `v${LAMBDA_NODE_VERSION}`,
+    });
+  });
+
   it("are, byte for byte, what `npm run build` ships in the package for each function", async () => {
     for (const name of ["orchestrator", "redrive"] as const) {
       // As scripts/build-functions.ts writes them; the file name only shows in the map's comment.
