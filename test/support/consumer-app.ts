@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { promisify } from "node:util";
 import { PROJECT_ROOT } from "../../lib/infra/bundling.js";
+import { pathWithNode } from "./lambda-node.js";
 
 const run = promisify(execFile);
 
@@ -163,12 +164,18 @@ export const createConsumerApp = async (tarball: string): Promise<string> => {
 export const removeConsumerApp = (appDir: string): Promise<void> =>
   rm(dirname(appDir), { recursive: true, force: true });
 
+/** How a command runs in the app. */
+export interface AppCommandOptions {
+  /** The Node.js binary `node`, `npx` and the bins run on; the PATH's by default. */
+  readonly node?: string;
+}
+
 /**
  * The environment commands run in from the app: offline (nothing may come from a registry), no
  * Docker (a build that needed it would fail rather than wait), no CDK version check.
  */
-export const appEnv = (): NodeJS.ProcessEnv => ({
-  PATH: process.env.PATH,
+export const appEnv = (options: AppCommandOptions = {}): NodeJS.ProcessEnv => ({
+  PATH: options.node === undefined ? process.env.PATH : pathWithNode(options.node),
   HOME: process.env.HOME,
   npm_config_offline: "true",
   npm_config_update_notifier: "false",
@@ -181,5 +188,11 @@ export const inApp = (
   appDir: string,
   command: string,
   args: readonly string[],
+  options: AppCommandOptions = {},
 ): Promise<{ stdout: string; stderr: string }> =>
-  run(command, [...args], { cwd: appDir, env: appEnv(), timeout: 240_000, maxBuffer: 32 << 20 });
+  run(command, [...args], {
+    cwd: appDir,
+    env: appEnv(options),
+    timeout: 240_000,
+    maxBuffer: 32 << 20,
+  });

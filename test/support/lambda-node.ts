@@ -1,6 +1,6 @@
 import { execFile } from "node:child_process";
 import { readdir, rm } from "node:fs/promises";
-import { join } from "node:path";
+import { delimiter, dirname, join } from "node:path";
 import { promisify } from "node:util";
 import { PROJECT_ROOT } from "../../lib/infra/bundling.js";
 import { cachedDirectory } from "./cached-directory.js";
@@ -68,3 +68,18 @@ export const lambdaNode = async (): Promise<string> => {
     );
   }
 };
+
+/**
+ * The Node.js lines the package is checked on: the development Node running the tests (the
+ * `engines` floor on this machine), and the Lambda runtime's, which users also run tools on.
+ */
+export const CHECKED_NODES = ["development", "lambda"] as const;
+export type CheckedNode = (typeof CHECKED_NODES)[number];
+
+/** The binary of one of the {@link CHECKED_NODES}. */
+export const checkedNodeBinary = (which: CheckedNode): Promise<string> =>
+  which === "lambda" ? lambdaNode() : Promise.resolve(process.execPath);
+
+/** A PATH on which `node` (and so `npx` and every `#!/usr/bin/env node` bin) is `binary`. */
+export const pathWithNode = (binary: string): string =>
+  [dirname(binary), process.env.PATH ?? ""].join(delimiter);

@@ -6,6 +6,7 @@ import { dirname, join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PROJECT_ROOT } from "../../../lib/infra/bundling.js";
+import { CHECKED_NODES, checkedNodeBinary, pathWithNode } from "../../support/lambda-node.js";
 
 /*
  * `npx ricochet …` as the docs have a developer run it in a clone: after `npm ci`, with no
@@ -30,12 +31,15 @@ const checkedOutFiles = async (): Promise<string[]> => {
   return stdout.split("\0").filter((file) => file !== "" && existsSync(join(PROJECT_ROOT, file)));
 };
 
-/** `npx ricochet …` in the clone, offline, with an npm cache of its own (npx writes a link there). */
-const npxRicochet = (args: readonly string[]) =>
+/**
+ * `npx ricochet …` in the clone, offline, with an npm cache of its own (npx writes a link there),
+ * on the PATH's Node.js or `node`.
+ */
+const npxRicochet = (args: readonly string[], node?: string) =>
   run("npx", ["ricochet", ...args], {
     cwd: checkout,
     env: {
-      PATH: process.env.PATH,
+      PATH: node === undefined ? process.env.PATH : pathWithNode(node),
       HOME: process.env.HOME,
       npm_config_cache: join(scratch, "npm-cache"),
       npm_config_offline: "true",
@@ -59,13 +63,17 @@ afterAll(async () => {
 });
 
 describe("npx ricochet in a checkout", () => {
-  it("runs after npm ci alone, with no dist/ built", async () => {
-    expect(existsSync(join(checkout, "dist"))).toBe(false);
+  it.each(CHECKED_NODES)(
+    "runs after npm ci alone, with no dist/ built, on the %s Node.js",
+    async (which) => {
+      expect(existsSync(join(checkout, "dist"))).toBe(false);
 
-    const { stdout } = await npxRicochet(["--help"]);
+      const { stdout } = await npxRicochet(["--help"], await checkedNodeBinary(which));
 
-    expect(stdout).toMatch(/^Usage: ricochet /);
-  }, 60_000);
+      expect(stdout).toMatch(/^Usage: ricochet /);
+    },
+    300_000,
+  );
 
   it("runs the sources, not a dist/ built before they changed", async () => {
     const stale = join(checkout, "dist", "bin", "ricochet.mjs");

@@ -2,6 +2,11 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createConsumerApp, inApp, removeConsumerApp } from "../../support/consumer-app.js";
+import {
+  CHECKED_NODES,
+  checkedNodeBinary,
+  LAMBDA_NODE_VERSION,
+} from "../../support/lambda-node.js";
 import { packedPackage, tarballFiles } from "../../support/packed-package.js";
 
 /*
@@ -101,9 +106,28 @@ describe("a new CDK app with the packed package installed", () => {
       expect.objectContaining({ MetricName: "breaker_open_age", Threshold: 1_200_000 }),
     );
   }, 300_000);
+});
+
+/*
+ * The CLI on each Node.js line checked: the development Node (the `engines` floor here) and the
+ * Lambda runtime's Node.js 24, which teams that deploy on it run their tools on too.
+ */
+describe.each(CHECKED_NODES)("npx ricochet in the app, on the %s Node.js", (which) => {
+  let node: string;
+
+  beforeAll(async () => {
+    node = await checkedNodeBinary(which);
+  }, 300_000);
+
+  it("runs on that Node.js", async () => {
+    const { stdout } = await inApp(appDir, "node", ["--version"], { node });
+
+    console.info(`npx ricochet in the app runs on Node.js ${stdout.trim()} (${which})`);
+    expect(stdout.trim()).toBe(which === "lambda" ? `v${LAMBDA_NODE_VERSION}` : process.version);
+  });
 
   it("runs npx ricochet --help", async () => {
-    const { stdout } = await inApp(appDir, "npx", ["ricochet", "--help"]);
+    const { stdout } = await inApp(appDir, "npx", ["ricochet", "--help"], { node });
 
     expect(stdout).toMatch(/^Usage: ricochet /);
     for (const command of [
@@ -124,7 +148,9 @@ describe("a new CDK app with the packed package installed", () => {
   }, 60_000);
 
   it("runs npx ricochet policy explain --json", async () => {
-    const { stdout } = await inApp(appDir, "npx", ["ricochet", "policy", "explain", "--json"]);
+    const { stdout } = await inApp(appDir, "npx", ["ricochet", "policy", "explain", "--json"], {
+      node,
+    });
 
     const explained = JSON.parse(stdout) as { policy: { maxAttempts: number }; retries: unknown[] };
     expect(explained.policy.maxAttempts).toBe(8);
@@ -132,7 +158,7 @@ describe("a new CDK app with the packed package installed", () => {
   }, 60_000);
 
   it("says which packages ricochet dev needs, in one line, when they are not installed", async () => {
-    const failed = await inApp(appDir, "npx", ["ricochet", "dev"]).then(
+    const failed = await inApp(appDir, "npx", ["ricochet", "dev"], { node }).then(
       () => undefined,
       (error: { code?: number; stderr?: string }) => error,
     );
