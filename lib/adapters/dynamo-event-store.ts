@@ -16,6 +16,7 @@ import {
 } from "./dynamo-event-store/operator-writes.js";
 import { get, listByStatus, listRecent } from "./dynamo-event-store/reads.js";
 import { createStoreContext } from "./dynamo-event-store/store-context.js";
+import { listStuck } from "./dynamo-event-store/stuck-reads.js";
 
 export interface DynamoEventStoreOptions {
   readonly doc: DynamoDBDocumentClient;
@@ -49,5 +50,6 @@ export const createDynamoEventStore = ({ doc, tableName }: DynamoEventStoreOptio
     get: (eventId) => get(context, eventId),
     listByStatus: (request) => listByStatus(context, request),
     listRecent: (request) => listRecent(context, request),
+    listStuck: (request) => listStuck(context, request),
   };
 };

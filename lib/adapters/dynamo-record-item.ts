@@ -1,5 +1,5 @@
 import type { CreateTableCommandInput } from "@aws-sdk/client-dynamodb";
-import { RECORD_KEY, STATUS_INDEX } from "../contract/record-table.js";
+import { DUE_INDEX, RECORD_KEY, STATUS_INDEX } from "../contract/record-table.js";
 import type { Outcome } from "../core/outcome.js";
 import { type AttemptEntry, type EventRecord, MAX_AUDIT_ENTRIES } from "../core/record.js";
 import type { EventStatus } from "../core/status.js";
@@ -16,7 +16,7 @@ export const LISTED_STATUSES: ReadonlySet<EventStatus> = new Set<EventStatus>([
   "rejected",
 ]);
 
-/** The record table's keys and index, as CreateTable takes them (tests, chaos, benchmarks). */
+/** The record table's keys and indexes, as CreateTable takes them (tests, chaos, benchmarks). */
 export const recordTableDefinition = (tableName: string): CreateTableCommandInput => ({
   TableName: tableName,
   BillingMode: "PAY_PER_REQUEST",
@@ -24,6 +24,8 @@ export const recordTableDefinition = (tableName: string): CreateTableCommandInpu
     { AttributeName: RECORD_KEY, AttributeType: "S" },
     { AttributeName: STATUS_INDEX.partitionKey, AttributeType: "S" },
     { AttributeName: STATUS_INDEX.sortKey, AttributeType: "S" },
+    { AttributeName: DUE_INDEX.partitionKey, AttributeType: "S" },
+    { AttributeName: DUE_INDEX.sortKey, AttributeType: "S" },
   ],
   KeySchema: [{ AttributeName: RECORD_KEY, KeyType: "HASH" }],
   GlobalSecondaryIndexes: [
@@ -34,6 +36,16 @@ export const recordTableDefinition = (tableName: string): CreateTableCommandInpu
         { AttributeName: STATUS_INDEX.sortKey, KeyType: "RANGE" },
       ],
       Projection: { ProjectionType: "ALL" },
+    },
+    {
+      IndexName: DUE_INDEX.name,
+      KeySchema: [
+        { AttributeName: DUE_INDEX.partitionKey, KeyType: "HASH" },
+        { AttributeName: DUE_INDEX.sortKey, KeyType: "RANGE" },
+      ],
+      // Keys only: each index write is one unit whatever the record's size; a sweep reads the
+      // few overdue candidates back consistently anyway.
+      Projection: { ProjectionType: "KEYS_ONLY" },
     },
   ],
 });

@@ -2,6 +2,7 @@ import Table from "cli-table3";
 import { type Command, Option } from "commander";
 import type { EventRecord } from "../core/record.js";
 import { ALL_STATUSES, type EventStatus } from "../core/status.js";
+import { DEFAULT_STUCK_AFTER_SECONDS, DEFAULT_STUCK_LOOKBACK_DAYS } from "../core/stuck.js";
 import { withAwsSession } from "./aws-session.js";
 import {
   inertRow,
@@ -28,6 +29,8 @@ export const DEFAULT_EVENTS_MAX_READ = 100_000;
 interface EventsFlags extends ResourceFlags {
   /** Absent: every status, the most recently updated first. */
   readonly status?: EventStatus;
+  /** Waiting events long past due with no message left, from the due index (no scan). */
+  readonly stuck?: boolean;
   readonly olderThan?: number;
   readonly target?: string;
   readonly limit: number;
@@ -80,6 +83,13 @@ export const registerEventsCommand = (program: Command): void => {
       "only events not updated for this long (90s, 15m, 1h, 2d)",
       parseDuration,
     )
+    .addOption(
+      new Option(
+        "--stuck",
+        "only stuck events: waiting, due longer ago than --older-than (default 1h), never claimed " +
+          "since; read from the due index, oldest due first, without a scan",
+      ).conflicts(["status", "target"]),
+    )
     .addOption(targetOption())
     .option(
       "--limit <n>",
@@ -105,15 +115,28 @@ export const registerEventsCommand = (program: Command): void => {
       maxItemsRead: flags.maxRead,
     };
     const { status } = flags;
-    const { records, cutShort } = await withAwsSession(["tableName"], flags, (session) =>
-      status === undefined
+    const stuckAfterSeconds = flags.olderThan ?? DEFAULT_STUCK_AFTER_SECONDS;
+    const { records, cutShort } = await withAwsSession(["tableName"], flags, (session) => {
+      if (flags.stuck === true) {
+        return session.store().listStuck({
+          cutoffMs: Date.now() - stuckAfterSeconds * 1000,
+          lookbackDays: DEFAULT_STUCK_LOOKBACK_DAYS,
+          limit: flags.limit,
+        });
+      }
+      return status === undefined
         ? session.store().listRecent(request)
-        : session.store().listByStatus({ ...request, status }),
-    );
+        : session.store().listByStatus({ ...request, status });
+    });
     printResult(records, { json: flags.json, human: renderEvents });
     // On stderr, so that --json output keeps its shape: scripts read the same array as before.
     if (cutShort) {
-      const more = status === undefined ? "newer events" : `more ${status} events`;
+      const more =
+        flags.stuck === true
+          ? "more stuck events"
+          : status === undefined
+            ? "newer events"
+            : `more ${status} events`;
       process.stderr.write(
         `ricochet: warning: stopped after reading ${flags.maxRead} records; ${more} may exist (--max-read reads further)\n`,
       );

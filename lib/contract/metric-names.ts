@@ -36,6 +36,11 @@ export const MetricName = {
    * target dimension, so its maximum is the oldest outage among the targets turning events away.
    */
   BREAKER_OPEN_AGE: "breaker_open_age",
+  /**
+   * Events the stuck sweep found waiting long past due with no message left (lib/core/stuck.ts),
+   * emitted on every sweep, zero included, so the stuck-events alarm always has a datum.
+   */
+  STUCK_EVENTS: "stuck_events",
 } as const;
 
 export type MetricName = (typeof MetricName)[keyof typeof MetricName];

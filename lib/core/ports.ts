@@ -13,6 +13,7 @@ import type {
   RedriveEntry,
 } from "./record.js";
 import type { EventStatus } from "./status.js";
+import type { isStuck } from "./stuck.js";
 import type { targetKeyOfRecord } from "./target-key.js";
 import type { TargetNotes } from "./target-view.js";
 
@@ -236,6 +237,15 @@ export interface ListRecentRequest {
   readonly maxItemsRead?: number | undefined;
 }
 
+/** A listing of stuck events ({@link isStuck}), read from an index of waiting records by due time. */
+export interface ListStuckRequest {
+  /** Now − the stuck margin (epoch ms): only events due before this are stuck. */
+  readonly cutoffMs: number;
+  /** How many days before the cutoff the index is read back (a stuck event never expires). */
+  readonly lookbackDays: number;
+  readonly limit: number;
+}
+
 /** The records of a {@link EventStore.listByStatus}, and whether the read budget cut it short. */
 export interface StatusListing {
   readonly records: EventRecord[];
@@ -283,6 +293,11 @@ export interface EventStore {
    * the read budget ran out before the table did (newer records may exist).
    */
   listRecent(request: ListRecentRequest): Promise<StatusListing>;
+  /**
+   * Waiting records long past due with no claim since: stuck, oldest due first, each confirmed by
+   * a consistent read. Never scans: only the index's due buckets are queried.
+   */
+  listStuck(request: ListStuckRequest): Promise<StatusListing>;
 }
 
 /**

@@ -110,6 +110,7 @@ const faultyStore = (
     get: (eventId) => faults.call(process, "store.get", () => store.get(eventId)),
     listByStatus: (request) => store.listByStatus(request),
     listRecent: (request) => store.listRecent(request),
+    listStuck: (request) => store.listStuck(request),
   };
 };
 

@@ -9,6 +9,7 @@ import type {
   EventStore,
   ListByStatusRequest,
   ListRecentRequest,
+  ListStuckRequest,
   OperatorWriteOutcome,
   RecordConflictRequest,
   RecordDeferralOutcome,
@@ -32,6 +33,7 @@ import {
 import { mayRedrive } from "../../lib/core/redrive-rule.js";
 import { mayRecordReplay, replayedRecord } from "../../lib/core/replay-rule.js";
 import { canTransition, EventStatus, isTerminal } from "../../lib/core/status.js";
+import { isStuck } from "../../lib/core/stuck.js";
 import { targetKeyOfRecord } from "../../lib/core/target-key.js";
 import { isoOf } from "../../lib/core/time-format.js";
 
@@ -302,6 +304,15 @@ export const createMemoryEventStore = (options: MemoryEventStoreOptions = {}): M
       .map((r) => structuredClone(r)),
   });
 
+  // Reads every record, as the due index's buckets hold exactly the waiting ones.
+  const listStuck = async (request: ListStuckRequest): Promise<StatusListing> => ({
+    cutShort: false,
+    records: [...items.values()]
+      .filter((r) => isStuck(r, request.cutoffMs))
+      .slice(0, request.limit)
+      .map((r) => structuredClone(r)),
+  });
+
   const recordConflict = async (request: RecordConflictRequest): Promise<void> => {
     const old = read(request.eventId);
     if (old === undefined) return;
@@ -335,6 +346,7 @@ export const createMemoryEventStore = (options: MemoryEventStoreOptions = {}): M
     get: async (eventId) => read(eventId),
     listByStatus,
     listRecent,
+    listStuck,
     illegalTransitions: () => [...illegal],
     snapshot: () => new Map([...items].map(([id, r]) => [id, structuredClone(r)])),
     has: (eventId) => items.has(eventId),

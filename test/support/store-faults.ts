@@ -30,6 +30,7 @@ export const slowStore = (store: EventStore, latencyMs: number): EventStore => {
     get: slow(store.get),
     listByStatus: slow(store.listByStatus),
     listRecent: slow(store.listRecent),
+    listStuck: slow(store.listStuck),
   };
 };
 

@@ -13,6 +13,7 @@ import { type AuditEntry, appendBounded, MAX_HISTORY_ENTRIES } from "../../core/
 import { EventStatus, isTerminal } from "../../core/status.js";
 import { isoOf } from "../../core/time-format.js";
 import { compactCurrentAttempt, compactEntry } from "../dynamo-compact-entry.js";
+import { dueBucketOf } from "../dynamo-due-bucket.js";
 import { LISTED_STATUSES } from "../dynamo-record-item.js";
 import { STATUS_NAME } from "./conditions.js";
 import type { ExpressionPart } from "./expression-part.js";
@@ -54,6 +55,12 @@ const restartingAt = (request: {
   },
 });
 
+/** A waiting record's due time and its due-index bucket, as `:due` and `:dueBucket`. */
+const dueValues = (eventId: string, dueMs: number): Record<string, string> => ({
+  ":due": isoOf(dueMs),
+  ":dueBucket": dueBucketOf(eventId, isoOf(dueMs)),
+});
+
 /** A claim takes the lease: in flight at `generation`, one attempt more, held by `worker`. */
 export const claimUpdate = (request: ClaimRequest): ExpressionPart => {
   const { generation, worker, nowMs } = request;
@@ -65,7 +72,7 @@ export const claimUpdate = (request: ClaimRequest): ExpressionPart => {
       "leaseOwner = :worker, leaseExpiresAt = :leaseEnd, currentAttempt = :current, " +
       `updatedAt = :now, ${firstSight.expression}` +
       // Only an invalid envelope's placeholder has the last three; claiming it clears them.
-      " REMOVE nextAttemptAt, deferral, deadLetterReason, listedStatus, expiresAt",
+      " REMOVE nextAttemptAt, dueBucket, deferral, deadLetterReason, listedStatus, expiresAt",
     names: STATUS_NAME,
     values: {
       ":inFlight": EventStatus.IN_FLIGHT,
@@ -119,6 +126,13 @@ export const resultUpdate = (request: RecordResultRequest): ExpressionPart => {
   const removes = [LEASE_ATTRIBUTES, "pendingDeadLetter", "lastOutcome"];
   const optional: [string, unknown][] = [
     ["nextAttemptAt", request.nextAttemptAt],
+    // Only a retry's write enters the due index: a delivered event's removes an absent key, free.
+    [
+      "dueBucket",
+      request.nextAttemptAt === undefined
+        ? undefined
+        : dueBucketOf(request.eventId, request.nextAttemptAt),
+    ],
     ["lastDelaySeconds", request.entry.delaySeconds],
     ["deadLetterReason", request.deadLetterReason],
     ["expiresAt", isTerminal(status) ? ttlSeconds(nowMs, request.retentionSeconds) : undefined],
@@ -157,12 +171,12 @@ export const scheduleUpdate = (request: RecordScheduledRequest): ExpressionPart 
   return {
     expression:
       "SET #status = :scheduled, generation = :zero, attempts = if_not_exists(attempts, :zero), " +
-      `nextAttemptAt = :due, updatedAt = :now, ${firstSight.expression}`,
+      `nextAttemptAt = :due, dueBucket = :dueBucket, updatedAt = :now, ${firstSight.expression}`,
     names: STATUS_NAME,
     values: {
       ":scheduled": EventStatus.SCHEDULED,
       ":zero": 0,
-      ":due": isoOf(request.dueMs),
+      ...dueValues(request.eventId, request.dueMs),
       ...firstSight.values,
     },
   };
@@ -178,14 +192,15 @@ export const deferralUpdate = (request: RecordDeferralRequest): ExpressionPart =
     expression:
       "SET #status = if_not_exists(#status, :pending), " +
       "generation = if_not_exists(generation, :generation), " +
-      "attempts = if_not_exists(attempts, :zero), nextAttemptAt = :due, deferral = :deferral, " +
+      "attempts = if_not_exists(attempts, :zero), nextAttemptAt = :due, dueBucket = :dueBucket, " +
+      "deferral = :deferral, " +
       `updatedAt = :now, ${firstSight.expression}`,
     names: STATUS_NAME,
     values: {
       ":pending": EventStatus.PENDING,
       ":generation": request.generation,
       ":zero": 0,
-      ":due": isoOf(request.dueMs),
+      ...dueValues(request.eventId, request.dueMs),
       ":deferral": { cause: request.cause, targetKey: request.targetKey, at: isoOf(request.nowMs) },
       ...firstSight.values,
     },
@@ -220,7 +235,7 @@ export const redriveUpdate = (request: RedriveRecordRequest): ExpressionPart => 
       `SET ${restart.expression}, attempts = if_not_exists(attempts, :zero), updatedAt = :now, ` +
       "createdAt = if_not_exists(createdAt, :now), history = if_not_exists(history, :empty), " +
       "redrives = list_append(if_not_exists(redrives, :empty), :audit) " +
-      `REMOVE expiresAt, nextAttemptAt, deferral, deadLetterReason, ${LEASE_ATTRIBUTES}, ` +
+      `REMOVE expiresAt, nextAttemptAt, dueBucket, deferral, deadLetterReason, ${LEASE_ATTRIBUTES}, ` +
       "listedStatus, pendingDeadLetter",
     names: STATUS_NAME,
     values: {
@@ -237,7 +252,7 @@ export const redriveUpdate = (request: RedriveRecordRequest): ExpressionPart => 
 export const cancelUpdate = (request: CancelRecordRequest): ExpressionPart => {
   const audit = appendingAudit(request.audit);
   return {
-    expression: `SET #status = :cancelled, updatedAt = :now, expiresAt = :ttl, ${audit.expression} REMOVE nextAttemptAt, deferral`,
+    expression: `SET #status = :cancelled, updatedAt = :now, expiresAt = :ttl, ${audit.expression} REMOVE nextAttemptAt, dueBucket, deferral`,
     names: STATUS_NAME,
     values: {
       ":cancelled": EventStatus.CANCELLED,
@@ -255,7 +270,7 @@ export const replayUpdate = (request: ReplayRecordRequest): ExpressionPart => {
   return {
     expression:
       `SET ${restart.expression}, replays = if_not_exists(replays, :zero) + :one, ` +
-      `updatedAt = :now, ${audit.expression} REMOVE expiresAt, nextAttemptAt`,
+      `updatedAt = :now, ${audit.expression} REMOVE expiresAt, nextAttemptAt, dueBucket`,
     names: STATUS_NAME,
     values: {
       ...restart.values,
