@@ -2,6 +2,12 @@ import { type CancelReport, cancelEvents } from "./cancel.js";
 import { type OperatorRequest, parseOperatorRequest } from "./operator-request.js";
 import { type RedriveDeps, type RedriveReport, redrive } from "./redrive.js";
 import { type ReplayReport, replayEvents } from "./replay.js";
+import {
+  type StuckSweepDeps,
+  type StuckSweepReport,
+  type StuckSweepSettings,
+  sweepStuckEvents,
+} from "./stuck-sweep.js";
 
 /*
  * What the operator function (functions/redrive.ts) does with an invocation: validate it, then
@@ -13,10 +19,14 @@ import { type ReplayReport, replayEvents } from "./replay.js";
 export interface OperatorFunctionDeps extends RedriveDeps {
   /** How long a cancelled record is kept (its TTL), in seconds. */
   readonly retentionSeconds: number;
+  /** The stuck-event sweep's metrics, log and settings; without them a sweep is refused. */
+  readonly stuckSweep?:
+    | (Omit<StuckSweepDeps, "store" | "clock"> & { readonly settings: StuckSweepSettings })
+    | undefined;
 }
 
 /** The report of the action the request named. */
-export type OperatorReport = RedriveReport | CancelReport | ReplayReport;
+export type OperatorReport = RedriveReport | CancelReport | ReplayReport | StuckSweepReport;
 
 /**
  * Runs the request's action (`redrive` when it names none) and returns its report; `onAccepted`
@@ -38,5 +48,10 @@ export const runOperatorRequest = async (
       return cancelEvents(deps, parsed.request);
     case "replay":
       return replayEvents(deps, parsed.request);
+    case "sweep-stuck": {
+      const sweep = deps.stuckSweep;
+      if (sweep === undefined) throw new Error("this operator function has no stuck sweep wired");
+      return sweepStuckEvents({ ...sweep, store: deps.store, clock: deps.clock }, sweep.settings);
+    }
   }
 };

@@ -83,14 +83,16 @@ export const parseReplayRequest: (value: unknown) => ReplayRequest = parseWith(
 );
 
 /** The actions the operator (redrive) function runs; a request that names none is a redrive. */
-export const OPERATOR_ACTIONS = ["redrive", "cancel", "replay"] as const;
+export const OPERATOR_ACTIONS = ["redrive", "cancel", "replay", "sweep-stuck"] as const;
 export type OperatorAction = (typeof OPERATOR_ACTIONS)[number];
 
 /** A validated request to the operator function, by action. */
 export type OperatorRequest =
   | { readonly action: "redrive"; readonly request: RedriveRequest }
   | { readonly action: "cancel"; readonly request: CancelRequest }
-  | { readonly action: "replay"; readonly request: ReplayRequest };
+  | { readonly action: "replay"; readonly request: ReplayRequest }
+  /** The construct's schedule asks for a stuck-event sweep; it takes no arguments. */
+  | { readonly action: "sweep-stuck" };
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
@@ -114,6 +116,8 @@ export const parseOperatorRequest = (value: unknown): OperatorRequest => {
       return { action, request: parseCancelRequest(value) };
     case "replay":
       return { action, request: parseReplayRequest(value) };
+    case "sweep-stuck":
+      return { action };
     default:
       throw new InvalidRequestError("operator request", [
         { path: "action", message: `must be one of ${OPERATOR_ACTIONS.join(", ")}` },

@@ -19,6 +19,8 @@ export const ENV = {
   ALLOWED_TARGET_HOSTS: "RICOCHET_ALLOWED_TARGET_HOSTS",
   /** Longest single SQS delay used for a hop towards a later `notBefore` (at most 900). */
   HOP_SECONDS: "RICOCHET_HOP_SECONDS",
+  /** How long past due a waiting event must be to count as stuck (seconds; lib/core/stuck.ts). */
+  STUCK_AFTER_SECONDS: "RICOCHET_STUCK_AFTER_SECONDS",
   /** Days a finished record is kept before DynamoDB's TTL removes it. */
   RECORD_RETENTION_DAYS: "RICOCHET_RECORD_RETENTION_DAYS",
   /** ARN of a Secrets Manager secret, or an SSM parameter name, holding the HMAC signing key. */

@@ -32,6 +32,9 @@ export interface OrchestratorMonitoringProps {
 
 const PERIOD = Duration.minutes(1);
 
+/** How often the operator function sweeps for stuck events (an EventBridge schedule). */
+export const STUCK_SWEEP_INTERVAL = Duration.minutes(5);
+
 /** The metrics that both an alarm and the dashboard read. */
 interface WatchedMetrics {
   readonly deadLetterDepth: Metric;
@@ -40,6 +43,7 @@ interface WatchedMetrics {
   readonly oldestAge: Metric;
   readonly errors: Metric;
   readonly breakerOpenAge: Metric;
+  readonly stuckEvents: Metric;
 }
 
 /** One of Ricochet's own EMF metrics, as Powertools publishes it (dimension `service`). */
@@ -65,6 +69,10 @@ const watchedMetrics = (props: OrchestratorMonitoringProps): WatchedMetrics => (
   }),
   errors: props.orchestratorFunction.metricErrors({ period: PERIOD, statistic: Stats.SUM }),
   breakerOpenAge: emfMetric(props.metricsNamespace, MetricName.BREAKER_OPEN_AGE, Stats.MAXIMUM),
+  // Emitted once per sweep: its period is the sweep's, so no period reads as missing data.
+  stuckEvents: emfMetric(props.metricsNamespace, MetricName.STUCK_EVENTS, Stats.MAXIMUM).with({
+    period: STUCK_SWEEP_INTERVAL,
+  }),
 });
 
 /**
@@ -131,9 +139,10 @@ const dashboardRows = (namespace: string, metrics: WatchedMetrics): GraphWidget[
         left: sums([m.FORGED_ATTRIBUTES, m.CONFLICTING_RESUBMISSION]),
       }),
       new GraphWidget({
-        title: "Oldest outage of a target turning events away (ms)",
+        title: "Oldest outage of a target turning events away (ms); stuck events found",
         width: 12,
         left: [metrics.breakerOpenAge],
+        right: [metrics.stuckEvents],
       }),
     ],
     [
@@ -180,6 +189,11 @@ export class OrchestratorMonitoring extends Construct {
    * nobody sends to needs nobody.
    */
   public readonly breakerOpenAlarm: Alarm | undefined;
+  /**
+   * Fires when the scheduled sweep finds an event waiting long past due with no message left
+   * (lib/core/stuck.ts): nothing will deliver it; `ricochet events --stuck` lists them.
+   */
+  public readonly stuckEventsAlarm: Alarm;
   public readonly dashboard: Dashboard;
 
   public constructor(scope: Construct, id: string, props: OrchestratorMonitoringProps) {
@@ -214,6 +228,14 @@ export class OrchestratorMonitoring extends Construct {
             threshold: props.breakerOpenAge.toMilliseconds(),
             evaluationPeriods: 1,
           });
+    this.stuckEventsAlarm = atOrAbove(this, "StuckEventsAlarm", {
+      description:
+        "Ricochet found events waiting long past due with no message left: nothing will deliver " +
+        "them; `ricochet events --stuck` lists them, `ricochet replay` or a redrive restarts them.",
+      metric: metrics.stuckEvents,
+      threshold: 1,
+      evaluationPeriods: 1,
+    });
     this.dashboard = new Dashboard(this, "Dashboard", {
       widgets: dashboardRows(props.metricsNamespace, metrics),
     });

@@ -7,6 +7,8 @@ import {
   Table,
   TableEncryption,
 } from "aws-cdk-lib/aws-dynamodb";
+import { Rule, RuleTargetInput, Schedule } from "aws-cdk-lib/aws-events";
+import { LambdaFunction as LambdaFunctionTarget } from "aws-cdk-lib/aws-events-targets";
 import {
   AnyPrincipal,
   Effect,
@@ -29,11 +31,16 @@ import { Queue, QueueEncryption } from "aws-cdk-lib/aws-sqs";
 import type { IStringParameter } from "aws-cdk-lib/aws-ssm";
 import { Construct } from "constructs";
 import { ENV } from "../contract/environment.js";
-import { RECORD_KEY, STATUS_INDEX, TTL_ATTRIBUTE } from "../contract/record-table.js";
+import { DUE_INDEX, RECORD_KEY, STATUS_INDEX, TTL_ATTRIBUTE } from "../contract/record-table.js";
 import { ConfigurationError } from "../core/errors.js";
+import { stuckAfterSecondsOf } from "../core/stuck.js";
 import type { FunctionName } from "./bundling.js";
 import { acknowledgeOrchestratorFindings } from "./nag-acknowledgements.js";
-import { OrchestratorMonitoring, SERVICE_NAME } from "./orchestrator-monitoring.js";
+import {
+  OrchestratorMonitoring,
+  SERVICE_NAME,
+  STUCK_SWEEP_INTERVAL,
+} from "./orchestrator-monitoring.js";
 import {
   internalBatchingWindow,
   type ResolvedRetryOrchestratorProps,
@@ -97,6 +104,8 @@ export class RetryOrchestrator extends Construct {
   public readonly orchestratorErrorsAlarm: Alarm;
   /** Fires when a target's breaker has stayed open too long; undefined with breakers off. */
   public readonly breakerOpenAlarm: Alarm | undefined;
+  /** Fires when the scheduled sweep finds stuck events (`ricochet events --stuck`). */
+  public readonly stuckEventsAlarm: Alarm;
   /** The props after defaults, as deployed. */
   public readonly settings: ResolvedRetryOrchestratorProps;
   /** ARNs of the principals the internal queue's policy lets send (see {@link internalQueue}). */
@@ -155,6 +164,13 @@ export class RetryOrchestrator extends Construct {
       partitionKey: { name: TABLE_KEYS.STATUS_INDEX_PARTITION_KEY, type: AttributeType.STRING },
       sortKey: { name: TABLE_KEYS.STATUS_INDEX_SORT_KEY, type: AttributeType.STRING },
       projectionType: ProjectionType.ALL,
+    });
+    // Waiting records by due day, for the stuck-event sweep (lib/contract/record-table.ts).
+    this.table.addGlobalSecondaryIndex({
+      indexName: DUE_INDEX.name,
+      partitionKey: { name: DUE_INDEX.partitionKey, type: AttributeType.STRING },
+      sortKey: { name: DUE_INDEX.sortKey, type: AttributeType.STRING },
+      projectionType: ProjectionType.KEYS_ONLY,
     });
 
     const environment = this.environment(settings);
@@ -227,6 +243,16 @@ export class RetryOrchestrator extends Construct {
     this.oldestMessageAlarm = monitoring.oldestMessageAlarm;
     this.orchestratorErrorsAlarm = monitoring.orchestratorErrorsAlarm;
     this.breakerOpenAlarm = monitoring.breakerOpenAlarm;
+    this.stuckEventsAlarm = monitoring.stuckEventsAlarm;
+    new Rule(this, "StuckSweepSchedule", {
+      description: "Ricochet: sweeps the due index for stuck events (the stuck-events alarm).",
+      schedule: Schedule.rate(STUCK_SWEEP_INTERVAL),
+      targets: [
+        new LambdaFunctionTarget(this.redriveFunction, {
+          event: RuleTargetInput.fromObject({ action: "sweep-stuck" }),
+        }),
+      ],
+    });
 
     acknowledgeOrchestratorFindings({
       functions: [this.orchestratorFunction, this.redriveFunction],
@@ -318,6 +344,14 @@ export class RetryOrchestrator extends Construct {
       [ENV.ALLOWED_TARGET_HOSTS]: settings.allowedTargetHosts.join(","),
       [ENV.HOP_SECONDS]: String(settings.hopSeconds),
       [ENV.RECORD_RETENTION_DAYS]: String(settings.recordRetentionDays),
+      // Past every receive a live message may still get: no live message is later than this.
+      [ENV.STUCK_AFTER_SECONDS]: String(
+        stuckAfterSecondsOf({
+          visibilityTimeoutSeconds:
+            settings.functionTimeout.toSeconds() * VISIBILITY_TIMEOUT_FACTOR,
+          maxReceiveCount: settings.maxReceiveCount,
+        }),
+      ),
       [ENV.SIGNING_SECRET]:
         secret === undefined
           ? ""

@@ -25,6 +25,7 @@ import {
   PolicyLimitsSchema,
   policyLimitConflicts,
 } from "../core/policy-limits.js";
+import { DEFAULT_STUCK_AFTER_SECONDS } from "../core/stuck.js";
 import { type TargetsSettings, TargetsSettingsSchema } from "../core/target-settings.js";
 import { toProblems } from "../core/zod-problems.js";
 
@@ -46,6 +47,7 @@ const ConfigSchema = z.object({
   defaultPolicy: PolicyFieldsSchema.optional(),
   allowedTargetHosts: z.array(z.string().min(1)),
   hopSeconds: z.int().min(1).max(MAX_SQS_DELAY_SECONDS),
+  stuckAfterSeconds: z.int().min(1),
   recordRetentionDays: RecordRetentionDaysSchema,
   signingSecret: z.string().min(1).optional(),
   legacySignatures: z.enum(["on", "off"], { error: "must be on or off" }),
@@ -72,6 +74,8 @@ export interface RicochetConfig {
   readonly defaultPolicy: RetryPolicy;
   readonly allowedTargetHosts: readonly string[];
   readonly hopSeconds: number;
+  /** How long past due a waiting event must be to count as stuck, in seconds. */
+  readonly stuckAfterSeconds: number;
   readonly recordRetentionDays: number;
   readonly signingSecret?: string | undefined;
   /** Signed deliveries also carry the legacy `Ricochet-Signature` (default true; lib/core/signing.ts). */
@@ -183,6 +187,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): RicochetConfig
     defaultPolicy: jsonOr(ENV.DEFAULT_POLICY, env[ENV.DEFAULT_POLICY]),
     allowedTargetHosts: parseList(env[ENV.ALLOWED_TARGET_HOSTS]),
     hopSeconds: numberOr(env[ENV.HOP_SECONDS], MAX_SQS_DELAY_SECONDS),
+    stuckAfterSeconds: numberOr(env[ENV.STUCK_AFTER_SECONDS], DEFAULT_STUCK_AFTER_SECONDS),
     recordRetentionDays: retentionDaysOf(env),
     signingSecret: env[ENV.SIGNING_SECRET] || undefined,
     legacySignatures: env[ENV.LEGACY_SIGNATURES]?.trim() || "on",

@@ -1,10 +1,15 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { AwsClients } from "../adapters/aws-clients.js";
 import type { OperatorFunctionDeps } from "../app/operator-function.js";
+import type { Log, Metrics } from "../core/observability.js";
 import { systemClock } from "../core/random.js";
 import { CallerSource } from "../core/record.js";
+import { DEFAULT_STUCK_LOOKBACK_DAYS } from "../core/stuck.js";
 import { type RicochetConfig, retentionSeconds } from "./config.js";
 import { createOperatorPorts } from "./create-operator-ports.js";
+
+/** The most stuck events one sweep names in its log and report. */
+const STUCK_LOG_LIMIT = 100;
 
 /**
  * The operator function's wiring over the deployment's configuration: made once per container,
@@ -13,6 +18,7 @@ import { createOperatorPorts } from "./create-operator-ports.js";
 export const operatorFunctionDeps = (
   config: RicochetConfig,
   clients: AwsClients,
+  observability?: { readonly metrics: Metrics; readonly log: Log },
 ): ((shouldStop: () => boolean) => OperatorFunctionDeps) => {
   const ports = createOperatorPorts({
     clients,
@@ -37,5 +43,17 @@ export const operatorFunctionDeps = (
     shouldStop,
     callerIdentity: ports.callerIdentity(),
     retentionSeconds: retentionSeconds(config.recordRetentionDays),
+    stuckSweep:
+      observability === undefined
+        ? undefined
+        : {
+            ...observability,
+            settings: {
+              stuckAfterSeconds: config.stuckAfterSeconds,
+              lookbackDays: DEFAULT_STUCK_LOOKBACK_DAYS,
+              // The count the alarm reads stops here too: one is enough to page.
+              limit: STUCK_LOG_LIMIT,
+            },
+          },
   });
 };

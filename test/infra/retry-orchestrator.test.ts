@@ -230,7 +230,7 @@ describe("RetryOrchestrator resources", () => {
     expect(ingress.VisibilityTimeout).toBeGreaterThanOrEqual(VISIBILITY_TIMEOUT_FACTOR * timeout);
   });
 
-  it("keys the record table by eventId, on demand, with PITR, TTL and the sparse byStatus index", () => {
+  it("keys the record table by eventId, on demand, with PITR, TTL and the sparse byStatus and byDue indexes", () => {
     template.resourceCountIs("AWS::DynamoDB::Table", 1);
     template.hasResourceProperties("AWS::DynamoDB::Table", {
       KeySchema: [{ AttributeName: "eventId", KeyType: "HASH" }],
@@ -246,8 +246,37 @@ describe("RetryOrchestrator resources", () => {
           ],
           Projection: { ProjectionType: "ALL" },
         },
+        {
+          IndexName: "byDue",
+          KeySchema: [
+            { AttributeName: "dueBucket", KeyType: "HASH" },
+            { AttributeName: "nextAttemptAt", KeyType: "RANGE" },
+          ],
+          Projection: { ProjectionType: "KEYS_ONLY" },
+        },
       ],
     });
+  });
+
+  it("sweeps for stuck events every 5 min through the redrive function, and alarms on one found", () => {
+    template.hasResourceProperties("AWS::Events::Rule", {
+      ScheduleExpression: "rate(5 minutes)",
+      Targets: [{ Input: JSON.stringify({ action: "sweep-stuck" }) }],
+    });
+    const alarms = template.findResources("AWS::CloudWatch::Alarm", {
+      Properties: { MetricName: MetricName.STUCK_EVENTS },
+    });
+    expect(only(alarms as Resources).props).toMatchObject({
+      Statistic: "Maximum",
+      Period: 300,
+      Threshold: 1,
+      ComparisonOperator: "GreaterThanOrEqualToThreshold",
+    });
+    // The deployed ratio: a 360 s visibility timeout (6 × 60 s) × maxReceiveCount 10.
+    const variables = (
+      orchestratorFunction(template).props.Environment as { Variables: Record<string, unknown> }
+    ).Variables;
+    expect(variables.RICOCHET_STUCK_AFTER_SECONDS).toBe("3600");
   });
 
   it("feeds the orchestrator from both input queues with partial batch failure reporting and the configured scaling", () => {

@@ -46,11 +46,11 @@ const later = {
   jitter: "none" as const,
 };
 
-const sweep = async (metrics: CountingMetrics) =>
+const sweep = async (metrics: CountingMetrics, stuckAfterSeconds = STUCK_AFTER_SECONDS) =>
   sweepStuckEvents(
     { store: h.store, metrics, log: silentLog, clock: Date.now },
     {
-      stuckAfterSeconds: STUCK_AFTER_SECONDS,
+      stuckAfterSeconds,
       lookbackDays: DEFAULT_STUCK_LOOKBACK_DAYS,
       limit: 50,
     },
