@@ -7,6 +7,7 @@ import { redrive } from "../app/redrive.js";
 import { MAX_REDRIVE_LIMIT, parseRedriveRequest } from "../app/redrive-request.js";
 import { MAX_EVENT_ID_LENGTH } from "../core/envelope.js";
 import { errorMessage, InvalidRequestError } from "../core/errors.js";
+import { DEFAULT_STUCK_AFTER_SECONDS, DEFAULT_STUCK_LOOKBACK_DAYS } from "../core/stuck.js";
 import type { ConsoleDeps } from "./console-deps.js";
 import { CONSOLE_SCRIPT_PATH, consoleScript } from "./console-script.js";
 import { groupDeadLetters } from "./dead-letter-groups.js";
@@ -25,6 +26,7 @@ import {
   guardRequest,
   refusal,
 } from "./request-guard.js";
+import { STUCK_PAGE_LIMIT, stuckEventsPage } from "./stuck-events-page.js";
 import { targetsPage } from "./targets-page.js";
 import { readTargetsView } from "./targets-view.js";
 
@@ -148,6 +150,15 @@ export const createConsoleApp = (
   app.get("/events", async (c) => {
     const listing = await listEvents(deps.store, eventQueryOf(c.req.query()));
     return c.html(eventsPage(listing, deps.refreshSeconds));
+  });
+
+  app.get("/events/stuck", async (c) => {
+    const listing = await deps.store.listStuck({
+      cutoffMs: Date.now() - DEFAULT_STUCK_AFTER_SECONDS * 1000,
+      lookbackDays: DEFAULT_STUCK_LOOKBACK_DAYS,
+      limit: STUCK_PAGE_LIMIT,
+    });
+    return c.html(stuckEventsPage(listing));
   });
 
   app.get("/events/list", async (c) => {

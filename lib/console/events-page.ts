@@ -68,5 +68,6 @@ export const eventsPage = (listing: EventListing, refreshSeconds: number): Html 
 <input type="hidden" name="status" value="${listing.query.status}">
 <label>Target <input name="target" value="${shown(listing.query.targetKey)}" placeholder="http:https://host:443, lambda:name, group:name"></label>
 <button>Filter</button></form>
+&nbsp; <a href="/events/stuck">Stuck events</a>
 ${eventListFragment(listing, refreshSeconds)}`,
   );
