@@ -190,9 +190,11 @@ describe("a retried event's record", () => {
 
   itWhereEmulated(
     "consumedCapacityBySize",
-    "costs one write unit per claim and per result through six failed attempts",
+    "costs one table unit per claim and per result through six failed attempts, and one due-index unit per wait entered or left",
     async () => {
-      expect(await retryUnits(6)).toEqual(Array.from({ length: 12 }, () => 1));
+      // The first claim enters no wait; each retry's result enters the byDue index and the
+      // claim after it leaves it (lib/contract/record-table.ts DUE_INDEX).
+      expect(await retryUnits(6)).toEqual([1, ...Array.from({ length: 11 }, () => 2)]);
     },
   );
 
@@ -200,7 +202,10 @@ describe("a retried event's record", () => {
     "consumedCapacityBySize",
     "still does with a 40-character target key beside it, through five",
     async () => {
-      expect(await retryUnits(5, "t".repeat(40))).toEqual(Array.from({ length: 10 }, () => 1));
+      expect(await retryUnits(5, "t".repeat(40))).toEqual([
+        1,
+        ...Array.from({ length: 9 }, () => 2),
+      ]);
     },
   );
 });
