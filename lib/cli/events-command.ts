@@ -130,13 +130,12 @@ export const registerEventsCommand = (program: Command): void => {
     });
     printResult(records, { json: flags.json, human: renderEvents });
     // On stderr, so that --json output keeps its shape: scripts read the same array as before.
-    if (cutShort) {
-      const more =
-        flags.stuck === true
-          ? "more stuck events"
-          : status === undefined
-            ? "newer events"
-            : `more ${status} events`;
+    if (cutShort && flags.stuck === true) {
+      process.stderr.write(
+        `ricochet: warning: more than ${flags.limit} stuck events (--limit lists more)\n`,
+      );
+    } else if (cutShort) {
+      const more = status === undefined ? "newer events" : `more ${status} events`;
       process.stderr.write(
         `ricochet: warning: stopped after reading ${flags.maxRead} records; ${more} may exist (--max-read reads further)\n`,
       );
