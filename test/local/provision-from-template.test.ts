@@ -65,7 +65,7 @@ describe("provisionFromTemplate", () => {
     }
   });
 
-  it("creates the table with the template's keys, index and TTL attribute", async () => {
+  it("creates the table with the template's keys, indexes and TTL attribute", async () => {
     const tables = resourcesOf(CFN_TYPE.TABLE);
     expect(tables).toHaveLength(1);
     const [logicalId, resource] = tables[0] as (typeof tables)[number];
@@ -77,18 +77,21 @@ describe("provisionFromTemplate", () => {
     const name = provisioned.tables[logicalId]?.name ?? "";
     const { Table } = await clients.dynamodb.send(new DescribeTableCommand({ TableName: name }));
     expect(Table?.KeySchema).toEqual(props.KeySchema);
+    // DynamoDB lists a table's indexes in an order of its own: compared by name.
+    const byName = (a: { IndexName?: string }, b: { IndexName?: string }) =>
+      (a.IndexName ?? "").localeCompare(b.IndexName ?? "");
     expect(
       Table?.GlobalSecondaryIndexes?.map((i) => ({
         IndexName: i.IndexName,
         KeySchema: i.KeySchema,
         Projection: i.Projection,
-      })),
+      })).sort(byName),
     ).toEqual(
       props.GlobalSecondaryIndexes.map((i) => ({
         IndexName: i.IndexName,
         KeySchema: i.KeySchema,
         Projection: i.Projection,
-      })),
+      })).sort(byName),
     );
     const ttl = await clients.dynamodb.send(new DescribeTimeToLiveCommand({ TableName: name }));
     expect(ttl.TimeToLiveDescription?.AttributeName).toBe(
