@@ -1,6 +1,7 @@
 import { DescribeTableCommand } from "@aws-sdk/client-dynamodb";
 import { GetQueueAttributesCommand } from "@aws-sdk/client-sqs";
 import { describe, expect, it } from "vitest";
+import { DUE_INDEX } from "../../lib/contract/record-table.js";
 import {
   createTestQueues,
   createTestTable,
@@ -23,23 +24,34 @@ describe("test resources", () => {
     });
   });
 
-  it("creates an on-demand table keyed by eventId with the status index", async () => {
+  it("creates an on-demand table keyed by eventId with the status and due indexes", async () => {
     const tableName = await createTestTable("resources");
     const { Table } = await testClients().dynamodb.send(
       new DescribeTableCommand({ TableName: tableName }),
     );
     expect(Table?.KeySchema).toEqual([{ AttributeName: "eventId", KeyType: "HASH" }]);
     expect(Table?.BillingModeSummary?.BillingMode).toBe("PAY_PER_REQUEST");
-    expect(
+    // Compared by name: DynamoDB Local lists a table's indexes in an order of its own.
+    const indexes = new Map(
       Table?.GlobalSecondaryIndexes?.map((index) => [index.IndexName, index.KeySchema]),
-    ).toEqual([
-      [
-        STATUS_INDEX,
+    );
+    expect(indexes).toEqual(
+      new Map([
         [
-          { AttributeName: "listedStatus", KeyType: "HASH" },
-          { AttributeName: "updatedAt", KeyType: "RANGE" },
+          STATUS_INDEX,
+          [
+            { AttributeName: "listedStatus", KeyType: "HASH" },
+            { AttributeName: "updatedAt", KeyType: "RANGE" },
+          ],
         ],
-      ],
-    ]);
+        [
+          DUE_INDEX.name,
+          [
+            { AttributeName: DUE_INDEX.partitionKey, KeyType: "HASH" },
+            { AttributeName: DUE_INDEX.sortKey, KeyType: "RANGE" },
+          ],
+        ],
+      ]),
+    );
   });
 });
