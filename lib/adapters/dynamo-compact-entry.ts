@@ -36,6 +36,8 @@ export interface CompactEntry {
   readonly d?: number;
   /** noCall */
   readonly x?: true;
+  /** traceId: 32 hex digits, stored only when the attempt's message carried a trace context */
+  readonly t?: string;
 }
 
 /** The in-flight attempt as stored: who claimed it and when (epoch ms). */
@@ -69,6 +71,7 @@ export const compactEntry = (entry: AttemptEntry): CompactEntry | AttemptEntry =
     m: entry.message,
     d: entry.delaySeconds,
     x: entry.noCall,
+    t: entry.traceId,
   });
 };
 
@@ -88,6 +91,7 @@ const fromCompact = (item: CompactEntry): AttemptEntry =>
     message: item.m,
     delaySeconds: item.d,
     noCall: item.x,
+    traceId: item.t,
   });
 
 /** Reads a stored entry, compact or in the long form older releases wrote. */

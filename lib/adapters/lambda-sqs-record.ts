@@ -1,6 +1,10 @@
 import type { SQSRecord } from "aws-lambda";
 import { MessageOrigin, type ReceivedMessage } from "../core/ports.js";
-import { reservedAttributeNames, scheduleFromAttributes } from "./message-schedule.js";
+import {
+  reservedAttributeNames,
+  scheduleFromAttributes,
+  traceFromAttributes,
+} from "./message-schedule.js";
 
 /** The last part of a queue URL or ARN: the queue's name, unique in its account and region. */
 export const queueNameOf = (urlOrArn: string): string => urlOrArn.split(/[/:]/).pop() ?? "";
@@ -25,4 +29,5 @@ export const fromLambdaRecord = (
   reservedAttributes: reservedAttributeNames(record.messageAttributes),
   receiveCount: Number(record.attributes.ApproximateReceiveCount ?? "1"),
   sentAtMs: Number(record.attributes.SentTimestamp ?? "0"),
+  trace: traceFromAttributes(record.messageAttributes, record.attributes.AWSTraceHeader),
 });

@@ -1,6 +1,12 @@
 import type { MessageAttributeValue } from "@aws-sdk/client-sqs";
 import type { SQSMessageAttributes } from "aws-lambda";
 import type { MessageSchedule } from "../core/ports.js";
+import {
+  TRACE_ATTRIBUTE,
+  type TraceContext,
+  traceContextFrom,
+  traceHeaders,
+} from "../core/trace-context.js";
 
 /**
  * Scheduling facts travel as SQS message attributes so the body stays exactly the producer's
@@ -28,6 +34,11 @@ export const scheduleToAttributes = (
       StringValue: String(Math.trunc(schedule.notBeforeMs)),
     };
   }
+  if (schedule.trace !== undefined) {
+    for (const [name, value] of Object.entries(traceHeaders(schedule.trace))) {
+      attributes[name] = { DataType: "String", StringValue: value };
+    }
+  }
   return attributes;
 };
 
@@ -37,20 +48,38 @@ const wholeNumber = (value: string | undefined): number | undefined => {
   return Number.isSafeInteger(parsed) && parsed >= 0 ? parsed : undefined;
 };
 
+type AnyAttributes = Record<string, MessageAttributeValue> | SQSMessageAttributes | undefined;
+
+/** An attribute's text in either shape: the SQS API's (`StringValue`) or Lambda's (`stringValue`). */
+const attributeText = (attributes: AnyAttributes, name: string): string | undefined => {
+  const attribute = attributes?.[name] as
+    | { StringValue?: string; stringValue?: string }
+    | undefined;
+  return attribute?.StringValue ?? attribute?.stringValue;
+};
+
+/**
+ * The trace context a message carries: its `traceparent`/`tracestate` attributes, else X-Ray's
+ * `AWSTraceHeader` system attribute. Read on both queues: it is the producer's to set, and a
+ * malformed one is ignored (lib/core/trace-context.ts).
+ */
+export const traceFromAttributes = (
+  attributes: AnyAttributes,
+  awsTraceHeader: string | undefined,
+): TraceContext | undefined =>
+  traceContextFrom({
+    traceparent: attributeText(attributes, TRACE_ATTRIBUTE.TRACEPARENT),
+    tracestate: attributeText(attributes, TRACE_ATTRIBUTE.TRACESTATE),
+    awsTraceHeader,
+  });
+
 /**
  * Reads the schedule from either shape attributes come in: the SQS API's (`StringValue`) or the
  * Lambda event's (`stringValue`). A producer's original message has none: generation 0.
  * Unreadable values are treated as absent rather than trusted.
  */
-export const scheduleFromAttributes = (
-  attributes: Record<string, MessageAttributeValue> | SQSMessageAttributes | undefined,
-): MessageSchedule => {
-  const read = (name: string): string | undefined => {
-    const attribute = attributes?.[name] as
-      | { StringValue?: string; stringValue?: string }
-      | undefined;
-    return attribute?.StringValue ?? attribute?.stringValue;
-  };
+export const scheduleFromAttributes = (attributes: AnyAttributes): MessageSchedule => {
+  const read = (name: string): string | undefined => attributeText(attributes, name);
   return {
     generation: wholeNumber(read(SCHEDULE_ATTRIBUTE.GENERATION)) ?? 0,
     notBeforeMs: wholeNumber(read(SCHEDULE_ATTRIBUTE.NOT_BEFORE)),

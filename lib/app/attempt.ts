@@ -28,6 +28,7 @@ import type { AttemptEntry, EventRecord, PendingDeadLetter } from "../core/recor
 import { EventStatus } from "../core/status.js";
 import type { EndedCall } from "../core/target-health.js";
 import { isoOf } from "../core/time-format.js";
+import type { TraceContext } from "../core/trace-context.js";
 
 /** What one claimed attempt needs beyond the message itself. */
 export interface AttemptDeps {
@@ -61,6 +62,8 @@ export interface ClaimedAttempt {
    * time ran out on Ricochet's side, and the attempt is given back.
    */
   readonly callCutByLease: boolean;
+  /** The producer's trace context: handed to the target and carried on the retry's message. */
+  readonly trace?: TraceContext | undefined;
 }
 
 /**
@@ -204,6 +207,7 @@ export const runClaimedAttempt = async (
       attempt: record.attempts,
       timeoutMs: claimed.callTimeoutMs,
       replay: record.replays,
+      trace: claimed.trace,
       onSent: () => {
         sentAtMs = deps.clock();
       },
@@ -255,6 +259,7 @@ export const runClaimedAttempt = async (
     message: outcome.message,
     delaySeconds: decision.kind === "retry" ? decision.delaySeconds : undefined,
     noCall: noCall ? true : undefined,
+    traceId: claimed.trace?.traceId,
   };
 
   const base = {
@@ -279,7 +284,11 @@ export const runClaimedAttempt = async (
       const needsHops = decision.delaySeconds > deps.hopSeconds;
       await deps.ingress.send(
         claimed.body,
-        { generation: newGeneration, notBeforeMs: needsHops ? decision.notBeforeMs : undefined },
+        {
+          generation: newGeneration,
+          notBeforeMs: needsHops ? decision.notBeforeMs : undefined,
+          trace: claimed.trace,
+        },
         Math.min(decision.delaySeconds, deps.hopSeconds),
       );
       written = await deps.store.recordResult({

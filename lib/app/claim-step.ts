@@ -76,6 +76,7 @@ export const claimAndAttempt = async (
     targetKey: target.key,
     callTimeoutMs,
     callCutByLease: callTimeoutMs < callMs,
+    trace: message.trace,
   });
   return { verdict: reportAttempt(ctx, envelope, next.record, attempt), attempt };
 };

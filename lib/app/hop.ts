@@ -27,7 +27,8 @@ export interface Wait {
 
 /**
  * Re-sends the message on the internal queue at its own generation, due at `notBeforeMs`, with
- * a delay of at most `hopSeconds`: a later one is reached by hopping again on arrival.
+ * a delay of at most `hopSeconds`: a later one is reached by hopping again on arrival. The
+ * producer's trace context goes with it, so that every hop and deferral stays in its trace.
  */
 export const resendFor = async (
   { deps }: OrchestratorContext,
@@ -35,7 +36,8 @@ export const resendFor = async (
   notBeforeMs: number,
   delaySeconds = hopDelaySeconds(notBeforeMs, deps.clock(), deps.hopSeconds),
 ): Promise<void> => {
-  await deps.ingress.send(message.body, { ...scheduleOf(message), notBeforeMs }, delaySeconds);
+  const schedule = { ...scheduleOf(message), notBeforeMs, trace: message.trace };
+  await deps.ingress.send(message.body, schedule, delaySeconds);
 };
 
 /** Records the event as scheduled, due at `dueMs` (a no-op over any other record). */

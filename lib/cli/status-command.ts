@@ -28,9 +28,21 @@ export const renderRecord = (record: EventRecord, nowMs: number = Date.now()): s
   }
   const parts = [summary.toString()];
   if (record.history.length > 0) {
+    // The trace column only when an attempt belongs to one: most events carry no trace context.
+    const traced = record.history.some((a) => a.traceId !== undefined);
     const history = new Table({
       ...plain,
-      head: ["#", "claimed", "finished", "outcome", "status", "error", "delay (s)", "message"],
+      head: [
+        "#",
+        "claimed",
+        "finished",
+        "outcome",
+        "status",
+        "error",
+        "delay (s)",
+        "message",
+        ...(traced ? ["trace"] : []),
+      ],
     });
     for (const a of record.history) {
       history.push(
@@ -43,6 +55,7 @@ export const renderRecord = (record: EventRecord, nowMs: number = Date.now()): s
           a.errorCategory,
           a.delaySeconds,
           a.message,
+          ...(traced ? [a.traceId] : []),
         ]),
       );
     }

@@ -23,7 +23,7 @@ const attemptItem = (
   a: AttemptItem,
 ): Html => html`<li class="attempt" data-attempt="${a.attempt}" data-outcome="${a.outcome}" data-status-code="${shown(a.statusCode)}" data-delay="${shown(a.delaySeconds)}">
 <strong>${a.noCall === true ? "No call" : html`Attempt ${a.attempt}`}</strong> <span class="outcome-${a.outcome}">${a.outcome}</span>
-${a.statusCode === undefined ? "" : html` · HTTP ${a.statusCode}`}${a.errorCategory === undefined ? "" : html` · ${a.errorCategory}`}
+${a.statusCode === undefined ? "" : html` · HTTP ${a.statusCode}`}${a.errorCategory === undefined ? "" : html` · ${a.errorCategory}`}${a.traceId === undefined ? "" : html` · trace <code class="trace-id">${a.traceId}</code>`}
 <br>claimed <time>${a.claimedAt}</time>${a.sentAt === undefined ? "" : html` · sent <time>${a.sentAt}</time>`} · finished <time>${a.finishedAt}</time> (${took(a.claimedAt, a.finishedAt)})
 <br><span class="message">${a.message}</span>
 ${a.delaySeconds === undefined ? "" : html`<div class="gap">↓ next attempt in ${a.delaySeconds}s</div>`}

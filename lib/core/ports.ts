@@ -16,6 +16,7 @@ import type { EventStatus } from "./status.js";
 import type { isStuck } from "./stuck.js";
 import type { targetKeyOfRecord } from "./target-key.js";
 import type { TargetNotes } from "./target-view.js";
+import type { TraceContext } from "./trace-context.js";
 
 /*
  * The ports the orchestrator and redrive depend on. Adapters implement them over DynamoDB, SQS
@@ -315,6 +316,8 @@ export interface MessageSchedule {
   readonly generation: number;
   /** Epoch ms before which the event must not be attempted (long delays are reached by hops). */
   readonly notBeforeMs?: number | undefined;
+  /** The producer's trace context, carried on every message Ricochet re-sends for the event. */
+  readonly trace?: TraceContext | undefined;
 }
 
 /**
@@ -345,6 +348,8 @@ export interface ReceivedMessage extends MessageHandle {
   readonly receiveCount: number;
   /** When the message was first sent (epoch ms). */
   readonly sentAtMs: number;
+  /** The trace context it carried, if a valid one (lib/core/trace-context.ts). */
+  readonly trace?: TraceContext | undefined;
 }
 
 /**
@@ -418,6 +423,8 @@ export interface DeliveryRequest {
   readonly onSent?: (() => void) | undefined;
   /** The replay this call belongs to (1 for the first), when the event was replayed. */
   readonly replay?: number | undefined;
+  /** The producer's trace context, handed to the target so that its receiver joins the trace. */
+  readonly trace?: TraceContext | undefined;
 }
 
 /** Delivers one attempt. Never throws for a failed call: failures are results. */

@@ -63,6 +63,8 @@ export interface AttemptEntry {
    * refused): no call was made, and `attempt` is the count it left, the calls made before it.
    */
   readonly noCall?: true | undefined;
+  /** The trace the attempt belongs to (the producer's), when its message carried one. */
+  readonly traceId?: string | undefined;
 }
 
 /** Who brought an event back from the dead-letter queue, when, why and with what budget. */

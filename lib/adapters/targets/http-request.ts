@@ -2,6 +2,7 @@ import { type ClientRequest, request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
 import type { HttpTarget } from "../../core/envelope.js";
 import type { DeliveryRequest } from "../../core/ports.js";
+import { traceHeaders } from "../../core/trace-context.js";
 import { pinnedLookup, type SafeAddress } from "./address-policy.js";
 import type { ConnectionPools } from "./http-connection-pools.js";
 import type { ParsedTargetUrl } from "./http-target-url.js";
@@ -24,7 +25,12 @@ const mergeHeaders = (
  * Ricochet's, which nothing overrides.
  */
 export const deliveryHeaders = (
-  { envelope, attempt, replay }: Pick<DeliveryRequest, "envelope" | "attempt" | "replay">,
+  {
+    envelope,
+    attempt,
+    replay,
+    trace,
+  }: Pick<DeliveryRequest, "envelope" | "attempt" | "replay" | "trace">,
   target: HttpTarget,
   body: string,
   signature: Readonly<Record<string, string>>,
@@ -41,6 +47,9 @@ export const deliveryHeaders = (
       "Ricochet-Attempt": String(attempt),
       // The same key on a replay: it is the same event (docs/design-notes.md).
       ...(replay === undefined ? {} : { "Ricochet-Replay": String(replay) }),
+      // The producer's trace, so the receiver joins it (W3C Trace Context); a target's own
+      // `traceparent` header never stands in for the producer's.
+      ...(trace === undefined ? {} : traceHeaders(trace)),
     },
   );
 

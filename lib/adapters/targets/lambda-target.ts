@@ -15,6 +15,7 @@ import {
 import { type AttemptResult, storedExcerpt } from "../../core/outcome.js";
 import { ErrorCategory } from "../../core/policy.js";
 import type { DeliveryRequest, DeliveryTarget } from "../../core/ports.js";
+import { traceHeaders } from "../../core/trace-context.js";
 import { decodeExcerpt, describeFunctionError, parsePayload } from "../lambda-payload.js";
 import { notifySent } from "./notify-sent.js";
 
@@ -47,7 +48,16 @@ export interface LambdaTargetOptions {
  * itself is exactly the envelope's payload.
  */
 export interface RicochetClientContext {
-  readonly custom: { readonly idempotencyKey: string; readonly attempt: string };
+  readonly custom: {
+    readonly idempotencyKey: string;
+    readonly attempt: string;
+    /**
+     * The producer's W3C trace context, when its message carried one: where OpenTelemetry's
+     * AWS SDK instrumentation puts it on an invocation, so the function joins the trace.
+     */
+    readonly traceparent?: string;
+    readonly tracestate?: string;
+  };
 }
 
 /*
@@ -160,6 +170,7 @@ export const createLambdaTarget = (options: LambdaTargetOptions): DeliveryTarget
     attempt,
     onSent,
     timeoutMs: cutOffMs,
+    trace,
   }: DeliveryRequest): Promise<AttemptResult> => {
     const started = now();
     const elapsed = (): number => Math.max(0, Math.round(now() - started));
@@ -185,7 +196,11 @@ export const createLambdaTarget = (options: LambdaTargetOptions): DeliveryTarget
       };
     }
     const context: RicochetClientContext = {
-      custom: { idempotencyKey: envelope.eventId, attempt: String(attempt) },
+      custom: {
+        idempotencyKey: envelope.eventId,
+        attempt: String(attempt),
+        ...(trace === undefined ? {} : traceHeaders(trace)),
+      },
     };
     let client: LambdaClient;
     let InvokeCommand: typeof import("@aws-sdk/client-lambda").InvokeCommand;

@@ -1,0 +1,73 @@
+import type { MessageAttributeValue } from "@aws-sdk/client-sqs";
+import { describe, expect, it } from "vitest";
+import { EventStatus } from "../../lib/core/status.js";
+import { useOrchestratorHarness } from "../support/orchestrator-harness.js";
+
+/*
+ * A producer's W3C trace context, end to end on the real emulators, poller and receiver: read
+ * from the message's `traceparent`/`tracestate` attributes, carried on every retry Ricochet
+ * re-sends, handed to the receiver on each call and kept with each attempt on the record.
+ */
+const h = useOrchestratorHarness("trace-context");
+
+const TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736";
+const TRACEPARENT = `00-${TRACE_ID}-00f067aa0ba902b7-01`;
+
+const retryIn = (seconds: number) => ({
+  baseDelaySeconds: seconds,
+  multiplier: 1,
+  maxDelaySeconds: seconds,
+  jitter: "none" as const,
+});
+
+const carriers = (traceparent: string, tracestate?: string) => {
+  const attributes: Record<string, MessageAttributeValue> = {
+    traceparent: { DataType: "String", StringValue: traceparent },
+  };
+  if (tracestate !== undefined) {
+    attributes.tracestate = { DataType: "String", StringValue: tracestate };
+  }
+  return attributes;
+};
+
+describe("a producer's trace context", () => {
+  it("reaches the receiver on every call of an event delivered at its third attempt, and each attempt on the record names its trace", async () => {
+    const id = `traced-${Date.now()}`;
+    h.script({ [id]: [503, 503, 200] });
+    await h.startWorkers();
+    await h.submitRaw(
+      [JSON.stringify(h.envelope(id, retryIn(1)))],
+      carriers(TRACEPARENT, "rojo=00f067aa0ba902b7"),
+    );
+    const record = await h.waitForStatus(id, EventStatus.DELIVERED);
+
+    const calls = h.receiver.callsFor(id);
+    expect(calls.map((c) => [c.headers.traceparent, c.headers.tracestate])).toEqual([
+      [TRACEPARENT, "rojo=00f067aa0ba902b7"],
+      [TRACEPARENT, "rojo=00f067aa0ba902b7"],
+      [TRACEPARENT, "rojo=00f067aa0ba902b7"],
+    ]);
+    expect(record.attempts).toBe(3);
+    expect(record.history.map((a) => a.traceId)).toEqual([TRACE_ID, TRACE_ID, TRACE_ID]);
+  });
+
+  it.each([
+    ["garbage", "not-a-traceparent"],
+    ["an all-zero trace id", `00-${"0".repeat(32)}-00f067aa0ba902b7-01`],
+    ["an oversized header", `01-${TRACE_ID}-00f067aa0ba902b7-01-${"a".repeat(4096)}`],
+  ])("is ignored when it is %s: the event is delivered with no trace", async (name, value) => {
+    const id = `untraced-${name.replace(/\W+/g, "-")}-${Date.now()}`;
+    h.script({ [id]: [503, 200] });
+    await h.startWorkers();
+    await h.submitRaw([JSON.stringify(h.envelope(id, retryIn(1)))], carriers(value, "x=1"));
+    const record = await h.waitForStatus(id, EventStatus.DELIVERED);
+
+    const calls = h.receiver.callsFor(id);
+    expect(calls).toHaveLength(2);
+    expect(calls.map((c) => [c.headers.traceparent, c.headers.tracestate])).toEqual([
+      [undefined, undefined],
+      [undefined, undefined],
+    ]);
+    expect(record.history.map((a) => a.traceId)).toEqual([undefined, undefined]);
+  });
+});
