@@ -34,10 +34,8 @@ export const scheduleToAttributes = (
       StringValue: String(Math.trunc(schedule.notBeforeMs)),
     };
   }
-  if (schedule.trace !== undefined) {
-    for (const [name, value] of Object.entries(traceHeaders(schedule.trace))) {
-      attributes[name] = { DataType: "String", StringValue: value };
-    }
+  for (const [name, value] of Object.entries(traceHeaders(schedule.trace))) {
+    attributes[name] = { DataType: "String", StringValue: value };
   }
   return attributes;
 };

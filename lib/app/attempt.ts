@@ -28,7 +28,7 @@ import type { AttemptEntry, EventRecord, PendingDeadLetter } from "../core/recor
 import { EventStatus } from "../core/status.js";
 import type { EndedCall } from "../core/target-health.js";
 import { isoOf } from "../core/time-format.js";
-import type { TraceContext } from "../core/trace-context.js";
+import { type TraceContext, traceHeaders } from "../core/trace-context.js";
 
 /** What one claimed attempt needs beyond the message itself. */
 export interface AttemptDeps {
@@ -135,6 +135,7 @@ const sendDeadLetter = async (
     generation: pending.generation,
     lastOutcome: pending.lastOutcome,
     deadLetteredAt: pending.decidedAt,
+    ...traceHeaders(claimed.trace),
   });
   const nowMs = deps.clock();
   return deps.store.recordResult({

@@ -6,6 +6,7 @@ import { MAX_OUTCOME_MESSAGE_LENGTH, storedExcerpt } from "../core/outcome.js";
 import { type RetryPolicy, resolvePolicy } from "../core/policy.js";
 import { applyPolicyLimits, DEFAULT_POLICY_LIMITS } from "../core/policy-limits.js";
 import { MessageOrigin, type ReceivedMessage } from "../core/ports.js";
+import { traceHeaders } from "../core/trace-context.js";
 import {
   ACK,
   type MessageVerdict,
@@ -59,6 +60,7 @@ export const deadLetterInvalid = async (
     attempts: 0,
     generation: scheduleOf(message).generation,
     deadLetteredAt: new Date(deps.clock()).toISOString(),
+    ...traceHeaders(message.trace),
   });
   if (eventId !== undefined) {
     await deps.store.recordInvalid({

@@ -1,6 +1,7 @@
 import type { DeadLetterMessage } from "../core/dead-letter.js";
 import { errorMessage } from "../core/errors.js";
 import type { EventRecord, RedriveEntry } from "../core/record.js";
+import { traceContextFrom } from "../core/trace-context.js";
 import { releaseAll, type ScannedMessage } from "./dead-letter-scan.js";
 import type { AuditStamper } from "./operator-action.js";
 import type { RedriveDeps } from "./redrive.js";
@@ -136,7 +137,8 @@ const moveCopy = async (
   };
   // The producer's body as it arrived: re-serialising could change it (and grow it past
   // SQS's limit: `1e20` becomes 21 digits).
-  await deps.ingressQueue.send(dl.body, { generation }, 0);
+  const trace = traceContextFrom({ traceparent: dl.traceparent, tracestate: dl.tracestate });
+  await deps.ingressQueue.send(dl.body, { generation, trace }, 0);
   const recorded = await deps.store.recordRedrive({
     eventId: envelope.eventId,
     generation,

@@ -33,6 +33,12 @@ export interface DeadLetterSummary {
    * valid envelope (itself an `invalid_envelope`) is ever cut: a valid envelope always fits whole.
    */
   readonly bodyTruncated?: boolean | undefined;
+  /**
+   * The producer's W3C trace context, so that a redrive stays in the producer's trace; read back
+   * through `traceContextFrom`, which ignores anything malformed.
+   */
+  readonly traceparent?: string | undefined;
+  readonly tracestate?: string | undefined;
 }
 
 /**

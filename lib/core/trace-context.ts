@@ -19,12 +19,15 @@ export interface TraceContext {
   readonly traceState?: string | undefined;
 }
 
-/** The carriers a trace context arrives in; every one may be absent or hostile. */
+/**
+ * The carriers a trace context arrives in; every one may be absent or hostile (not even a string,
+ * read back from a dead-letter copy anyone with send rights on that queue could have written).
+ */
 export interface TraceCarriers {
-  readonly traceparent?: string | undefined;
-  readonly tracestate?: string | undefined;
+  readonly traceparent?: unknown;
+  readonly tracestate?: unknown;
   /** X-Ray's `AWSTraceHeader` (`Root=1-…-…;Parent=…;Sampled=1`), used when `traceparent` is not. */
-  readonly awsTraceHeader?: string | undefined;
+  readonly awsTraceHeader?: unknown;
 }
 
 /** The message attribute names, as OpenTelemetry's SQS instrumentation spells them. */
@@ -52,10 +55,8 @@ const HEX16 = /^[0-9a-f]{16}$/;
 const allZeros = (hex: string): boolean => /^0+$/.test(hex);
 
 /** The producer's `traceparent`, or undefined when it is not a valid one (W3C §3.2). */
-export const parseTraceparent = (
-  value: string | undefined,
-): Omit<TraceContext, "traceState"> | undefined => {
-  if (value === undefined || value.length > MAX_TRACEPARENT_LENGTH) return undefined;
+export const parseTraceparent = (value: unknown): Omit<TraceContext, "traceState"> | undefined => {
+  if (typeof value !== "string" || value.length > MAX_TRACEPARENT_LENGTH) return undefined;
   const match = TRACEPARENT.exec(value.trim().toLowerCase());
   if (match === null) return undefined;
   const [, version, traceId, parentId, flags, rest] = match as unknown as [
@@ -74,8 +75,8 @@ export const parseTraceparent = (
 };
 
 /** The producer's `tracestate` when every member is well-formed and within the limits; else none. */
-export const parseTracestate = (value: string | undefined): string | undefined => {
-  if (value === undefined || value.length > MAX_TRACESTATE_LENGTH) return undefined;
+export const parseTracestate = (value: unknown): string | undefined => {
+  if (typeof value !== "string" || value.length > MAX_TRACESTATE_LENGTH) return undefined;
   const members = value
     .split(",")
     .map((member) => member.trim())
@@ -85,8 +86,8 @@ export const parseTracestate = (value: string | undefined): string | undefined =
 };
 
 /** X-Ray's header as a W3C context: its `Root` is the trace id with the version and dash removed. */
-export const parseXRayTraceHeader = (value: string | undefined): TraceContext | undefined => {
-  if (value === undefined || value.length > MAX_XRAY_HEADER_LENGTH) return undefined;
+export const parseXRayTraceHeader = (value: unknown): TraceContext | undefined => {
+  if (typeof value !== "string" || value.length > MAX_XRAY_HEADER_LENGTH) return undefined;
   const fields = new Map<string, string>();
   for (const part of value.split(";")) {
     const at = part.indexOf("=");
@@ -124,8 +125,18 @@ export const traceContextFrom = (carriers: TraceCarriers): TraceContext | undefi
 export const formatTraceparent = (context: TraceContext): string =>
   `00-${context.traceId}-${context.parentId}-${context.sampled ? "01" : "00"}`;
 
-/** The carriers to hand on (to a target, on a re-sent message) for a context. */
-export const traceHeaders = (context: TraceContext): Readonly<Record<string, string>> => ({
-  [TRACE_ATTRIBUTE.TRACEPARENT]: formatTraceparent(context),
-  ...(context.traceState === undefined ? {} : { [TRACE_ATTRIBUTE.TRACESTATE]: context.traceState }),
-});
+/**
+ * The carriers to hand on for a context: a target's headers, a re-sent message's attributes, a
+ * dead-letter copy's summary fields; none without a context.
+ */
+export const traceHeaders = (
+  context: TraceContext | undefined,
+): { readonly traceparent?: string; readonly tracestate?: string } =>
+  context === undefined
+    ? {}
+    : {
+        [TRACE_ATTRIBUTE.TRACEPARENT]: formatTraceparent(context),
+        ...(context.traceState === undefined
+          ? {}
+          : { [TRACE_ATTRIBUTE.TRACESTATE]: context.traceState }),
+      };

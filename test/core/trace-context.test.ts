@@ -86,6 +86,19 @@ describe("a producer's trace context", () => {
     expect(traceContextFrom({ awsTraceHeader: header })).toBeUndefined();
   });
 
+  it.each([
+    ["a number", 42],
+    ["an object", { traceparent: "x" }],
+    ["null", null],
+  ])(
+    "ignores carriers that are %s, as a dead-letter copy anyone could write may hold",
+    (_, value) => {
+      expect(
+        traceContextFrom({ traceparent: value, tracestate: value, awsTraceHeader: value }),
+      ).toBeUndefined();
+    },
+  );
+
   it("prefers traceparent to X-Ray's header and keeps a valid tracestate", () => {
     const other = `Root=1-11111111-${"1".repeat(24)};Parent=${"1".repeat(16)};Sampled=1`;
     expect(

@@ -51,6 +51,23 @@ describe("a producer's trace context", () => {
     expect(record.history.map((a) => a.traceId)).toEqual([TRACE_ID, TRACE_ID, TRACE_ID]);
   });
 
+  it("stays with an event dead-lettered and redriven: the copy carries it and the redriven call sends it", async () => {
+    const id = `traced-redrive-${Date.now()}`;
+    h.script({ [id]: [400, 200] });
+    await h.startWorkers();
+    await h.submitRaw([JSON.stringify(h.envelope(id, retryIn(1)))], carriers(TRACEPARENT));
+    await h.waitForStatus(id, EventStatus.REJECTED);
+    const copy = (await h.deadLetters()).find((m) => m.eventId === id);
+    expect(copy?.traceparent).toBe(TRACEPARENT);
+
+    await h.redrive({ eventIds: [id], by: "ops" });
+    await h.waitForStatus(id, EventStatus.DELIVERED);
+    expect(h.receiver.callsFor(id).map((c) => c.headers.traceparent)).toEqual([
+      TRACEPARENT,
+      TRACEPARENT,
+    ]);
+  });
+
   it.each([
     ["garbage", "not-a-traceparent"],
     ["an all-zero trace id", `00-${"0".repeat(32)}-00f067aa0ba902b7-01`],

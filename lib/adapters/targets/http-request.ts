@@ -49,7 +49,7 @@ export const deliveryHeaders = (
       ...(replay === undefined ? {} : { "Ricochet-Replay": String(replay) }),
       // The producer's trace, so the receiver joins it (W3C Trace Context); a target's own
       // `traceparent` header never stands in for the producer's.
-      ...(trace === undefined ? {} : traceHeaders(trace)),
+      ...traceHeaders(trace),
     },
   );
 

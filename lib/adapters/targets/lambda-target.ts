@@ -199,7 +199,7 @@ export const createLambdaTarget = (options: LambdaTargetOptions): DeliveryTarget
       custom: {
         idempotencyKey: envelope.eventId,
         attempt: String(attempt),
-        ...(trace === undefined ? {} : traceHeaders(trace)),
+        ...traceHeaders(trace),
       },
     };
     let client: LambdaClient;
