@@ -6,6 +6,7 @@ import {
   createSqsBatchHandler,
   type OrchestratorSqsHandler,
 } from "../lib/runtime/sqs-batch-handler.js";
+import { loadTracer } from "../lib/runtime/tracing.js";
 
 // Read at init, so a deployment with a bad configuration fails before it takes any message.
 const config = loadConfig();
@@ -17,20 +18,30 @@ const metrics = new EmbeddedMetrics();
  * and reused by every later one. Building them loads the AWS SDK, which was most of this module's
  * init (docs/benchmark-history.md, "Cold start"); the first batch pays it instead.
  */
-let batchHandler: OrchestratorSqsHandler | undefined;
-const orchestratorHandler = (): OrchestratorSqsHandler => {
-  batchHandler ??= createSqsBatchHandler(
+let batchHandler: Promise<OrchestratorSqsHandler> | undefined;
+const buildHandler = async (): Promise<OrchestratorSqsHandler> => {
+  const tracer = await loadTracer(config.tracing);
+  return createSqsBatchHandler(
     createOrchestratorRuntime({
       config,
       ports: createPorts(config, createAwsClients()),
       log,
       metrics,
+      tracer,
     }),
-    { internalQueue: config.internalQueueUrl, afterBatch: () => metrics.flush() },
+    {
+      internalQueue: config.internalQueueUrl,
+      // Spans are flushed before the sandbox freezes, like metrics.
+      afterBatch: async () => {
+        metrics.flush();
+        await tracer?.flush();
+      },
+    },
   );
-  return batchHandler;
 };
 
 /** SQS event source handler: reports the messages to keep as a partial batch response. */
-export const handler: OrchestratorSqsHandler = (event, context) =>
-  orchestratorHandler()(event, context);
+export const handler: OrchestratorSqsHandler = async (event, context) => {
+  batchHandler ??= buildHandler();
+  return (await batchHandler)(event, context);
+};

@@ -29,6 +29,7 @@ import { EventStatus } from "../core/status.js";
 import type { EndedCall } from "../core/target-health.js";
 import { isoOf } from "../core/time-format.js";
 import { type TraceContext, traceHeaders } from "../core/trace-context.js";
+import { NO_TRACING, SpanName, type Tracer, targetCallAttributes } from "../core/tracing.js";
 
 /** What one claimed attempt needs beyond the message itself. */
 export interface AttemptDeps {
@@ -40,6 +41,8 @@ export interface AttemptDeps {
   readonly workerId: string;
   readonly hopSeconds: number;
   readonly retentionSeconds: number;
+  /** Spans for the target's calls (default {@link NO_TRACING}). */
+  readonly tracer?: Tracer | undefined;
 }
 
 export interface ClaimedAttempt {
@@ -174,6 +177,56 @@ const finishPendingDeadLetter = async (
   };
 };
 
+/** What a call to the target gave: its result, how it is classified, when it was sent. */
+interface MadeCall {
+  readonly result: AttemptResult;
+  readonly outcome: Outcome;
+  readonly sentAtMs: number | undefined;
+}
+
+/**
+ * Calls the target in its own span, whose context the target is handed (the producer's, with
+ * tracing off), and classifies the result.
+ */
+const callTarget = async (
+  deps: AttemptDeps,
+  claimed: ClaimedAttempt,
+  policy: RetryPolicy,
+): Promise<MadeCall> => {
+  const { envelope, record } = claimed;
+  const span = (deps.tracer ?? NO_TRACING).start(SpanName.TARGET_CALL, claimed.trace, {
+    ...targetCallAttributes(envelope.target),
+    "ricochet.event_id": envelope.eventId,
+    "ricochet.attempt": record.attempts,
+    "ricochet.generation": record.generation,
+    "ricochet.target_key": claimed.targetKey,
+    // OpenTelemetry's HTTP conventions count the retries before this call.
+    "http.request.resend_count": record.attempts - 1,
+  });
+  let sentAtMs: number | undefined;
+  const result = await claimed.target.deliver({
+    envelope,
+    attempt: record.attempts,
+    timeoutMs: claimed.callTimeoutMs,
+    replay: record.replays,
+    trace: span.context,
+    onSent: () => {
+      sentAtMs = deps.clock();
+    },
+  });
+  // Retried whatever the policy says of timeouts: the target was never asked.
+  const outcome = ranOutOfTime(claimed, result) ? outOfTimeOutcome : classify(result, policy);
+  span.end(
+    {
+      "http.response.status_code": outcome.statusCode,
+      "error.type": outcome.errorCategory,
+      "ricochet.outcome": outcome.class,
+    },
+    outcome.class !== OutcomeClass.SUCCESS,
+  );
+  return { result, outcome, sentAtMs };
+};
+
 /**
  * Runs one claimed attempt to its end: call the target (unless the deadline has passed), decide
  * what follows, make that durable, then record the result.
@@ -203,20 +256,11 @@ export const runClaimedAttempt = async (
   } else if (record.attempts > record.attemptBudget) {
     outcome = budgetSpent;
   } else {
-    const result = await claimed.target.deliver({
-      envelope,
-      attempt: record.attempts,
-      timeoutMs: claimed.callTimeoutMs,
-      replay: record.replays,
-      trace: claimed.trace,
-      onSent: () => {
-        sentAtMs = deps.clock();
-      },
-    });
-    call = { result, timeoutMs: claimed.callTimeoutMs };
-    // Retried whatever the policy says of timeouts: the target was never asked.
-    outcome = ranOutOfTime(claimed, result) ? outOfTimeOutcome : classify(result, policy);
-    retryAfter = retryAfterOf(result);
+    const made = await callTarget(deps, claimed, policy);
+    sentAtMs = made.sentAtMs;
+    call = { result: made.result, timeoutMs: claimed.callTimeoutMs };
+    outcome = made.outcome;
+    retryAfter = retryAfterOf(made.result);
   }
   const finishedAtMs = deps.clock();
 

@@ -3,6 +3,7 @@ import { type EnvelopeParseResult, parseEnvelope } from "../core/envelope.js";
 import { errorWithName } from "../core/errors.js";
 import { MessageOrigin, type ReceivedMessage } from "../core/ports.js";
 import { scheduleVerdict } from "../core/schedule.js";
+import { NO_TRACING, SpanName } from "../core/tracing.js";
 import { claimAndAttempt } from "./claim-step.js";
 import { hop, scheduleFirst } from "./hop.js";
 import { admitMessage, deadLetterInvalid } from "./message-admission.js";
@@ -77,16 +78,32 @@ const handle = async (
   return gate.during(() => claimAndAttempt(ctx, message, event, target, callBudgetMs));
 };
 
-/** {@link handle}, with a failure turned into `retry_later`: the message stays on the queue. */
+/**
+ * {@link handle} in the message's span, with a failure turned into `retry_later`: the message
+ * stays on the queue. Every step after this one reads the message's trace context as this span's,
+ * so that what it re-sends and calls is this span's child (the producer's, with tracing off).
+ */
 const processMessage = async (
   ctx: OrchestratorContext,
-  message: ReceivedMessage,
+  received: ReceivedMessage,
   parsed: EnvelopeParseResult,
   callBudgetMs: number,
 ): Promise<MessageVerdict> => {
+  const span = (ctx.deps.tracer ?? NO_TRACING).start(SpanName.MESSAGE, received.trace, {
+    "messaging.system": "aws_sqs",
+    "messaging.operation.type": "process",
+    "messaging.message.id": received.messageId,
+    "ricochet.event_id": parsed.ok ? parsed.envelope.eventId : parsed.eventId,
+    "ricochet.generation": scheduleOf(received).generation,
+    "ricochet.origin": received.origin,
+  });
+  const message = { ...received, trace: span.context };
   try {
-    return await handle(ctx, message, parsed, callBudgetMs);
+    const verdict = await handle(ctx, message, parsed, callBudgetMs);
+    span.end({ "ricochet.verdict": verdict.kind }, false);
+    return verdict;
   } catch (error) {
+    span.end({ "ricochet.verdict": "retry_later" }, true);
     ctx.deps.metrics.count(MetricName.MESSAGE_FAILED);
     ctx.deps.log.error("message left on the queue after a failure", {
       messageId: message.messageId,

@@ -12,3 +12,8 @@ export const DEFAULT_MESSAGE_CONCURRENCY = 10;
 
 /** The longest RICOCHET_RECORD_RETENTION_DAYS may say: ten years. */
 export const MAX_RECORD_RETENTION_DAYS = 3650;
+
+/** Where spans go: nowhere by default, so that the OpenTelemetry SDK is never loaded. */
+export const TRACING_MODES = ["off", "on", "console"] as const;
+export type TracingMode = (typeof TRACING_MODES)[number];
+export const DEFAULT_TRACING_MODE: TracingMode = "off";

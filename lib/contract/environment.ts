@@ -30,6 +30,11 @@ export const ENV = {
    * and `Ricochet-Timestamp` beside the Standard Webhooks headers.
    */
   LEGACY_SIGNATURES: "RICOCHET_LEGACY_SIGNATURES",
+  /**
+   * `off` (default), `on` (OpenTelemetry spans exported over OTLP/HTTP to
+   * `OTEL_EXPORTER_OTLP_ENDPOINT`) or `console` (spans printed, for local runs).
+   */
+  TRACING: "RICOCHET_TRACING",
   /** Comma-separated extra header names treated as secrets (never logged or recorded). */
   SECRET_HEADERS: "RICOCHET_SECRET_HEADERS",
   /** How many messages of a batch are attempted at once. */

@@ -143,11 +143,15 @@ export const redactCredentials = (text: string): string =>
  */
 export const describeTarget = (target: Target): string => {
   if (target.type === "lambda") return `lambda ${target.functionName}`;
-  const method = target.method ?? "POST";
+  return `http ${target.method ?? "POST"} ${secretFreeUrl(target.url) ?? "(invalid url)"}`;
+};
+
+/** A URL without userinfo, query or fragment (span attributes, summaries); undefined if invalid. */
+export const secretFreeUrl = (text: string): string | undefined => {
   try {
-    const url = new URL(target.url);
-    return `http ${method} ${url.protocol}//${url.host}${url.pathname}`;
+    const url = new URL(text);
+    return `${url.protocol}//${url.host}${url.pathname}`;
   } catch {
-    return `http ${method} (invalid url)`;
+    return undefined;
   }
 };

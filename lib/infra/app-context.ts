@@ -40,6 +40,8 @@ const ContextSchema = z.strictObject({
   secretHeaders: z.array(z.string()).optional(),
   /** Also send the legacy signature headers (default true). */
   legacySignatures: z.boolean().optional(),
+  /** OpenTelemetry traces from the orchestrator (default false). */
+  tracing: z.boolean().optional(),
   hopSeconds: z.number().optional(),
   messageConcurrency: z.number().optional(),
   /** The former name of `messageConcurrency`, still read. */
@@ -114,6 +116,7 @@ export const readAppSettings = (context: unknown): RicochetAppSettings => {
       allowedTargetHosts: c.allowedTargetHosts,
       secretHeaders: c.secretHeaders,
       legacySignatures: c.legacySignatures,
+      tracing: c.tracing,
       hopSeconds: c.hopSeconds,
       messageConcurrency: c.messageConcurrency,
       recordConcurrency: c.recordConcurrency,

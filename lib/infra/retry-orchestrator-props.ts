@@ -177,6 +177,14 @@ export interface RetryOrchestratorProps extends ResourceOverrides {
    */
   readonly legacySignatures?: boolean;
   /**
+   * OpenTelemetry traces from the orchestrator: a span per message with children for its steps,
+   * exported over OTLP/HTTP to `OTEL_EXPORTER_OTLP_ENDPOINT` (an ADOT collector layer or any
+   * collector). Off, the SDK is never loaded. A producer's trace context is carried to targets
+   * either way.
+   * @default false
+   */
+  readonly tracing?: boolean;
+  /**
    * Extra header names treated as secrets: never logged, never recorded.
    * @default - none beyond the built-in list
    */
@@ -356,6 +364,7 @@ export const RETRY_ORCHESTRATOR_DEFAULTS = {
   allowedTargetHosts: [] as readonly string[],
   secretHeaders: [] as readonly string[],
   legacySignatures: true,
+  tracing: false,
   hopSeconds: MAX_SQS_DELAY_SECONDS,
   messageConcurrency: DEFAULT_MESSAGE_CONCURRENCY,
   lambdaTargets: [] as readonly string[],
@@ -564,6 +573,7 @@ export const resolveRetryOrchestratorProps = (
     allowedTargetHosts: props.allowedTargetHosts ?? d.allowedTargetHosts,
     signingSecret: props.signingSecret,
     legacySignatures: props.legacySignatures ?? d.legacySignatures,
+    tracing: props.tracing ?? d.tracing,
     secretHeaders: props.secretHeaders ?? d.secretHeaders,
     hopSeconds: props.hopSeconds ?? d.hopSeconds,
     messageConcurrency: props.messageConcurrency ?? props.recordConcurrency ?? d.messageConcurrency,

@@ -3,7 +3,10 @@ import { MAX_SQS_DELAY_SECONDS } from "../contract/aws-limits.js";
 import {
   DEFAULT_MESSAGE_CONCURRENCY,
   DEFAULT_RECORD_RETENTION_DAYS,
+  DEFAULT_TRACING_MODE,
   MAX_RECORD_RETENTION_DAYS,
+  TRACING_MODES,
+  type TracingMode,
 } from "../contract/defaults.js";
 import { ENV, ENV_ALIASES, LAMBDA_RUNTIME_ENV } from "../contract/environment.js";
 import { MAX_METRIC_TARGETS } from "../contract/metric-names.js";
@@ -51,6 +54,7 @@ const ConfigSchema = z.object({
   recordRetentionDays: RecordRetentionDaysSchema,
   signingSecret: z.string().min(1).optional(),
   legacySignatures: z.enum(["on", "off"], { error: "must be on or off" }),
+  tracing: z.enum(TRACING_MODES, { error: "must be off, on or console" }),
   secretHeaders: z.array(z.string().min(1)),
   messageConcurrency: z.int().min(1).max(100),
   policyLimits: PolicyLimitsSchema.optional(),
@@ -80,6 +84,8 @@ export interface RicochetConfig {
   readonly signingSecret?: string | undefined;
   /** Signed deliveries also carry the legacy `Ricochet-Signature` (default true; lib/core/signing.ts). */
   readonly legacySignatures?: boolean | undefined;
+  /** Whether and where spans go (default off: the SDK is never loaded; lib/runtime/tracing.ts). */
+  readonly tracing?: TracingMode | undefined;
   readonly secretHeaders: readonly string[];
   readonly messageConcurrency: number;
   /** Bounds every event's policy is clamped to; the default policy lies within them. */
@@ -191,6 +197,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): RicochetConfig
     recordRetentionDays: retentionDaysOf(env),
     signingSecret: env[ENV.SIGNING_SECRET] || undefined,
     legacySignatures: env[ENV.LEGACY_SIGNATURES]?.trim() || "on",
+    tracing: env[ENV.TRACING]?.trim() || DEFAULT_TRACING_MODE,
     secretHeaders: parseList(env[ENV.SECRET_HEADERS]),
     messageConcurrency: numberOr(
       env[ENV.MESSAGE_CONCURRENCY] ?? env[ENV_ALIASES[ENV.MESSAGE_CONCURRENCY]],

@@ -31,6 +31,7 @@ import { type Clock, type RandomSource, systemClock, systemRandom } from "../cor
 import type { DeliverySigner } from "../core/signing.js";
 import { targetKeying } from "../core/target-groups.js";
 import { targetSettingsResolver } from "../core/target-settings.js";
+import type { Tracer } from "../core/tracing.js";
 import { type RicochetConfig, retentionSeconds } from "./config.js";
 
 /** Lease time kept beyond the target's timeout: covers the result write and modest clock skew. */
@@ -133,6 +134,8 @@ export interface OrchestratorRuntimeOptions {
   readonly random?: RandomSource;
   readonly workerId?: string;
   readonly leaseMarginMs?: number;
+  /** Spans of messages and calls ({@link loadTracer}); none by default. */
+  readonly tracer?: Tracer | undefined;
 }
 
 /** The orchestrator wired for a real process (Lambda, `npm start`, benchmarks). */
@@ -186,6 +189,7 @@ export const createOrchestratorRuntime = (options: OrchestratorRuntimeOptions): 
       : undefined,
     metricTargets: new Set(config.targetMetrics),
     targetKeyOf: targetKeying(config.targets?.groups),
+    tracer: options.tracer,
   };
   return createOrchestrator(deps);
 };

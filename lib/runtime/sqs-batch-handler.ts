@@ -13,7 +13,7 @@ export interface SqsBatchHandlerOptions {
    * Runs after every batch, whether it succeeded or threw (e.g. flushing metrics, which Lambda
    * would otherwise lose when the sandbox freezes).
    */
-  readonly afterBatch?: () => void;
+  readonly afterBatch?: () => void | Promise<void>;
 }
 
 /** A Lambda SQS handler with partial batch responses (`ReportBatchItemFailures`). */
@@ -42,7 +42,7 @@ export const createSqsBatchHandler = (
       );
       return { batchItemFailures: failed.map((itemIdentifier) => ({ itemIdentifier })) };
     } finally {
-      options.afterBatch?.();
+      await options.afterBatch?.();
     }
   };
 };

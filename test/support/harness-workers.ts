@@ -1,4 +1,5 @@
 import type { AwsClients } from "../../lib/adapters/aws-clients.js";
+import type { FlushingTracer } from "../../lib/adapters/otel-tracer.js";
 import type { Orchestrator } from "../../lib/app/orchestrator.js";
 import { ENV } from "../../lib/contract/environment.js";
 import { type CountingMetrics, silentLog } from "../../lib/core/observability.js";
@@ -32,6 +33,8 @@ export interface WorkerOptions {
   readonly env?: NodeJS.ProcessEnv;
   /** Signs the workers' HTTP deliveries; default unsigned. */
   readonly signer?: DeliverySigner;
+  /** Spans of the workers' messages and calls; flushed after every batch. */
+  readonly tracer?: FlushingTracer;
 }
 
 export interface HarnessWorkers {
@@ -78,6 +81,7 @@ export const harnessWorkers = (deployment: {
       log: silentLog,
       metrics,
       leaseMarginMs: TEST_LEASE_MARGIN_MS,
+      tracer: options.tracer,
     });
   };
 
@@ -88,6 +92,7 @@ export const harnessWorkers = (deployment: {
       for (let i = 0; i < (options.count ?? 1); i += 1) {
         const handler = createSqsBatchHandler(orchestrator(options), {
           internalQueue: queues.internalQueueUrl,
+          afterBatch: () => options.tracer?.flush(),
         });
         for (const queueUrl of [queues.ingressQueueUrl, queues.internalQueueUrl]) {
           pollers.push(

@@ -1,7 +1,10 @@
 import type { MessageAttributeValue } from "@aws-sdk/client-sqs";
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createOtelTracer } from "../../lib/adapters/otel-tracer.js";
 import { EventStatus } from "../../lib/core/status.js";
+import { SpanName } from "../../lib/core/tracing.js";
 import { useOrchestratorHarness } from "../support/orchestrator-harness.js";
+import { OtlpReceiver, type ReceivedSpan } from "../support/otlp-receiver.js";
 
 /*
  * A producer's W3C trace context, end to end on the real emulators, poller and receiver: read
@@ -86,5 +89,65 @@ describe("a producer's trace context", () => {
       [undefined, undefined],
     ]);
     expect(record.history.map((a) => a.traceId)).toEqual([undefined, undefined]);
+  });
+});
+
+/** The spans as an indented tree, for a person reading the run (TRACE_TREE=1 prints it). */
+const treeOf = (spans: readonly ReceivedSpan[], root: string | undefined, depth = 0): string[] =>
+  spans
+    .filter((span) => span.parentSpanId === root)
+    .flatMap((span) => [
+      `${"  ".repeat(depth)}${span.name} ${span.spanId} attempt=${String(span.attributes["ricochet.attempt"] ?? "-")} generation=${String(span.attributes["ricochet.generation"])} ${String(span.attributes["ricochet.outcome"] ?? span.attributes["ricochet.verdict"] ?? "")}`,
+      ...treeOf(spans, span.spanId, depth + 1),
+    ]);
+
+describe("with tracing on", () => {
+  const otlp = new OtlpReceiver();
+  let endpoint = "";
+  beforeAll(async () => {
+    endpoint = await otlp.start();
+  });
+  afterAll(() => otlp.stop());
+
+  it("exports a span per message with its call as a child, each message a child of the one before, and hands the receiver its call's span", async () => {
+    const id = `traced-spans-${Date.now()}`;
+    const producerSpan = "00f067aa0ba902b7";
+    h.script({ [id]: [503, 503, 200] });
+    const tracer = createOtelTracer({ kind: "otlp", url: endpoint });
+    await h.startWorkers({ tracer });
+    await h.submitRaw([JSON.stringify(h.envelope(id, retryIn(1)))], carriers(TRACEPARENT));
+    await h.waitForStatus(id, EventStatus.DELIVERED);
+    await tracer.flush();
+
+    const spans = otlp.spans.filter((span) => span.attributes["ricochet.event_id"] === id);
+    const messages = spans.filter((span) => span.name === SpanName.MESSAGE);
+    const calls = spans.filter((span) => span.name === SpanName.TARGET_CALL);
+    expect(messages).toHaveLength(3);
+    expect(calls).toHaveLength(3);
+    expect(new Set(spans.map((span) => span.traceId))).toEqual(new Set([TRACE_ID]));
+    expect(messages.map((span) => span.parentSpanId)).toEqual([
+      producerSpan,
+      messages[0]?.spanId,
+      messages[1]?.spanId,
+    ]);
+    expect(calls.map((span) => span.parentSpanId)).toEqual(messages.map((span) => span.spanId));
+    expect(calls.map((span) => span.attributes["http.response.status_code"])).toEqual([
+      503, 503, 200,
+    ]);
+    expect(calls.map((span) => span.attributes["http.request.resend_count"])).toEqual([0, 1, 2]);
+    expect(calls[0]?.attributes["url.full"]).toBe(`${h.baseUrl}/${id}`);
+    // No header, payload or credential: only the attributes the design names.
+    for (const span of spans) {
+      for (const key of Object.keys(span.attributes)) {
+        expect(key).toMatch(/^(ricochet|http\.re|url\.full|error\.type|messaging)/);
+      }
+    }
+    const seen = h.receiver.callsFor(id).map((c) => c.headers.traceparent);
+    expect(seen).toEqual(calls.map((span) => `00-${TRACE_ID}-${span.spanId}-01`));
+    if (process.env.TRACE_TREE === "1") {
+      process.stdout.write(
+        `${[`producer ${producerSpan}`, ...treeOf(spans, producerSpan, 1)].join("\n")}\nreceiver saw: ${seen.join(", ")}\n`,
+      );
+    }
   });
 });
