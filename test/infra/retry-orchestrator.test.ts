@@ -317,6 +317,22 @@ describe("RetryOrchestrator resources", () => {
     expect(made.orchestratorFunction).toBeDefined();
   });
 
+  it.each([
+    [{}, "off"],
+    [{ tracing: true }, "on"],
+  ])("with %o tells the orchestrator whether to export traces: %s", (props, value) => {
+    const stack = new Stack(new App(), "Tracing");
+    new RetryOrchestrator(stack, "Ricochet", props);
+    Template.fromStack(stack).hasResourceProperties("AWS::Lambda::Function", {
+      Environment: {
+        Variables: Match.objectLike({
+          [ENV.TRACING]: value,
+          [ENV.INTERNAL_QUEUE_URL]: Match.anyValue(),
+        }),
+      },
+    });
+  });
+
   it("gives the ingress queue the window asked for, and the internal queue none", () => {
     const stack = new Stack(new App(), "Windowed");
     new RetryOrchestrator(stack, "Ricochet", { maxBatchingWindow: Duration.seconds(2) });
