@@ -25,6 +25,7 @@ const entries = fc
     errorCategory: fc.option(fc.constantFrom("timeout", "connection", "dns"), { nil: undefined }),
     message: fc.string({ maxLength: 256 }),
     delaySeconds: fc.option(fc.integer({ min: 0, max: 86_400 }), { nil: undefined }),
+    traceId: fc.option(fc.stringMatching(/^[0-9a-f]{32}$/), { nil: undefined }),
   })
   .map(
     (e): AttemptEntry =>
@@ -40,6 +41,7 @@ const entries = fc
           errorCategory: e.errorCategory,
           message: e.message,
           delaySeconds: e.delaySeconds,
+          traceId: e.traceId,
         }).filter(([, v]) => v !== undefined),
       ) as unknown as AttemptEntry,
   );
@@ -51,6 +53,12 @@ describe("compact history entries", () => {
         expect(entryFromItem({ ...compactEntry(entry) })).toEqual(entry);
       }),
     );
+  });
+
+  it("store an attempt's trace id under one letter, and nothing for an untraced attempt", () => {
+    const traceId = "4bf92f3577b34da6a3ce929d0e0e4736";
+    expect(compactEntry(anAttemptEntry({ traceId }))).toMatchObject({ t: traceId });
+    expect(compactEntry(anAttemptEntry({}))).not.toHaveProperty("t");
   });
 
   it("are less than half the size of the long form for a typical retry", () => {

@@ -46,4 +46,12 @@ describe("renderRecord (ricochet status, text)", () => {
     });
     expect(renderRecord(record, FIXED_NOW_MS)).toMatch(/│ no call\s+│ 2030-01-01T00:00:00\.000Z/);
   });
+
+  it("shows each attempt's trace id in a trace column only when an attempt has one", () => {
+    const traceId = "4bf92f3577b34da6a3ce929d0e0e4736";
+    const traced = anEventRecord({ history: [anAttemptEntry({ traceId })] });
+    const untraced = anEventRecord({ history: [anAttemptEntry({})] });
+    expect(renderRecord(traced, FIXED_NOW_MS)).toMatch(new RegExp(`trace[\\s\\S]*${traceId}`));
+    expect(renderRecord(untraced, FIXED_NOW_MS)).not.toMatch(/trace/);
+  });
 });
