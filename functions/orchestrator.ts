@@ -42,6 +42,10 @@ const buildHandler = async (): Promise<OrchestratorSqsHandler> => {
 
 /** SQS event source handler: reports the messages to keep as a partial batch response. */
 export const handler: OrchestratorSqsHandler = async (event, context) => {
-  batchHandler ??= buildHandler();
+  // A build that failed is tried again by the next batch rather than failing every one after it.
+  batchHandler ??= buildHandler().catch((error: unknown) => {
+    batchHandler = undefined;
+    throw error;
+  });
   return (await batchHandler)(event, context);
 };
