@@ -1,6 +1,8 @@
 /** The options `npm run bench` takes (bench/run.ts), for its parser and for the docs' tests. */
 export const BENCH_OPTIONS = {
   json: { type: "boolean", default: false },
+  /** Only Ricochet, with tracing off and on, side by side. */
+  tracing: { type: "boolean", default: false },
   events: { type: "string" },
   rounds: { type: "string" },
   seed: { type: "string" },

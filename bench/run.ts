@@ -10,6 +10,7 @@
  *   npm run bench -- --scenario noisy-neighbour # only one bad target among ten (2 rounds, ~15 minutes)
  *   npm run bench -- --scenario noisy-neighbour --noisy-rounds 4   # steadier p99s (a multiple of 2)
  *   npm run bench -- --scenario retries         # only the healthy and flaky scenarios
+ *   npm run bench -- --tracing                  # only Ricochet, tracing off and on, same run
  *
  * With --json the last line printed is one JSON object. Progress goes to stderr.
  */
@@ -18,6 +19,7 @@ import Table from "cli-table3";
 import { startLocalAws } from "../lib/local/start-local-aws.js";
 import { BENCH_OPTIONS } from "./bench-options.js";
 import { measureBundle } from "./bundle-figures.js";
+import { ricochet, ricochetTraced } from "./contenders/ricochet.js";
 import { type BenchResult, CONTENDERS, runBenchmark } from "./harness.js";
 import { runNoisyNeighbour } from "./noisy-neighbour/noisy-neighbour.js";
 import { noisyNeighbourTable } from "./noisy-neighbour/noisy-table.js";
@@ -124,7 +126,8 @@ const stopOnSignal = () => {
 process.once("SIGINT", stopOnSignal);
 process.once("SIGTERM", stopOnSignal);
 try {
-  const scenario = scenarioOf(values.scenario);
+  const scenario = values.tracing ? "retries" : scenarioOf(values.scenario);
+  const contenders = values.tracing ? [ricochet, ricochetTraced] : CONTENDERS;
   const progress = (line: string) => console.error(`[bench] ${line}`);
   const result =
     scenario === "noisy-neighbour"
@@ -132,7 +135,8 @@ try {
       : await runBenchmark({
           local,
           events: wholeNumber("events", values.events, DEFAULT_EVENTS),
-          rounds: wholeNumber("rounds", values.rounds, CONTENDERS.length),
+          rounds: wholeNumber("rounds", values.rounds, contenders.length),
+          contenders,
           seed: wholeNumber("seed", values.seed, 7),
           ...(values.rate === undefined ? {} : { submitRate: wholeNumber("rate", values.rate, 1) }),
           latency: latencyOf(values.latency),

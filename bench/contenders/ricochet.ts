@@ -1,4 +1,5 @@
 import { createDynamoEventStore } from "../../lib/adapters/dynamo-event-store.js";
+import { createOtelTracer } from "../../lib/adapters/otel-tracer.js";
 import { DEFAULT_RECORD_RETENTION_DAYS } from "../../lib/contract/defaults.js";
 import { CountingMetrics, silentLog } from "../../lib/core/observability.js";
 import {
@@ -11,6 +12,7 @@ import { createOrchestratorRuntime, createPorts } from "../../lib/runtime/create
 import { createSqsBatchHandler } from "../../lib/runtime/sqs-batch-handler.js";
 import { type Contender, consumeWith } from "../contender.js";
 import type { FunctionDeployment, MappingDeployment } from "../support/deployment.js";
+import { startOtlpSink } from "../support/otlp-sink.js";
 import { createRicochetQueues, createTable } from "../support/resources.js";
 import { percentile, scheduleErrors } from "../support/schedule-error.js";
 import { storedItemSizes } from "../support/stored-items.js";
@@ -63,6 +65,7 @@ export const createRicochetContender = (
   name: string,
   env: NodeJS.ProcessEnv = {},
   deployment: () => FunctionDeployment = ricochetDeployment,
+  traced = false,
 ): Contender => ({
   name,
   deployment,
@@ -86,17 +89,25 @@ export const createRicochetContender = (
       },
       env,
     );
+    // Spans exported to a local sink, flushed after every batch as the deployed function does.
+    const tracer = traced
+      ? createOtelTracer({ kind: "otlp", url: (await startOtlpSink()).url })
+      : undefined;
     const orchestrator = createOrchestratorRuntime({
       config,
       ports: createPorts(config, clients),
       log: silentLog,
       metrics: new CountingMetrics(),
+      tracer,
     });
     return {
       ...consumeWith(context, {
         queueUrls: { in: queues.queueUrl, internal: queues.internalQueueUrl },
         functionName: name,
-        handler: createSqsBatchHandler(orchestrator, { internalQueue: queues.internalQueueUrl }),
+        handler: createSqsBatchHandler(orchestrator, {
+          internalQueue: queues.internalQueueUrl,
+          afterBatch: () => tracer?.flush(),
+        }),
       }),
       tableName,
       extraFigures: async (eventIds) => {
@@ -120,3 +131,11 @@ export const createRicochetContender = (
 
 /** Ricochet as deployed by default: no circuit breakers. */
 export const ricochet: Contender = createRicochetContender("ricochet");
+
+/** Ricochet with `tracing: true`, for `npm run bench -- --tracing` (on and off, same run). */
+export const ricochetTraced: Contender = createRicochetContender(
+  "ricochet-tracing",
+  {},
+  ricochetDeployment,
+  true,
+);
