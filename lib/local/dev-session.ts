@@ -1,5 +1,6 @@
 import { type AwsClients, createAwsClients, localAwsEnv } from "../adapters/aws-clients.js";
 import type { Orchestrator } from "../app/orchestrator.js";
+import { TRACING_MODES } from "../contract/defaults.js";
 import { ENV } from "../contract/environment.js";
 import { LOCAL_CREDENTIALS } from "../contract/local-identity.js";
 import { CountingMetrics, type Log } from "../core/observability.js";
@@ -12,6 +13,7 @@ import {
   type RicochetPorts,
 } from "../runtime/create-ports.js";
 import { createSqsBatchHandler } from "../runtime/sqs-batch-handler.js";
+import { loadTracer } from "../runtime/tracing.js";
 import type { DevProgress, DevStep } from "./dev-progress.js";
 import { type DevSettings, devSettingsFromTemplate } from "./dev-settings-from-template.js";
 import { startEventSourcePoller } from "./event-source-poller.js";
@@ -147,15 +149,23 @@ export const startDevSession = async (options: DevSessionOptions): Promise<DevSe
     const config = loadConfig(orchestratorEnv);
     const metrics = new CountingMetrics();
     const ports = createPorts(config, clients);
+    // The shell's RICOCHET_TRACING (`console` prints spans, `on` sends them to the
+    // OTEL_EXPORTER_OTLP_ENDPOINT it names) wins over the template's, which is off by default.
+    const asked = (options.env ?? process.env)[ENV.TRACING]?.trim();
+    const tracer = await loadTracer(TRACING_MODES.find((mode) => mode === asked) ?? config.tracing);
     const orchestrator = createOrchestratorRuntime({
       config,
       ports,
       log: options.log,
       metrics,
+      tracer,
       ...(options.random === undefined ? {} : { random: options.random }),
     });
     // Like the deployed function: one mapping per queue, both into the same handler.
-    const handler = createSqsBatchHandler(orchestrator, { internalQueue: config.internalQueueUrl });
+    const handler = createSqsBatchHandler(orchestrator, {
+      internalQueue: config.internalQueueUrl,
+      afterBatch: () => tracer?.flush(),
+    });
     const polled = [config.ingressQueueUrl, config.internalQueueUrl];
     for (const queueUrl of polled) {
       const poller = startEventSourcePoller({
