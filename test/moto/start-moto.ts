@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import { ListQueuesCommand, SQSClient } from "@aws-sdk/client-sqs";
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../lib/contract/local-identity.js";
 import { EmulatorStartError } from "../../lib/core/errors.js";
@@ -12,6 +13,12 @@ import { EMULATOR_ENV } from "../support/emulator-gaps.js";
 
 /** The Python the machine provides moto with; `RICOCHET_MOTO_PYTHON` names another. */
 const PYTHON = process.env.RICOCHET_MOTO_PYTHON ?? "python3";
+
+/**
+ * moto's server with its DynamoDB requests taken one at a time, because moto's own applies a
+ * conditional write without a lock (the reason is in the script).
+ */
+const SERVER_SCRIPT = fileURLToPath(new URL("./serialised_moto.py", import.meta.url));
 
 /**
  * Whether moto's server can be imported here: a run that needs it fails with this one line when
@@ -36,13 +43,13 @@ export const motoProblem = async (): Promise<string | undefined> => {
 };
 
 /**
- * Starts moto's server (every AWS service on one endpoint) on a free loopback port and waits
+ * Starts moto's server (every AWS service on one endpoint, DynamoDB's requests one at a time) on a free loopback port and waits
  * until its SQS answers. It leads its own process group, and a watchdog kills that group if this
  * process dies without stopping it, so no Python server outlives the run.
  */
 export const startMoto = async (readyTimeoutMs = 60_000): Promise<RunningEmulator> => {
   const port = await findFreePort();
-  const child = spawn(PYTHON, ["-m", "moto.server", "-H", "127.0.0.1", "-p", String(port)], {
+  const child = spawn(PYTHON, [SERVER_SCRIPT, "-H", "127.0.0.1", "-p", String(port)], {
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],
   });

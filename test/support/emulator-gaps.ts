@@ -21,9 +21,6 @@ export const EMULATOR_GAPS = {
   nulBodyRefused: {
     moto: "moto accepts a message body with U+0000, which SQS refuses as an invalid character",
   },
-  conditionalWritesAtomic: {
-    moto: "moto checks an UpdateItem's condition and applies it without a lock: eight simultaneous claims of one event let two to four win in about half of 40 rounds, so overlap cannot be tested there",
-  },
   longPollWakesAtOnce: {
     moto: "moto wakes a waiting long poll only on its one-second tick, not when a message arrives",
   },
