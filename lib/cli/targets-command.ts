@@ -46,13 +46,23 @@ const stateOf = (t: TargetReport, nowMs: number): string =>
 /** A table's columns and each target's cells, with the breakers on or off. */
 const COLUMNS = {
   on: {
-    head: ["target", "state", "failures/calls", "deferred", "last error", "opened", "closed"],
+    head: [
+      "target",
+      "state",
+      "failures/calls",
+      "deferred",
+      "last error",
+      "last failed",
+      "opened",
+      "closed",
+    ],
     row: (t: TargetReport, nowMs: number) => [
       t.target,
       stateOf(t, nowMs),
       failuresOf(t),
       t.deferred,
       t.lastError,
+      ago(t.lastErrorAt, nowMs),
       ago(t.openedAt, nowMs),
       ago(t.closedAt, nowMs),
     ],

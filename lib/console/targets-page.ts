@@ -15,12 +15,12 @@ const targetLink = (t: TargetReport): Html =>
   html`<a href="/events?status=dead_lettered&target=${encodeURIComponent(t.target)}">${t.target}</a>`;
 
 const breakerTable = (targets: readonly TargetReport[], nowMs: number): Html =>
-  html`<table><thead><tr><th>target</th><th>state</th><th>failures/calls</th><th>deferred</th><th>last error</th><th>opened</th><th>closed</th></tr></thead><tbody>
+  html`<table><thead><tr><th>target</th><th>state</th><th>failures/calls</th><th>deferred</th><th>last error</th><th>last failed</th><th>opened</th><th>closed</th></tr></thead><tbody>
 ${targets.map(
   (t) => html`<tr data-target="${t.target}"><td>${targetLink(t)}</td>
 <td data-state="${t.state}">${t.state}${t.reopenAt === undefined ? "" : `, probe in ${formatSeconds(Math.max(0, Date.parse(t.reopenAt) - nowMs) / 1000)}`}</td>
 <td>${failuresOf(t)}</td>
-<td>${t.deferred}</td><td>${shown(t.lastError)}</td><td>${ago(t.openedAt, nowMs)}</td><td>${ago(t.closedAt, nowMs)}</td></tr>`,
+<td>${t.deferred}</td><td>${shown(t.lastError)}</td><td>${ago(t.lastErrorAt, nowMs)}</td><td>${ago(t.openedAt, nowMs)}</td><td>${ago(t.closedAt, nowMs)}</td></tr>`,
 )}</tbody></table>`;
 
 /** With the breakers off, a breaker's columns would only say "closed": the failures alone. */

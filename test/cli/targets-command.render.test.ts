@@ -6,6 +6,15 @@ const NOW_MS = FIXED_NOW_MS;
 
 const failing = aTargetReport();
 
+/** Closed again after an outage: no calls in the window, the outage's error kept. */
+const recovered = aTargetReport({
+  calls: 0,
+  failures: 0,
+  failureRate: undefined,
+  lastErrorAt: new Date(NOW_MS - 300_000).toISOString(),
+  closedAt: new Date(NOW_MS - 60_000).toISOString(),
+});
+
 describe("renderTargets (ricochet targets, text)", () => {
   it.each([
     {
@@ -27,7 +36,14 @@ describe("renderTargets (ricochet targets, text)", () => {
       breakersOn: true,
       targets: [failing],
       shows: [/│ state/, /partner\.example.*closed.*15\/15 \(100%\).*HTTP 503/],
-      hides: ["Circuit breakers are off", "last failed"],
+      hides: ["Circuit breakers are off"],
+    },
+    {
+      case: "breakers on, a recovered target: says when its last error happened",
+      breakersOn: true,
+      targets: [recovered],
+      shows: [/│ last failed/, /partner\.example.*closed.*0\/0.*HTTP 503.*5m ago/],
+      hides: ["Circuit breakers are off"],
     },
     {
       case: "breakers on, nothing failed",

@@ -44,6 +44,18 @@ describe("targets page", () => {
     expect(shown).not.toContain("Circuit breakers are off");
   });
 
+  it("says when a recovered target's last error happened, so an old outage is not read as now", async () => {
+    const recovered = aTargetReport({
+      calls: 0,
+      failures: 0,
+      failureRate: undefined,
+      lastErrorAt: new Date(NOW_MS - 300_000).toISOString(),
+    });
+    const shown = await page([recovered], true);
+    expect(shown).toContain("<th>last failed</th>");
+    expect(shown).toMatch(/<td>0\/0<\/td>[\s\S]*<td>HTTP 503: upstream down<\/td><td>5m ago<\/td>/);
+  });
+
   it("says what its charts were drawn from, and that the table holds more when the read was cut", async () => {
     const whole = await page([], true);
     expect(whole).toContain(
