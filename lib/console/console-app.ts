@@ -27,8 +27,8 @@ import {
   refusal,
 } from "./request-guard.js";
 import { STUCK_PAGE_LIMIT, stuckEventsPage } from "./stuck-events-page.js";
-import { targetsPage } from "./targets-page.js";
-import { readTargetsView } from "./targets-view.js";
+import { targetActivityFragment, targetsPage, targetTableFragment } from "./targets-page.js";
+import { readTargetActivity, readTargetReports } from "./targets-view.js";
 
 /** The most dead-lettered messages the page lists (the scan hides each for a few seconds). */
 export const DEAD_LETTER_PAGE_LIMIT = 500;
@@ -219,9 +219,22 @@ export const createConsoleApp = (
   });
 
   app.get("/targets", async (c) => {
-    const view = await readTargetsView(deps, TARGETS_PAGE_LIMIT);
-    return c.html(targetsPage(view.reports, view));
+    const [view, activity] = await Promise.all([
+      readTargetReports(deps, TARGETS_PAGE_LIMIT),
+      readTargetActivity(deps, TARGETS_PAGE_LIMIT),
+    ]);
+    return c.html(targetsPage(view, activity, deps.refreshSeconds));
   });
+
+  app.get("/targets/table", async (c) =>
+    c.html(
+      targetTableFragment(await readTargetReports(deps, TARGETS_PAGE_LIMIT), deps.refreshSeconds),
+    ),
+  );
+
+  app.get("/targets/activity", async (c) =>
+    c.html(targetActivityFragment(await readTargetActivity(deps, TARGETS_PAGE_LIMIT))),
+  );
 
   return app;
 };

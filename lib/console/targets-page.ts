@@ -1,9 +1,13 @@
 import { html } from "hono/html";
-import type { TargetActivity } from "../core/target-activity.js";
 import { BREAKERS_OFF_NOTE, NO_TARGET_FAILED, type TargetReport } from "../core/target-report.js";
 import { formatSeconds } from "../core/time-format.js";
 import { type Html, pageLayout, shown } from "./page-layout.js";
 import { targetActivitySection } from "./target-charts.js";
+import {
+  ACTIVITY_REFRESH_SECONDS,
+  type ActivitySample,
+  type TargetReportsView,
+} from "./targets-view.js";
 
 const ago = (at: string | undefined, nowMs: number): string =>
   at === undefined ? "" : `${formatSeconds((nowMs - Date.parse(at)) / 1000)} ago`;
@@ -31,40 +35,37 @@ ${targets.map(
 <td>${shown(t.lastError)}</td><td>${ago(t.lastErrorAt, nowMs)}</td></tr>`,
 )}</tbody></table>`;
 
-/** What the charts were drawn from: the bound of the read, said on the page. */
-export interface ActivitySample {
-  readonly targets: readonly TargetActivity[];
-  readonly minutes: number;
-  /** The most records the read looked at. */
-  readonly maxRecordsRead: number;
-  /** True when the table holds more than were read: the charts may miss events. */
-  readonly cutShort: boolean;
-}
-
-const activitySection = (sample: ActivitySample): Html => {
+/** The charts, refreshing themselves every {@link ACTIVITY_REFRESH_SECONDS}. */
+export const targetActivityFragment = (sample: ActivitySample): Html => {
   const bound = html`<p class="bound" data-cut-short="${String(sample.cutShort)}">Last ${sample.minutes} min, from the attempt history of at most ${sample.maxRecordsRead} event records read${sample.cutShort ? html` — <strong>the table holds more: events outside those read are not counted</strong>` : ""}. Deferrals: each waiting event's latest.</p>`;
-  return html`<h2>Outcomes and latency per minute</h2>
+  return html`<div id="target-activity" hx-get="/targets/activity" hx-trigger="every ${ACTIVITY_REFRESH_SECONDS}s" hx-swap="outerHTML">
+<h2>Outcomes and latency per minute</h2>
 ${bound}
-${sample.targets.length === 0 ? html`<p>No attempt finished in the last ${sample.minutes} min among the records read.</p>` : sample.targets.map(targetActivitySection)}`;
+${sample.targets.length === 0 ? html`<p>No attempt finished in the last ${sample.minutes} min among the records read.</p>` : sample.targets.map(targetActivitySection)}
+</div>`;
 };
 
 /**
  * The targets that have failed, as `ricochet targets` reports them (says when breakers are
- * off), then each target's outcomes and call latency per minute.
+ * off), refreshing itself every `refreshSeconds`: a breaker's state and probe change by the
+ * second during an outage.
  */
-export const targetsPage = (
-  targets: readonly TargetReport[],
-  view: {
-    readonly nowMs: number;
-    readonly breakersOn: boolean;
-    readonly activity: ActivitySample;
-  },
-): Html => {
+export const targetTableFragment = (view: TargetReportsView, refreshSeconds: number): Html => {
   const table = view.breakersOn ? breakerTable : failureTable;
-  return pageLayout(
-    "Targets",
-    html`${view.breakersOn ? "" : html`<p data-breakers="off">${BREAKERS_OFF_NOTE}</p>`}
-${targets.length === 0 ? html`<p>${NO_TARGET_FAILED}</p>` : table(targets, view.nowMs)}
-${activitySection(view.activity)}`,
-  );
+  return html`<div id="target-table" hx-get="/targets/table" hx-trigger="every ${refreshSeconds}s" hx-swap="outerHTML">
+${view.breakersOn ? "" : html`<p data-breakers="off">${BREAKERS_OFF_NOTE}</p>`}
+${view.reports.length === 0 ? html`<p>${NO_TARGET_FAILED}</p>` : table(view.reports, view.nowMs)}
+</div>`;
 };
+
+/** The targets page: the breaker table, then each target's outcomes and call latency per minute. */
+export const targetsPage = (
+  view: TargetReportsView,
+  activity: ActivitySample,
+  refreshSeconds: number,
+): Html =>
+  pageLayout(
+    "Targets",
+    html`${targetTableFragment(view, refreshSeconds)}
+${targetActivityFragment(activity)}`,
+  );

@@ -200,4 +200,20 @@ describe("the targets page in a browser, for a target that went down and recover
       await page.screenshot({ path: SCREENSHOT, fullPage: true });
     }
   });
+
+  it("shows a second partner's breaker opening without a reload", async () => {
+    const second = "http:https://second.example:443";
+    const row = page.locator(`tr[data-target="${second}"] [data-state]`);
+    expect(await row.count()).toBe(0);
+    const breakers = createTargetBreakers({
+      store: world.deps.targetState,
+      settings: DEFAULT_BREAKER_SETTINGS,
+      clock: () => NOW_MS,
+      log: silentLog,
+    });
+    for (let i = 0; i < DEFAULT_BREAKER_SETTINGS.minimumCalls; i += 1)
+      await breakers.recordCall(second, true, "call", "HTTP 502 Bad Gateway");
+    // No reload: htmx polls the breaker table every refreshSeconds (2 s here).
+    await expect.poll(() => row.getAttribute("data-state"), { timeout: 10_000 }).toBe("open");
+  });
 });

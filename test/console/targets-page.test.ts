@@ -1,9 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { type ActivitySample, targetsPage } from "../../lib/console/targets-page.js";
+import { targetsPage } from "../../lib/console/targets-page.js";
+import type { ActivitySample } from "../../lib/console/targets-view.js";
 import type { TargetReport } from "../../lib/core/target-report.js";
 import { aTargetReport, FIXED_NOW_MS } from "../support/factories.js";
 
 const NOW_MS = FIXED_NOW_MS;
+const REFRESH_SECONDS = 7;
 
 const failing = aTargetReport({ lastError: "HTTP 503: <b>down</b>" });
 
@@ -18,7 +20,10 @@ const page = async (
   targets: readonly TargetReport[],
   breakersOn: boolean,
   activity: ActivitySample = NO_ACTIVITY,
-): Promise<string> => String(await targetsPage(targets, { nowMs: NOW_MS, breakersOn, activity }));
+): Promise<string> =>
+  String(
+    await targetsPage({ reports: targets, nowMs: NOW_MS, breakersOn }, activity, REFRESH_SECONDS),
+  );
 
 describe("targets page", () => {
   it("says the breakers are off and still lists a failing target's failures (issue #36)", async () => {
@@ -54,6 +59,16 @@ describe("targets page", () => {
     const shown = await page([recovered], true);
     expect(shown).toContain("<th>last failed</th>");
     expect(shown).toMatch(/<td>0\/0<\/td>[\s\S]*<td>HTTP 503: upstream down<\/td><td>5m ago<\/td>/);
+  });
+
+  it("refreshes its breaker table at the console's pace and its charts once a minute", async () => {
+    const shown = await page([failing], true);
+    expect(shown).toContain(
+      '<div id="target-table" hx-get="/targets/table" hx-trigger="every 7s" hx-swap="outerHTML">',
+    );
+    expect(shown).toContain(
+      '<div id="target-activity" hx-get="/targets/activity" hx-trigger="every 60s" hx-swap="outerHTML">',
+    );
   });
 
   it("says what its charts were drawn from, and that the table holds more when the read was cut", async () => {
