@@ -1,7 +1,7 @@
 /** The options `npm run bench` takes (bench/run.ts), for its parser and for the docs' tests. */
 export const BENCH_OPTIONS = {
   json: { type: "boolean", default: false },
-  /** Only Ricochet, with tracing off and on, side by side. */
+  /** Only Ricochet: tracing off, on, and off again as the A/A twin, side by side. */
   tracing: { type: "boolean", default: false },
   events: { type: "string" },
   rounds: { type: "string" },

@@ -67,6 +67,8 @@ export interface BenchOptions {
   readonly warmupEvents?: number;
   /** The contenders, in round 1's order; default {@link CONTENDERS}. */
   readonly contenders?: readonly Contender[];
+  /** What every contender is divided by, and its A/A twin; default {@link AGAINST_POWERTOOLS}. */
+  readonly comparison?: Comparison;
   /** Build the orchestrator bundle and time its initialisation; default true. */
   readonly measureBundle?: boolean;
   /** Progress lines (to stderr in the CLI). */
@@ -98,12 +100,13 @@ export interface ContenderFigures {
   /** Ms from the first submit to the last event's first 2xx: the slowest retry chain. */
   readonly allDeliveredMs: number;
   /**
-   * This contender's events/s divided by Powertools' in the same round: median, lowest and
-   * highest over the rounds (see {@link pairedRatio}); 1 for Powertools itself.
+   * This contender's events/s divided by the baseline's in the same round (Powertools' unless
+   * the run names another, {@link BenchResult.baseline}): median, lowest and highest over the
+   * rounds (see {@link pairedRatio}); 1 for the baseline itself.
    */
-  readonly eventsPerSecondVsPowertools: PairedRatio | null;
+  readonly eventsPerSecondVsBaseline: PairedRatio | null;
   /** That ratio read against the run's A/A band: a difference only outside it. */
-  readonly verdictVsPowertools: Verdict | null;
+  readonly verdictVsBaseline: Verdict | null;
   /** The most invocations that ran at once: never above `setup.concurrency`. */
   readonly peakConcurrency: number;
   /** Target calls per delivered event (1 plus the retries). */
@@ -194,6 +197,8 @@ export interface BenchResult {
   readonly submitRate: number;
   /** Each round's contender order (round 1 first): balanced, each first equally often. */
   readonly order: readonly (readonly string[])[];
+  /** The contender every other is divided by: `powertools`, or `ricochet` in a tracing run. */
+  readonly baseline: string;
   readonly noise: RunNoise;
   /** The least any orchestrator keeping this contract could spend, flaky and healthy. */
   readonly floor: { readonly flaky: CostFloor; readonly healthy: CostFloor };
@@ -209,6 +214,15 @@ export const powertoolsAA: Contender = createPowertoolsContender("powertoolsAA")
 
 /** The contenders; round `r` runs them rotated by `r - 1`, so none always goes first. */
 export const CONTENDERS: readonly Contender[] = [ricochet, powertools, powertoolsAA, bareSqs];
+
+/** What the contenders are divided by, and its A/A twin, whose ratio to it is the run's noise. */
+export interface Comparison {
+  readonly baseline: Contender;
+  readonly twin: Contender;
+}
+
+/** The default comparison: against Powertools, the recipe a team would otherwise deploy. */
+export const AGAINST_POWERTOOLS: Comparison = { baseline: powertools, twin: powertoolsAA };
 
 /**
  * The order of round `round` (1-based; 0 is the warm-up) among `contenders`: drift and
@@ -481,8 +495,8 @@ const summarise = (rounds: readonly RoundFigures[], inputs: SummaryInputs): Cont
     setup: inputs.setup,
     eventsPerSecond,
     allDeliveredMs: median(rounds.map((r) => r.wallMs)),
-    eventsPerSecondVsPowertools: vsPowertools,
-    verdictVsPowertools: verdictOf(vsPowertools, inputs.band),
+    eventsPerSecondVsBaseline: vsPowertools,
+    verdictVsBaseline: verdictOf(vsPowertools, inputs.band),
     peakConcurrency: Math.max(0, ...rounds.map((r) => r.peakConcurrency)),
     attemptsPerEvent: perEvent((r) => r.targetCalls),
     requestsPerEvent: perEvent((r) => sumWhere(r, () => true)),
@@ -541,6 +555,16 @@ const summarise = (rounds: readonly RoundFigures[], inputs: SummaryInputs): Cont
   };
 };
 
+/** Refuses a comparison whose baseline or twin is not among the run's contenders. */
+const checkCompared = (contenders: readonly Contender[], compared: readonly Contender[]): void => {
+  const missing = compared.filter((c) => !contenders.some((run) => run.name === c.name));
+  if (missing.length > 0) {
+    throw new Error(
+      `the comparison's ${missing.map((c) => c.name).join(" and ")} must be among the contenders (${contenders.map((c) => c.name).join(", ")})`,
+    );
+  }
+};
+
 /** Refuses a round count that would let one contender go first more often than another. */
 const checkBalanced = (rounds: number, contenders: readonly Contender[]): void => {
   if (rounds % contenders.length !== 0) {
@@ -558,7 +582,9 @@ const checkBalanced = (rounds: number, contenders: readonly Contender[]): void =
  */
 export const runBenchmark = async (options: BenchOptions): Promise<BenchResult> => {
   const contenders = options.contenders ?? CONTENDERS;
+  const { baseline, twin } = options.comparison ?? AGAINST_POWERTOOLS;
   checkBalanced(options.rounds, contenders);
+  checkCompared(contenders, [baseline, twin]);
   const settings: RunSettings = {
     local: options.local,
     events: options.events,
@@ -631,12 +657,12 @@ export const runBenchmark = async (options: BenchOptions): Promise<BenchResult> 
     const aaRatio = (rounds: Map<string, RoundFigures[]>) =>
       round3Ratio(
         pairedRatio(
-          ratePerRound(rounds.get(powertoolsAA.name) ?? []),
-          ratePerRound(rounds.get(powertools.name) ?? []),
+          ratePerRound(rounds.get(twin.name) ?? []),
+          ratePerRound(rounds.get(baseline.name) ?? []),
         ),
       );
     const noise: RunNoise = {
-      pair: [powertoolsAA.name, powertools.name],
+      pair: [twin.name, baseline.name],
       flakyRatio: aaRatio(perContender),
       flakyBand: noiseBand(aaRatio(perContender)),
       healthyRatio: healthy ? aaRatio(perContenderHealthy) : null,
@@ -652,7 +678,7 @@ export const runBenchmark = async (options: BenchOptions): Promise<BenchResult> 
           c.name,
           summarise(rounds.get(c.name) ?? [], {
             setup: { concurrency: settings.concurrency, deployment: c.deployment(DEFAULT_RETRY) },
-            baseline: rounds.get(powertools.name) ?? [],
+            baseline: rounds.get(baseline.name) ?? [],
             band,
             floor: scenarioFloor,
             ceiling,
@@ -665,6 +691,7 @@ export const runBenchmark = async (options: BenchOptions): Promise<BenchResult> 
       rounds: options.rounds,
       seed: settings.seed,
       failureRate: settings.failureRate,
+      baseline: baseline.name,
       ...(settings.latency === undefined ? {} : { latency: settings.latency }),
       concurrency: settings.concurrency,
       submitRate: settings.submitRate,

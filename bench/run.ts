@@ -10,7 +10,7 @@
  *   npm run bench -- --scenario noisy-neighbour # only one bad target among ten (2 rounds, ~15 minutes)
  *   npm run bench -- --scenario noisy-neighbour --noisy-rounds 4   # steadier p99s (a multiple of 2)
  *   npm run bench -- --scenario retries         # only the healthy and flaky scenarios
- *   npm run bench -- --tracing                  # only Ricochet, tracing off and on, same run
+ *   npm run bench -- --tracing                  # Ricochet tracing on vs off (and its A/A twin), same run
  *
  * With --json the last line printed is one JSON object. Progress goes to stderr.
  */
@@ -19,7 +19,7 @@ import Table from "cli-table3";
 import { startLocalAws } from "../lib/local/start-local-aws.js";
 import { BENCH_OPTIONS } from "./bench-options.js";
 import { measureBundle } from "./bundle-figures.js";
-import { ricochet, ricochetTraced } from "./contenders/ricochet.js";
+import { ricochet, ricochetAA, ricochetTraced } from "./contenders/ricochet.js";
 import { type BenchResult, CONTENDERS, runBenchmark } from "./harness.js";
 import { runNoisyNeighbour } from "./noisy-neighbour/noisy-neighbour.js";
 import { noisyNeighbourTable } from "./noisy-neighbour/noisy-table.js";
@@ -79,7 +79,7 @@ const tableOf = (figures: Figures, withDetails: boolean): string => {
 
 const printTables = (result: BenchResult): void => {
   console.log(
-    `${result.events} events × ${result.rounds} rounds, function concurrency ${result.concurrency} for every contender, ${result.submitRate === 0 ? "all submitted at once" : `submitted at ${result.submitRate} events/s (rates are capped by it)`}; medians over rounds`,
+    `${result.events} events × ${result.rounds} rounds, function concurrency ${result.concurrency} for every contender; ratios ÷ ${result.baseline}, ${result.submitRate === 0 ? "all submitted at once" : `submitted at ${result.submitRate} events/s (rates are capped by it)`}; medians over rounds`,
   );
   const band = (b: BenchResult["noise"]["flakyBand"]) =>
     b === null ? "–" : `${b.low.toFixed(3)}–${b.high.toFixed(3)}`;
@@ -127,7 +127,9 @@ process.once("SIGINT", stopOnSignal);
 process.once("SIGTERM", stopOnSignal);
 try {
   const scenario = values.tracing ? "retries" : scenarioOf(values.scenario);
-  const contenders = values.tracing ? [ricochet, ricochetTraced] : CONTENDERS;
+  // Tracing on against off: divided by Ricochet untraced, whose A/A twin gives the run's band.
+  const contenders = values.tracing ? [ricochet, ricochetTraced, ricochetAA] : CONTENDERS;
+  const comparison = values.tracing ? { baseline: ricochet, twin: ricochetAA } : undefined;
   const progress = (line: string) => console.error(`[bench] ${line}`);
   const result =
     scenario === "noisy-neighbour"
@@ -137,6 +139,7 @@ try {
           events: wholeNumber("events", values.events, DEFAULT_EVENTS),
           rounds: wholeNumber("rounds", values.rounds, contenders.length),
           contenders,
+          ...(comparison === undefined ? {} : { comparison }),
           seed: wholeNumber("seed", values.seed, 7),
           ...(values.rate === undefined ? {} : { submitRate: wholeNumber("rate", values.rate, 1) }),
           latency: latencyOf(values.latency),

@@ -132,6 +132,9 @@ export const createRicochetContender = (
 /** Ricochet as deployed by default: no circuit breakers. */
 export const ricochet: Contender = createRicochetContender("ricochet");
 
+/** Ricochet again under another name: the A/A twin of a run that compares Ricochet with itself. */
+export const ricochetAA: Contender = createRicochetContender("ricochetAA");
+
 /** Ricochet with `tracing: true`, for `npm run bench -- --tracing` (on and off, same run). */
 export const ricochetTraced: Contender = createRicochetContender(
   "ricochet-tracing",

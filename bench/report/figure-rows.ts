@@ -20,13 +20,13 @@ const CORE_ROWS: readonly (readonly [string, Read])[] = [
   ["  peak invocations at once", (f) => f.peakConcurrency],
   ["events/s (to 95% delivered)", (f) => f.eventsPerSecond],
   [
-    "events/s ÷ powertools, same round: median (min–max)",
+    "events/s ÷ baseline, same round: median (min–max)",
     (f) => {
-      const ratio = f.eventsPerSecondVsPowertools;
+      const ratio = f.eventsPerSecondVsBaseline;
       return ratio === null ? null : `${ratio.median} (${ratio.min}–${ratio.max})`;
     },
   ],
-  ["  against the A/A band", (f) => f.verdictVsPowertools],
+  ["  against the A/A band", (f) => f.verdictVsBaseline],
   ["ms to the last delivery", (f) => f.allDeliveredMs],
   ["target calls/event", (f) => f.attemptsPerEvent],
   ["AWS requests/event", (f) => f.requestsPerEvent],

@@ -1,11 +1,12 @@
-import { describe, expect } from "vitest";
+import { describe, expect, it } from "vitest";
+import { ricochet, ricochetAA, ricochetTraced } from "../../bench/contenders/ricochet.js";
 import { CONTENDERS, runBenchmark } from "../../bench/harness.js";
 import { itWhereEmulated } from "../support/emulator-gaps.js";
 import { localAws } from "../support/local-aws.js";
 
 const figureNames = [
   "eventsPerSecond",
-  "eventsPerSecondVsPowertools",
+  "eventsPerSecondVsBaseline",
   "requestsPerEvent",
   "requestsByApi",
   "dynamoWritesPerEvent",
@@ -20,7 +21,7 @@ const figureNames = [
   "storedBytesPerEvent",
   "usdPerMillion",
   "usdAboveFloor",
-  "verdictVsPowertools",
+  "verdictVsBaseline",
   "setup",
   "scheduleErrorP50Ms",
   "scheduleErrorP99Ms",
@@ -72,12 +73,12 @@ describe("benchmark harness", () => {
         expect(figures.retryGapP50Ms).toBeGreaterThan(500);
       }
       expect(json.ceiling.attemptsPerSecond).toBeGreaterThan(0);
-      expect(json.contenders.powertools?.eventsPerSecondVsPowertools).toEqual({
+      expect(json.contenders.powertools?.eventsPerSecondVsBaseline).toEqual({
         median: 1,
         min: 1,
         max: 1,
       });
-      expect(json.contenders.ricochet?.eventsPerSecondVsPowertools?.median).toBeGreaterThan(0);
+      expect(json.contenders.ricochet?.eventsPerSecondVsBaseline?.median).toBeGreaterThan(0);
 
       const ricochet = json.contenders.ricochet;
       if (ricochet === undefined) throw new Error("no figures for ricochet");
@@ -138,4 +139,33 @@ describe("benchmark harness", () => {
     },
     300_000,
   );
+
+  it("compares tracing on with off: divided by untraced Ricochet, banded by its twin", async () => {
+    const contenders = [ricochet, ricochetTraced, ricochetAA];
+    const result = await runBenchmark({
+      local: localAws(),
+      events: 10,
+      rounds: contenders.length,
+      warmupEvents: 0,
+      healthy: false,
+      measureBundle: false,
+      contenders,
+      comparison: { baseline: ricochet, twin: ricochetAA },
+    });
+
+    expect(result.baseline).toBe("ricochet");
+    expect(result.noise.pair).toEqual(["ricochetAA", "ricochet"]);
+    expect(result.contenders.ricochet?.eventsPerSecondVsBaseline).toEqual({
+      median: 1,
+      min: 1,
+      max: 1,
+    });
+    expect(result.contenders["ricochet-tracing"]?.verdictVsBaseline).not.toBeNull();
+  }, 300_000);
+
+  it("refuses a comparison whose baseline is not among the contenders", async () => {
+    await expect(
+      runBenchmark({ local: localAws(), events: 1, rounds: 1, contenders: [ricochet] }),
+    ).rejects.toThrow("the comparison's powertools and powertoolsAA must be among the contenders");
+  });
 });
