@@ -485,9 +485,7 @@ const summarise = (rounds: readonly RoundFigures[], inputs: SummaryInputs): Cont
   const apis = [...new Set(rounds.flatMap((r) => Object.keys(r.requests)))].sort();
   const queueCalls = [...new Set(rounds.flatMap((r) => Object.keys(r.sqsRequests)))].sort();
   const eventsPerSecond = round3(median(ratePerRound(rounds)));
-  const vsPowertools = round3Ratio(
-    pairedRatio(ratePerRound(rounds), ratePerRound(inputs.baseline)),
-  );
+  const vsBaseline = round3Ratio(pairedRatio(ratePerRound(rounds), ratePerRound(inputs.baseline)));
   const bill = billOf(rounds, inputs.setup.deployment);
   const writes = (r: RoundFigures) => sumWhere(r, isDynamo(DYNAMO_WRITE_COMMANDS));
   const { bundle } = inputs;
@@ -495,8 +493,8 @@ const summarise = (rounds: readonly RoundFigures[], inputs: SummaryInputs): Cont
     setup: inputs.setup,
     eventsPerSecond,
     allDeliveredMs: median(rounds.map((r) => r.wallMs)),
-    eventsPerSecondVsBaseline: vsPowertools,
-    verdictVsBaseline: verdictOf(vsPowertools, inputs.band),
+    eventsPerSecondVsBaseline: vsBaseline,
+    verdictVsBaseline: verdictOf(vsBaseline, inputs.band),
     peakConcurrency: Math.max(0, ...rounds.map((r) => r.peakConcurrency)),
     attemptsPerEvent: perEvent((r) => r.targetCalls),
     requestsPerEvent: perEvent((r) => sumWhere(r, () => true)),

@@ -107,15 +107,19 @@ const seed = async (): Promise<void> => {
   await inBatches([...partner, ...billing, ...deferred]);
 };
 
+/** Breakers over the console world's target state, at `clock`. */
+const breakersAt = (clock: () => number) =>
+  createTargetBreakers({
+    store: world.deps.targetState,
+    settings: DEFAULT_BREAKER_SETTINGS,
+    clock,
+    log: silentLog,
+  });
+
 /** The partner's breaker opened by the outage and closed by the probe after it. */
 const breakOutage = async (): Promise<void> => {
   let clockMs = DOWN_MS + 30_000;
-  const breakers = createTargetBreakers({
-    store: world.deps.targetState,
-    settings: DEFAULT_BREAKER_SETTINGS,
-    clock: () => clockMs,
-    log: silentLog,
-  });
+  const breakers = breakersAt(() => clockMs);
   for (let i = 0; i < DEFAULT_BREAKER_SETTINGS.minimumCalls; i += 1)
     await breakers.recordCall(PARTNER_KEY, true, "call", "HTTP 503 Service Unavailable");
   clockMs = UP_MS;
@@ -205,12 +209,7 @@ describe("the targets page in a browser, for a target that went down and recover
     const second = "http:https://second.example:443";
     const row = page.locator(`tr[data-target="${second}"] [data-state]`);
     expect(await row.count()).toBe(0);
-    const breakers = createTargetBreakers({
-      store: world.deps.targetState,
-      settings: DEFAULT_BREAKER_SETTINGS,
-      clock: () => NOW_MS,
-      log: silentLog,
-    });
+    const breakers = breakersAt(() => NOW_MS);
     for (let i = 0; i < DEFAULT_BREAKER_SETTINGS.minimumCalls; i += 1)
       await breakers.recordCall(second, true, "call", "HTTP 502 Bad Gateway");
     // No reload: htmx polls the breaker table every refreshSeconds (2 s here).

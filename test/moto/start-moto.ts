@@ -43,9 +43,10 @@ export const motoProblem = async (): Promise<string | undefined> => {
 };
 
 /**
- * Starts moto's server (every AWS service on one endpoint, DynamoDB's requests one at a time) on a free loopback port and waits
- * until its SQS answers. It leads its own process group, and a watchdog kills that group if this
- * process dies without stopping it, so no Python server outlives the run.
+ * Starts moto's server (every AWS service on one endpoint, DynamoDB's requests one at a time) on
+ * a free loopback port and waits until its SQS answers. It leads its own process group, and a
+ * watchdog kills that group if this process dies without stopping it, so no Python server
+ * outlives the run.
  */
 export const startMoto = async (readyTimeoutMs = 60_000): Promise<RunningEmulator> => {
   const port = await findFreePort();
