@@ -37,6 +37,11 @@ export type SpanSink =
 const KIND: Readonly<Record<string, SpanKind>> = {
   [SpanName.MESSAGE]: SpanKind.CONSUMER,
   [SpanName.TARGET_CALL]: SpanKind.CLIENT,
+  // A write is a request to DynamoDB, a send a message others consume.
+  [SpanName.CLAIM]: SpanKind.CLIENT,
+  [SpanName.RESULT_WRITE]: SpanKind.CLIENT,
+  [SpanName.RESEND]: SpanKind.PRODUCER,
+  [SpanName.DEAD_LETTER_SEND]: SpanKind.PRODUCER,
 };
 
 const parentContextOf = (parent: TraceContext | undefined) =>

@@ -3,7 +3,7 @@ import { type EnvelopeParseResult, parseEnvelope } from "../core/envelope.js";
 import { errorWithName } from "../core/errors.js";
 import { MessageOrigin, type ReceivedMessage } from "../core/ports.js";
 import { scheduleVerdict } from "../core/schedule.js";
-import { NO_TRACING, SpanName } from "../core/tracing.js";
+import { inSpan, NO_TRACING, SpanName } from "../core/tracing.js";
 import { claimAndAttempt } from "./claim-step.js";
 import { hop, scheduleFirst } from "./hop.js";
 import { admitMessage, deadLetterInvalid } from "./message-admission.js";
@@ -16,6 +16,7 @@ import {
   scheduleOf,
 } from "./orchestrator-context.js";
 import { passTargetGate } from "./target-gate.js";
+import { tracedContext } from "./traced-steps.js";
 
 export type { MessageVerdict, OrchestratorDeps } from "./orchestrator-context.js";
 
@@ -30,6 +31,10 @@ export interface Orchestrator {
   processBatch(messages: readonly ReceivedMessage[], remainingMs: () => number): Promise<string[]>;
 }
 
+/** The event a message names, even when its envelope is invalid (undefined if it names none). */
+const eventIdOf = (parsed: EnvelopeParseResult): string | undefined =>
+  parsed.ok ? parsed.envelope.eventId : parsed.eventId;
+
 /**
  * One message, step by step: admit it (valid, not forged, its policy clamped), wait if it is not
  * due (a first schedule or a hop), pass its target's gate (breaker, limits) or defer, then claim
@@ -42,7 +47,12 @@ const handle = async (
   callBudgetMs: number,
 ): Promise<MessageVerdict> => {
   const { deps } = ctx;
+  const tracer = deps.tracer ?? NO_TRACING;
+  const admissionSpan = tracer.start(SpanName.ADMISSION, message.trace, {
+    "ricochet.event_id": eventIdOf(parsed),
+  });
   const admission = admitMessage(ctx, message, parsed);
+  admissionSpan.end({ "ricochet.admission": admission.kind }, false);
   if (admission.kind === "invalid") {
     return deadLetterInvalid(ctx, message, admission.problems, admission.eventId);
   }
@@ -73,7 +83,14 @@ const handle = async (
       },
     );
   }
-  const gate = await passTargetGate(ctx, message, event, target.key, callBudgetMs);
+  const gate = await inSpan(
+    tracer,
+    SpanName.GATE,
+    message.trace,
+    { "ricochet.event_id": envelope.eventId, "ricochet.target_key": target.key },
+    () => passTargetGate(ctx, message, event, target.key, callBudgetMs),
+    (passed) => ({ "ricochet.gate": "deferred" in passed ? "deferred" : "passed" }),
+  );
   if ("deferred" in gate) return gate.deferred;
   return gate.during(() => claimAndAttempt(ctx, message, event, target, callBudgetMs));
 };
@@ -89,17 +106,20 @@ const processMessage = async (
   parsed: EnvelopeParseResult,
   callBudgetMs: number,
 ): Promise<MessageVerdict> => {
-  const span = (ctx.deps.tracer ?? NO_TRACING).start(SpanName.MESSAGE, received.trace, {
+  const { tracer } = ctx.deps;
+  const eventId = eventIdOf(parsed);
+  const span = (tracer ?? NO_TRACING).start(SpanName.MESSAGE, received.trace, {
     "messaging.system": "aws_sqs",
     "messaging.operation.type": "process",
     "messaging.message.id": received.messageId,
-    "ricochet.event_id": parsed.ok ? parsed.envelope.eventId : parsed.eventId,
+    "ricochet.event_id": eventId,
     "ricochet.generation": scheduleOf(received).generation,
     "ricochet.origin": received.origin,
   });
   const message = { ...received, trace: span.context };
+  const messageCtx = tracer === undefined ? ctx : tracedContext(ctx, tracer, span.context, eventId);
   try {
-    const verdict = await handle(ctx, message, parsed, callBudgetMs);
+    const verdict = await handle(messageCtx, message, parsed, callBudgetMs);
     span.end({ "ricochet.verdict": verdict.kind }, false);
     return verdict;
   } catch (error) {

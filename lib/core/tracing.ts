@@ -35,8 +35,44 @@ export const NO_TRACING: Tracer = {
 /** Span names, stable so that dashboards and tests can find them. */
 export const SpanName = {
   MESSAGE: "ricochet.message",
+  /** Validation, the forged-attribute check and the policy clamp of one message. */
+  ADMISSION: "ricochet.admission",
+  /** The target's breaker and limits, before the claim (may defer the event). */
+  GATE: "ricochet.gate",
+  /** The conditional write that takes the event's lease. */
+  CLAIM: "ricochet.claim",
   TARGET_CALL: "ricochet.target_call",
+  /** The message that carries a retry, hop or deferral to the internal queue. */
+  RESEND: "ricochet.resend",
+  /** The dead-letter copy's send. */
+  DEAD_LETTER_SEND: "ricochet.dead_letter_send",
+  /** A write of what the message came to: a result, a pending dead letter, a deferral, a schedule. */
+  RESULT_WRITE: "ricochet.result_write",
 } as const;
+
+/**
+ * Runs `step` in a span named `name`, a child of `parent`, ended with what `describe` says of its
+ * value, or marked failed with the error's name when it throws (the error itself is rethrown).
+ * The step is handed the span, whose context it may pass on (a message it sends).
+ */
+export const inSpan = async <T>(
+  tracer: Tracer,
+  name: string,
+  parent: TraceContext | undefined,
+  attributes: SpanAttributes,
+  step: (span: SpanHandle) => Promise<T>,
+  describe?: (value: T) => SpanAttributes,
+): Promise<T> => {
+  const span = tracer.start(name, parent, attributes);
+  try {
+    const value = await step(span);
+    span.end(describe?.(value), false);
+    return value;
+  } catch (error) {
+    span.end({ "error.type": error instanceof Error ? error.name : "unknown" }, true);
+    throw error;
+  }
+};
 
 /**
  * A target call's attributes, after OpenTelemetry's HTTP client conventions: the method and the

@@ -7,6 +7,8 @@ export interface ReceivedSpan {
   readonly spanId: string;
   readonly parentSpanId: string | undefined;
   readonly name: string;
+  /** When it started, in nanoseconds since the epoch (a bigint: the figure needs 61 bits). */
+  readonly startNs: bigint;
   readonly attributes: Readonly<Record<string, unknown>>;
 }
 
@@ -21,6 +23,7 @@ interface OtlpSpan {
   spanId: string;
   parentSpanId?: string;
   name: string;
+  startTimeUnixNano?: string | number;
   attributes?: { key: string; value: OtlpValue }[];
 }
 interface OtlpExport {
@@ -56,6 +59,7 @@ export class OtlpReceiver {
                 spanId: span.spanId,
                 parentSpanId: span.parentSpanId || undefined,
                 name: span.name,
+                startNs: BigInt(span.startTimeUnixNano ?? 0),
                 attributes: Object.fromEntries(
                   (span.attributes ?? []).map((a) => [a.key, attributeValue(a.value)]),
                 ),

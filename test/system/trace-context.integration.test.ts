@@ -109,7 +109,7 @@ describe("with tracing on", () => {
   });
   afterAll(() => otlp.stop());
 
-  it("exports a span per message with its call as a child, each message a child of the one before, and hands the receiver its call's span", async () => {
+  it("exports a span per message with a child for each step, each message a child of the send that made it, and hands the receiver its call's span", async () => {
     const id = `traced-spans-${Date.now()}`;
     const producerSpan = "00f067aa0ba902b7";
     h.script({ [id]: [503, 503, 200] });
@@ -117,20 +117,63 @@ describe("with tracing on", () => {
     await h.startWorkers({ tracer });
     await h.submitRaw([JSON.stringify(h.envelope(id, retryIn(1)))], carriers(TRACEPARENT));
     await h.waitForStatus(id, EventStatus.DELIVERED);
-    await tracer.flush();
+    // The record says delivered a moment before the last message's span ends: flush until it is in.
+    const spansOf = () => otlp.spans.filter((span) => span.attributes["ricochet.event_id"] === id);
+    await expect
+      .poll(async () => {
+        await tracer.flush();
+        return spansOf().filter((span) => span.name === SpanName.MESSAGE).length;
+      })
+      .toBe(3);
 
-    const spans = otlp.spans.filter((span) => span.attributes["ricochet.event_id"] === id);
+    const spans = spansOf();
     const messages = spans.filter((span) => span.name === SpanName.MESSAGE);
     const calls = spans.filter((span) => span.name === SpanName.TARGET_CALL);
     expect(messages).toHaveLength(3);
     expect(calls).toHaveLength(3);
     expect(new Set(spans.map((span) => span.traceId))).toEqual(new Set([TRACE_ID]));
+    const resends = spans.filter((span) => span.name === SpanName.RESEND);
+    expect(resends.map((span) => span.attributes["ricochet.generation"])).toEqual([1, 2]);
+    // Each retry's message is the child of the send that made it, as a consumer of its producer.
     expect(messages.map((span) => span.parentSpanId)).toEqual([
       producerSpan,
+      resends[0]?.spanId,
+      resends[1]?.spanId,
+    ]);
+    expect(resends.map((span) => span.parentSpanId)).toEqual([
       messages[0]?.spanId,
       messages[1]?.spanId,
     ]);
     expect(calls.map((span) => span.parentSpanId)).toEqual(messages.map((span) => span.spanId));
+    // Each message's steps are its children, in the order they ran: two retries re-sent, the
+    // third attempt's result written. Every write and send is there, and nothing else.
+    // A retry's send has the next message as its own child, so only a message's direct
+    // children are read here.
+    const stepsOf = (message: ReceivedSpan | undefined) =>
+      spans
+        .filter((span) => span.parentSpanId === message?.spanId)
+        .sort((a, b) => (a.startNs < b.startNs ? -1 : a.startNs > b.startNs ? 1 : 0))
+        .map((span) => [
+          span.name,
+          span.attributes["ricochet.write"] ?? span.attributes["ricochet.claim"],
+        ]);
+    const retried = [
+      [SpanName.ADMISSION, undefined],
+      [SpanName.GATE, undefined],
+      [SpanName.CLAIM, "claimed"],
+      [SpanName.TARGET_CALL, undefined],
+      [SpanName.RESEND, undefined],
+      [SpanName.RESULT_WRITE, "result"],
+    ];
+    expect(stepsOf(messages[0])).toEqual(retried);
+    expect(stepsOf(messages[1])).toEqual(retried);
+    expect(stepsOf(messages[2])).toEqual([
+      [SpanName.ADMISSION, undefined],
+      [SpanName.GATE, undefined],
+      [SpanName.CLAIM, "claimed"],
+      [SpanName.TARGET_CALL, undefined],
+      [SpanName.RESULT_WRITE, "result"],
+    ]);
     expect(calls.map((span) => span.attributes["http.response.status_code"])).toEqual([
       503, 503, 200,
     ]);
