@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { build } from "esbuild";
 import { type LocalAwsTarget, localAwsEnv } from "../lib/adapters/aws-clients.js";
+import type { TracingMode } from "../lib/contract/defaults.js";
 import { ENV } from "../lib/contract/environment.js";
 import { esbuildOptions, PROJECT_ROOT } from "../lib/infra/bundling.js";
 import { median } from "./support/round-statistics.js";
@@ -84,11 +85,8 @@ const timeImport = (bundleUrl: string, env: NodeJS.ProcessEnv): Promise<ColdStar
     });
   });
 
-/**
- * Bundles the orchestrator as the CDK construct does and times its cold initialisation in fresh
- * processes (spawned asynchronously: a synchronous spawn would stall in-process emulators).
- */
-export const measureBundle = async (local: LocalAwsTarget, samples = 3): Promise<BundleFigures> => {
+/** The orchestrator, bundled as the CDK construct bundles it: its URL and size. */
+const buildBundle = async (): Promise<{ readonly url: string; readonly bytes: number }> => {
   await mkdir(OUT_DIR, { recursive: true });
   const result = await build({
     ...esbuildOptions("orchestrator"),
@@ -101,22 +99,55 @@ export const measureBundle = async (local: LocalAwsTarget, samples = 3): Promise
   const outputs = Object.entries(result.metafile.outputs).filter(([path]) => path.endsWith(".mjs"));
   const [bundlePath, output] = outputs[0] ?? [];
   if (bundlePath === undefined || output === undefined) throw new Error("esbuild wrote no bundle");
-  const env: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH,
-    ...localAwsEnv(local),
-    [ENV.TABLE_NAME]: "bench-init",
-    [ENV.INGRESS_QUEUE_URL]: `${local.endpoints.sqs}/000000000000/bench-init`,
-    [ENV.INTERNAL_QUEUE_URL]: `${local.endpoints.sqs}/000000000000/bench-init-internal`,
-    [ENV.DEAD_LETTER_QUEUE_URL]: `${local.endpoints.sqs}/000000000000/bench-init-dlq`,
-    POWERTOOLS_SERVICE_NAME: "ricochet",
-    POWERTOOLS_METRICS_NAMESPACE: "Ricochet",
-  };
-  const url = pathToFileURL(join(PROJECT_ROOT, bundlePath)).href;
+  return { url: pathToFileURL(join(PROJECT_ROOT, bundlePath)).href, bytes: output.bytes };
+};
+
+/** The function's environment, with tracing as `tracing` says. */
+const functionEnv = (local: LocalAwsTarget, tracing: TracingMode): NodeJS.ProcessEnv => ({
+  PATH: process.env.PATH,
+  ...localAwsEnv(local),
+  [ENV.TABLE_NAME]: "bench-init",
+  [ENV.INGRESS_QUEUE_URL]: `${local.endpoints.sqs}/000000000000/bench-init`,
+  [ENV.INTERNAL_QUEUE_URL]: `${local.endpoints.sqs}/000000000000/bench-init-internal`,
+  [ENV.DEAD_LETTER_QUEUE_URL]: `${local.endpoints.sqs}/000000000000/bench-init-dlq`,
+  [ENV.TRACING]: tracing,
+  POWERTOOLS_SERVICE_NAME: "ricochet",
+  POWERTOOLS_METRICS_NAMESPACE: "Ricochet",
+});
+
+const medianOf = (bytes: number, timings: readonly ColdStartSample[]): BundleFigures => ({
+  bundleBytes: bytes,
+  initMs: median(timings.map((t) => t.initMs)),
+  firstBatchMs: median(timings.map((t) => t.firstBatchMs)),
+});
+
+/**
+ * Bundles the orchestrator as the CDK construct does and times its cold initialisation in fresh
+ * processes (spawned asynchronously: a synchronous spawn would stall in-process emulators).
+ */
+export const measureBundle = async (local: LocalAwsTarget, samples = 3): Promise<BundleFigures> => {
+  const bundle = await buildBundle();
+  const env = functionEnv(local, "off");
   const timings: ColdStartSample[] = [];
-  for (let i = 0; i < samples; i += 1) timings.push(await timeImport(url, env));
-  return {
-    bundleBytes: output.bytes,
-    initMs: median(timings.map((t) => t.initMs)),
-    firstBatchMs: median(timings.map((t) => t.firstBatchMs)),
-  };
+  for (let i = 0; i < samples; i += 1) timings.push(await timeImport(bundle.url, env));
+  return medianOf(bundle.bytes, timings);
+};
+
+/**
+ * The cold start with tracing off and on, from one bundle, the samples alternated so that the
+ * machine's drift falls on both alike. On, the OpenTelemetry SDK is loaded at init; its exporter
+ * is never called, as an empty batch makes no span.
+ */
+export const measureTracingColdStart = async (
+  local: LocalAwsTarget,
+  samples = 3,
+): Promise<{ readonly off: BundleFigures; readonly on: BundleFigures }> => {
+  const bundle = await buildBundle();
+  const off: ColdStartSample[] = [];
+  const on: ColdStartSample[] = [];
+  for (let i = 0; i < samples; i += 1) {
+    off.push(await timeImport(bundle.url, functionEnv(local, "off")));
+    on.push(await timeImport(bundle.url, functionEnv(local, "on")));
+  }
+  return { off: medianOf(bundle.bytes, off), on: medianOf(bundle.bytes, on) };
 };

@@ -7,6 +7,7 @@
  *   npm run bench -- --rate 20        # submit 20 events/s instead of all at once
  *   npm run bench -- --latency 20-300 # the receiver answers each call after 20 to 300 ms
  *   npm run bench -- --cold-start --samples 9   # only the orchestrator bundle's initMs/firstBatchMs
+ *   npm run bench -- --cold-start --tracing     # the same with tracing off and on, alternated
  *   npm run bench -- --scenario noisy-neighbour # only one bad target among ten (2 rounds, ~15 minutes)
  *   npm run bench -- --scenario noisy-neighbour --noisy-rounds 4   # steadier p99s (a multiple of 2)
  *   npm run bench -- --scenario retries         # only the healthy and flaky scenarios
@@ -18,7 +19,7 @@ import { parseArgs } from "node:util";
 import Table from "cli-table3";
 import { startLocalAws } from "../lib/local/start-local-aws.js";
 import { BENCH_OPTIONS } from "./bench-options.js";
-import { measureBundle } from "./bundle-figures.js";
+import { measureBundle, measureTracingColdStart } from "./bundle-figures.js";
 import { ricochet, ricochetAA, ricochetTraced } from "./contenders/ricochet.js";
 import { type BenchResult, CONTENDERS, runBenchmark } from "./harness.js";
 import { runNoisyNeighbour } from "./noisy-neighbour/noisy-neighbour.js";
@@ -107,13 +108,13 @@ if (values["cold-start"]) {
   // No emulator needed: the import and the empty first batch make no AWS call, the endpoints
   // only have to be set. One JSON object, like --json.
   const samples = wholeNumber("samples", values.samples, 3);
-  const figures = await measureBundle(
-    {
-      endpoints: { sqs: "http://127.0.0.1:4566", dynamodb: "http://127.0.0.1:4566" },
-      region: "us-east-1",
-    },
-    samples,
-  );
+  const target = {
+    endpoints: { sqs: "http://127.0.0.1:4566", dynamodb: "http://127.0.0.1:4566" },
+    region: "us-east-1",
+  };
+  const figures = values.tracing
+    ? await measureTracingColdStart(target, samples)
+    : await measureBundle(target, samples);
   console.log(JSON.stringify({ samples, ...figures }));
   process.exit(0);
 }
