@@ -4,16 +4,20 @@ import { createPowertoolsLog, EmbeddedMetrics } from "../lib/adapters/powertools
 import { type OperatorReport, runOperatorRequest } from "../lib/app/operator-function.js";
 import { loadConfig } from "../lib/runtime/config.js";
 import { operatorFunctionDeps } from "../lib/runtime/operator-function-deps.js";
+import { loadTracer } from "../lib/runtime/tracing.js";
 
 /** Time kept back from the function's timeout so the last move and the report finish. */
 const SAFETY_MARGIN_MS = 15_000;
 
 // Built once per container; the configuration is read at cold start so a bad deployment fails fast.
+const config = loadConfig();
 const metrics = new EmbeddedMetrics();
-const depsFor = operatorFunctionDeps(loadConfig(), createAwsClients(), {
+const depsFor = operatorFunctionDeps(config, createAwsClients(), {
   metrics,
   log: createPowertoolsLog(),
 });
+// Off (the default), the OpenTelemetry SDK is never loaded.
+const tracer = await loadTracer(config.tracing);
 
 /**
  * The redrive (operator) Lambda: invoked directly (console, CLI, operator client) with a request
@@ -24,7 +28,7 @@ const depsFor = operatorFunctionDeps(loadConfig(), createAwsClients(), {
 export const handler = async (request: unknown, context: Context): Promise<OperatorReport> => {
   try {
     return await runOperatorRequest(
-      depsFor(() => context.getRemainingTimeInMillis() < SAFETY_MARGIN_MS),
+      { ...depsFor(() => context.getRemainingTimeInMillis() < SAFETY_MARGIN_MS), tracer },
       request,
       (accepted) => {
         // One line to join an audit entry (its `at`, `by`) to the CloudTrail record of the
@@ -39,5 +43,7 @@ export const handler = async (request: unknown, context: Context): Promise<Opera
     );
   } finally {
     metrics.flush();
+    // Before the sandbox freezes, like metrics.
+    await tracer?.flush();
   }
 };

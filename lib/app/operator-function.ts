@@ -1,3 +1,4 @@
+import { inSpan, type SpanAttributes, SpanName, type Tracer } from "../core/tracing.js";
 import { type CancelReport, cancelEvents } from "./cancel.js";
 import { type OperatorRequest, parseOperatorRequest } from "./operator-request.js";
 import { type RedriveDeps, type RedriveReport, redrive } from "./redrive.js";
@@ -8,6 +9,7 @@ import {
   type StuckSweepSettings,
   sweepStuckEvents,
 } from "./stuck-sweep.js";
+import { tracedOperatorDeps } from "./traced-operator.js";
 
 /*
  * What the operator function (functions/redrive.ts) does with an invocation: validate it, then
@@ -23,6 +25,8 @@ export interface OperatorFunctionDeps extends RedriveDeps {
   readonly stuckSweep?:
     | (Omit<StuckSweepDeps, "store" | "clock"> & { readonly settings: StuckSweepSettings })
     | undefined;
+  /** Spans of each request and of its writes and sends; none by default. */
+  readonly tracer?: Tracer | undefined;
 }
 
 /** The report of the action the request named. */
@@ -41,6 +45,24 @@ export const runOperatorRequest = async (
 ): Promise<OperatorReport> => {
   const parsed = parseOperatorRequest(value);
   onAccepted?.(parsed);
+  const { tracer } = deps;
+  if (tracer === undefined) return runAction(deps, parsed);
+  const dryRun = parsed.action === "sweep-stuck" ? undefined : parsed.request.dryRun;
+  return inSpan(
+    tracer,
+    SpanName.OPERATOR_REQUEST,
+    undefined,
+    { "ricochet.operator.action": parsed.action, "ricochet.dry_run": dryRun },
+    (span) => runAction(tracedOperatorDeps(deps, tracer, span.context, parsed.action), parsed),
+    reportCounts,
+  );
+};
+
+/** Runs the one use case the request names. */
+const runAction = async (
+  deps: OperatorFunctionDeps,
+  parsed: OperatorRequest,
+): Promise<OperatorReport> => {
   switch (parsed.action) {
     case "redrive":
       return redrive(deps, parsed.request);
@@ -55,3 +77,11 @@ export const runOperatorRequest = async (
     }
   }
 };
+
+/** How many events each list of a report names (moved, skipped, failed, …): counts, never ids. */
+const reportCounts = (report: OperatorReport): SpanAttributes =>
+  Object.fromEntries(
+    Object.entries(report).flatMap(([key, list]) =>
+      Array.isArray(list) ? [[`ricochet.report.${key}`, list.length]] : [],
+    ),
+  );

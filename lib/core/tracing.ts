@@ -48,6 +48,8 @@ export const SpanName = {
   DEAD_LETTER_SEND: "ricochet.dead_letter_send",
   /** A write of what the message came to: a result, a pending dead letter, a deferral, a schedule. */
   RESULT_WRITE: "ricochet.result_write",
+  /** One invocation of the operator function: a redrive, cancel, replay or stuck sweep. */
+  OPERATOR_REQUEST: "ricochet.operator_request",
 } as const;
 
 /**

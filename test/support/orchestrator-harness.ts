@@ -2,7 +2,8 @@ import { createHash } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { type MessageAttributeValue, SendMessageBatchCommand } from "@aws-sdk/client-sqs";
 import { afterAll, afterEach, beforeAll } from "vitest";
-import { type RedriveReport, redrive } from "../../lib/app/redrive.js";
+import { type OperatorReport, runOperatorRequest } from "../../lib/app/operator-function.js";
+import { type RedriveDeps, type RedriveReport, redrive } from "../../lib/app/redrive.js";
 import type { RedriveRequestInput } from "../../lib/app/redrive-request.js";
 import type { ReplayDeps } from "../../lib/app/replay.js";
 import type { DeadLetterMessage } from "../../lib/core/dead-letter.js";
@@ -17,6 +18,8 @@ import type {
 } from "../../lib/core/ports.js";
 import type { EventRecord } from "../../lib/core/record.js";
 import type { EventStatus } from "../../lib/core/status.js";
+import type { Tracer } from "../../lib/core/tracing.js";
+import { retentionSeconds } from "../../lib/runtime/config.js";
 import { createPorts, type RicochetPorts } from "../../lib/runtime/create-ports.js";
 import { countingCallerIdentity } from "./counting-caller-identity.js";
 import { peekDeadLetters, receiveEvents } from "./harness-queue-reads.js";
@@ -63,6 +66,14 @@ export const createOrchestratorHarness = async (
   const workers = harnessWorkers({ clients, queues, tableName, metrics });
   const { config } = workers;
   const ports: RicochetPorts = createPorts(config, clients);
+  const redriveDeps = (): RedriveDeps => ({
+    deadLetterQueue: ports.deadLetters,
+    ingressQueue: ports.ingress,
+    store: ports.store,
+    clock: Date.now,
+    sleep,
+    defaultPolicy: config.defaultPolicy,
+  });
 
   const harness = {
     clients,
@@ -204,16 +215,18 @@ export const createOrchestratorHarness = async (
 
     /** Runs a redrive over the harness's queues and store, as an operator would. */
     redrive(input: RedriveRequestInput): Promise<RedriveReport> {
-      return redrive(
+      return redrive(redriveDeps(), input);
+    },
+
+    /** Runs an operator function's request (any action) over the harness's queues and store. */
+    operatorRequest(request: unknown, tracer?: Tracer): Promise<OperatorReport> {
+      return runOperatorRequest(
         {
-          deadLetterQueue: ports.deadLetters,
-          ingressQueue: ports.ingress,
-          store: ports.store,
-          clock: Date.now,
-          sleep,
-          defaultPolicy: config.defaultPolicy,
+          ...redriveDeps(),
+          retentionSeconds: retentionSeconds(config.recordRetentionDays),
+          tracer,
         },
-        input,
+        request,
       );
     },
 

@@ -193,4 +193,56 @@ describe("with tracing on", () => {
       );
     }
   });
+
+  it("traces a redrive as a request span of its own, and runs the event's trace on through the redrive's send to its next attempt", async () => {
+    const id = `traced-redrive-spans-${Date.now()}`;
+    h.script({ [id]: [400, 200] });
+    const tracer = createOtelTracer({ kind: "otlp", url: endpoint });
+    await h.startWorkers({ tracer });
+    await h.submitRaw([JSON.stringify(h.envelope(id, retryIn(1)))], carriers(TRACEPARENT));
+    await h.waitForStatus(id, EventStatus.REJECTED);
+    await h.operatorRequest({ action: "redrive", eventIds: [id], by: "ops" }, tracer);
+    await h.waitForStatus(id, EventStatus.DELIVERED);
+    const messagesOf = () =>
+      otlp.spans.filter(
+        (span) => span.name === SpanName.MESSAGE && span.attributes["ricochet.event_id"] === id,
+      );
+    const delivered = (span: ReceivedSpan) =>
+      span.attributes["ricochet.generation"] === 1 && span.attributes["ricochet.verdict"] === "ack";
+    await expect
+      .poll(async () => {
+        await tracer.flush();
+        return messagesOf().some(delivered);
+      })
+      .toBe(true);
+
+    // The redriven message may be read before the redrive's record write lands (sent first, so
+    // that nothing is lost): that copy is put back ("ahead") and read again, in the same trace.
+    const [rejected, ...redriven] = messagesOf();
+    const request = otlp.spans.find(
+      (span) =>
+        span.name === SpanName.OPERATOR_REQUEST && span.attributes["ricochet.report.moved"] === 1,
+    );
+    expect(request?.parentSpanId).toBeUndefined();
+    expect(request?.traceId).not.toBe(TRACE_ID);
+    expect(request?.attributes).toMatchObject({
+      "ricochet.operator.action": "redrive",
+      "ricochet.dry_run": false,
+      "ricochet.report.skipped": 0,
+      "ricochet.report.failed": 0,
+    });
+    const underRequest = otlp.spans.filter((span) => span.parentSpanId === request?.spanId);
+    expect(underRequest.map((span) => [span.name, span.attributes["ricochet.write"]])).toEqual([
+      [SpanName.RESULT_WRITE, "redrive"],
+    ]);
+    // The redrive's send is in the event's trace: after the dead-lettered message, before the next.
+    const send = otlp.spans.find(
+      (span) =>
+        span.name === SpanName.RESEND && span.attributes["ricochet.operator.action"] === "redrive",
+    );
+    expect(send?.traceId).toBe(TRACE_ID);
+    expect(send?.parentSpanId).toBe(rejected?.spanId);
+    expect(redriven.map((span) => span.parentSpanId)).toEqual(redriven.map(() => send?.spanId));
+    expect(redriven.some(delivered)).toBe(true);
+  });
 });

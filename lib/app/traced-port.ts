@@ -1,0 +1,56 @@
+import type { TraceContext } from "../core/trace-context.js";
+import { inSpan, type SpanAttributes, type Tracer } from "../core/tracing.js";
+
+/*
+ * A port whose chosen methods run in spans: how the orchestrator's and the operator function's
+ * steps are traced without knowing of tracing (lib/app/traced-steps.ts,
+ * lib/app/traced-operator.ts).
+ */
+
+/** How one port method is traced: its span's name, and what its arguments and value say. */
+export interface MethodSpan {
+  readonly name: string;
+  readonly start?: (...args: never[]) => SpanAttributes;
+  readonly end?: (value: never) => SpanAttributes;
+  /** The arguments with the span's own context in place of the message's, for what a send carries. */
+  readonly carry?: (args: readonly unknown[], context: TraceContext | undefined) => unknown[];
+  /** The span's parent read from the arguments (the event's own trace), in place of the port's. */
+  readonly parent?: (args: readonly unknown[]) => TraceContext | undefined;
+}
+
+export type MethodSpans<P> = Partial<Record<keyof P, MethodSpan>>;
+
+type AnyMethod = (...args: unknown[]) => Promise<unknown>;
+/**
+ * `port` with the methods `spans` names run in spans, children of `parent` (or of the context a
+ * method's own `parent` reads from its arguments); every other member is the port's own. A Proxy
+ * rather than a copy, so that ports written as classes keep their private state.
+ */
+export const tracedPort = <P extends object>(
+  port: P,
+  spans: MethodSpans<P>,
+  tracer: Tracer,
+  parent: TraceContext | undefined,
+  common: SpanAttributes,
+): P =>
+  new Proxy(port, {
+    get: (target, property, _receiver) => {
+      const member: unknown = Reflect.get(target, property, target);
+      if (typeof member !== "function") return member;
+      const method = (member as AnyMethod).bind(target);
+      const span = spans[property as keyof P];
+      if (span === undefined) return method;
+      const startOf = span.start as ((...args: unknown[]) => SpanAttributes) | undefined;
+      const endOf = span.end as ((value: unknown) => SpanAttributes) | undefined;
+      const { carry } = span;
+      return (...args: unknown[]) =>
+        inSpan(
+          tracer,
+          span.name,
+          span.parent === undefined ? parent : span.parent(args),
+          { ...common, ...startOf?.(...args) },
+          (own) => method(...(carry === undefined ? args : carry(args, own.context))),
+          endOf,
+        );
+    },
+  });
