@@ -135,8 +135,12 @@ export const runSmokeCheck = async (options: SmokeCheckOptions): Promise<SmokeSu
     });
   };
 
+  const timedOut = () => Date.now() >= deadlineMs;
   for (;;) {
     for (const scenario of SMOKE_SCENARIOS) {
+      // Checked before each read, not once a round: on a slow emulator a round of reads can
+      // outlast the timeout, and what a read past it sees came too late to count.
+      if (timedOut()) break;
       if (results.has(scenario.name)) continue;
       const record = await options.store.get(eventIdOf(scenario));
       if (record === undefined) continue;
@@ -157,7 +161,7 @@ export const runSmokeCheck = async (options: SmokeCheckOptions): Promise<SmokeSu
       }
       finish(scenario, outcome, true);
     }
-    if (results.size === SMOKE_SCENARIOS.length || Date.now() >= deadlineMs) break;
+    if (results.size === SMOKE_SCENARIOS.length || timedOut()) break;
     await sleep(options.pollMs ?? DEFAULT_POLL_MS);
   }
   for (const scenario of SMOKE_SCENARIOS) {
