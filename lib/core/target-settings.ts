@@ -29,10 +29,16 @@ export interface TargetSettings extends TargetLimits {
   readonly breaker: BreakerSettings;
 }
 
+/**
+ * The most either limit may be declared as: also the ceiling an adaptive limit grows to for a
+ * target that declares none (lib/core/adaptive-limit.ts).
+ */
+export const MAX_TARGET_LIMIT = 10_000;
+
 /** Overrides for one target (or for all, as defaults): breaker fields and the two limits. */
 export const TargetSettingsOverrideSchema = BreakerSettingsSchema.extend({
-  maxConcurrentCalls: z.int().min(1).max(10_000).optional(),
-  maxCallsPerSecond: z.int().min(1).max(10_000).optional(),
+  maxConcurrentCalls: z.int().min(1).max(MAX_TARGET_LIMIT).optional(),
+  maxCallsPerSecond: z.int().min(1).max(MAX_TARGET_LIMIT).optional(),
 });
 export type TargetSettingsOverride = z.infer<typeof TargetSettingsOverrideSchema>;
 

@@ -1,0 +1,402 @@
+import { BreakerState, DEFAULT_BREAKER_SETTINGS } from "./circuit-breaker.js";
+import { retryAfterOf } from "./outcome.js";
+import { ErrorCategory } from "./policy.js";
+import { parseRetryAfter } from "./retry-after.js";
+import { CallEvidence, callEvidence, type EndedCall } from "./target-health.js";
+import { RATE_WINDOW_MS, rateWindowOf } from "./target-limits.js";
+import { MAX_TARGET_LIMIT, type TargetLimits } from "./target-settings.js";
+
+/*
+ * An adaptive limit per target (issue #35), as pure functions over a value: the call rate a
+ * target is allowed, learned from what its calls say. AIMD, as TCP's congestion window and the
+ * AIMD limiters of Envoy and Netflix's concurrency-limits do: the rate creeps up while the target
+ * answers well and is cut by a fifth when it says it is overloaded (429, 503, a Lambda throttle, a
+ * timeout of a call that reached it), or when its latency rises well above its own baseline,
+ * which is how a saturating target says so before it starts refusing. A `Retry-After` holds the
+ * rate; a long one also pauses the calls. An open breaker makes the allowance zero.
+ *
+ * The deployment's static limits are ceilings, the floor keeps every target probed (only its
+ * breaker may stop it), and the clock is passed in. Where the state lives and how instances share
+ * it is the caller's business (docs/design-notes.md, "Adaptive per-target limits (#35)").
+ */
+
+/** How an adaptive limit learns, and its bounds. */
+export interface AdaptiveLimitSettings {
+  /** Lowest allowed rate, calls/s: a target is never starved, only its breaker may stop it. */
+  readonly floorPerSecond: number;
+  /** Highest allowed rate, calls/s: the target's declared `maxCallsPerSecond`. */
+  readonly maxCallsPerSecond: number;
+  /** Highest allowed concurrency: the target's declared `maxConcurrentCalls`. */
+  readonly maxConcurrentCalls: number;
+  /** What the rate is multiplied by on an overload signal. */
+  readonly decreaseFactor: number;
+  /**
+   * At most one decrease in this long: the calls in flight when a target is overloaded all fail
+   * together, and one overload moment must count once, not once per call.
+   */
+  readonly decreaseIntervalMs: number;
+  /** Least increase per second of healthy calls at the allowed rate, calls/s. */
+  readonly increasePerSecond: number;
+  /**
+   * Increase per second of healthy calls as a share of the rate, when larger: a pure +1/s would
+   * take 100 s to win back a halving at 200 calls/s; this keeps recovery within ~15 s at any rate.
+   */
+  readonly increaseShare: number;
+  /** Longest a `Retry-After` holds the rate: a partner's hint must not silence it for an hour. */
+  readonly maxHoldMs: number;
+  /**
+   * A `Retry-After` on a 429 or 503 at least this long also pauses the calls. A shorter one (whole
+   * seconds cannot say less than 1, which is how a token bucket says "in a moment") only holds
+   * the rate: pausing every call for it would waste a second of the partner's capacity each time.
+   */
+  readonly minPauseMs: number;
+  /** Recent latency above this multiple of the baseline is an overload signal. */
+  readonly latencyTolerance: number;
+  /** ...provided it is also this much above it: 2 ms to 6 ms says nothing about a partner. */
+  readonly minLatencyRiseMs: number;
+  /**
+   * Raised latency cuts the rate only while the calls sent make up at least this share of it:
+   * a partner slowed by someone else is not helped by fewer of our calls (the rate is held then),
+   * and the slowest calls of a burst are the last to end, which must not cut the rate of a target
+   * that has gone quiet.
+   */
+  readonly minLoadShare: number;
+  /** Weight of each healthy call's latency in the slow baseline average (about 1 / samples). */
+  readonly baselineWeight: number;
+  /** Weight of each healthy call's latency in the fast recent average. */
+  readonly recentWeight: number;
+  /**
+   * Concurrency allowed per call the rate expects in flight (rate × baseline latency, Little's
+   * law): when latency rises past this multiple, calls in flight cap the pace before the rate does.
+   */
+  readonly concurrencyHeadroom: number;
+  /** A timeout counts only for a call given this long: the breakers' rule (target-health.ts). */
+  readonly minCountedTimeoutMs: number;
+}
+
+/** The defaults; the ceilings are the most a deployment may declare, for targets without limits. */
+export const DEFAULT_ADAPTIVE_LIMIT_SETTINGS: AdaptiveLimitSettings = {
+  floorPerSecond: 1,
+  maxCallsPerSecond: MAX_TARGET_LIMIT,
+  maxConcurrentCalls: MAX_TARGET_LIMIT,
+  decreaseFactor: 0.8,
+  decreaseIntervalMs: 1_000,
+  increasePerSecond: 1,
+  increaseShare: 0.05,
+  maxHoldMs: 60_000,
+  minPauseMs: 2_000,
+  latencyTolerance: 2,
+  minLatencyRiseMs: 50,
+  minLoadShare: 0.5,
+  baselineWeight: 0.01,
+  recentWeight: 0.1,
+  concurrencyHeadroom: 2,
+  minCountedTimeoutMs: DEFAULT_BREAKER_SETTINGS.minCountedTimeoutMs,
+};
+
+/**
+ * The settings for a target: its declared limits become the ceilings (unset, the defaults'),
+ * and its breaker's `minCountedTimeoutMs` decides which timeouts count, as it does for the breaker.
+ */
+export const adaptiveSettingsFor = (
+  limits: TargetLimits,
+  minCountedTimeoutMs: number,
+  base: AdaptiveLimitSettings = DEFAULT_ADAPTIVE_LIMIT_SETTINGS,
+): AdaptiveLimitSettings => ({
+  ...base,
+  maxCallsPerSecond: limits.maxCallsPerSecond ?? base.maxCallsPerSecond,
+  maxConcurrentCalls: limits.maxConcurrentCalls ?? base.maxConcurrentCalls,
+  minCountedTimeoutMs,
+});
+
+/** Why the limit last changed, for operators (`ricochet targets`, the console). */
+export const LimitChange = {
+  START: "start",
+  INCREASE: "increase",
+  OVERLOAD: "overload",
+  LATENCY: "latency",
+  RETRY_AFTER: "retry_after",
+  BREAKER_OPEN: "breaker_open",
+  BREAKER_CLOSED: "breaker_closed",
+} as const;
+export type LimitChange = (typeof LimitChange)[keyof typeof LimitChange];
+
+/** The healthy calls' latency: a slow baseline and a fast recent average, in ms. */
+export interface LatencyAverages {
+  readonly baselineMs: number;
+  readonly recentMs: number;
+}
+
+/** One target's adaptive limit. */
+export interface AdaptiveLimit {
+  /** The allowed rate, calls/s, kept while the breaker is open so recovery starts from it. */
+  readonly callsPerSecond: number;
+  readonly breakerOpen: boolean;
+  readonly lastDecreaseAtMs?: number | undefined;
+  /** No increase before this: the target's `Retry-After`. */
+  readonly holdUntilMs?: number | undefined;
+  /** No call before this: a long `Retry-After` on a 429 or 503. */
+  readonly pauseUntilMs?: number | undefined;
+  /** Unset until the first healthy call. */
+  readonly latency?: LatencyAverages | undefined;
+  /** The aligned second the calls are being counted in, and its count and the one before. */
+  readonly windowStartMs: number;
+  readonly windowCalls: number;
+  readonly previousWindowCalls: number;
+  readonly reason: LimitChange;
+  readonly changedAtMs: number;
+}
+
+/** What happened to a target, as the limit learns from it. */
+export type LimitObservation =
+  | { readonly kind: "call"; readonly call: EndedCall }
+  | { readonly kind: "breaker"; readonly state: BreakerState };
+
+/** What the limit allows now. */
+export interface Allowance {
+  /** Calls/s: between the floor and the ceiling, or 0 while the breaker is open. */
+  readonly callsPerSecond: number;
+  /** Calls in flight at once: at least 1 up to the ceiling, or 0 while the breaker is open. */
+  readonly maxConcurrentCalls: number;
+  /** No call before this (a long `Retry-After`); unset when calls may start now. */
+  readonly notBeforeMs?: number | undefined;
+  readonly reason: LimitChange;
+}
+
+/**
+ * A target's limit before any call: at its ceiling, so that a healthy target is never slowed
+ * (what it gets today); the first overload cuts from the rate actually sent, not from the ceiling.
+ */
+export const startingLimit = (
+  nowMs: number,
+  settings: AdaptiveLimitSettings = DEFAULT_ADAPTIVE_LIMIT_SETTINGS,
+): AdaptiveLimit => ({
+  callsPerSecond: settings.maxCallsPerSecond,
+  breakerOpen: false,
+  windowStartMs: rateWindowOf(nowMs),
+  windowCalls: 0,
+  previousWindowCalls: 0,
+  reason: LimitChange.START,
+  changedAtMs: nowMs,
+});
+
+const clamp = (value: number, low: number, high: number): number =>
+  Math.min(high, Math.max(low, value));
+
+/** The floor, never above the ceiling (a target declared at 1 call/s with a floor of 2 gets 1). */
+const floorOf = (settings: AdaptiveLimitSettings): number =>
+  Math.min(settings.floorPerSecond, settings.maxCallsPerSecond);
+
+const boundedRate = (rate: number, settings: AdaptiveLimitSettings): number =>
+  clamp(rate, floorOf(settings), settings.maxCallsPerSecond);
+
+/**
+ * The call counted into its aligned second. A clock behind counts into the window held, as the
+ * breaker's and the rate limit's counters do; a gap of more than a second forgets the old counts.
+ */
+const counted = (limit: AdaptiveLimit, nowMs: number): AdaptiveLimit => {
+  const windowStartMs = rateWindowOf(nowMs);
+  if (windowStartMs <= limit.windowStartMs) return { ...limit, windowCalls: limit.windowCalls + 1 };
+  const adjacent = windowStartMs === limit.windowStartMs + RATE_WINDOW_MS;
+  return {
+    ...limit,
+    windowStartMs,
+    windowCalls: 1,
+    previousWindowCalls: adjacent ? limit.windowCalls : 0,
+  };
+};
+
+/** Calls/s this limit's calls were actually made at: the last full second, or this one so far. */
+const sentRate = (limit: AdaptiveLimit): number =>
+  Math.max(limit.previousWindowCalls, limit.windowCalls);
+
+/**
+ * Whether a failing call says the target is overloaded rather than broken: a 500 or a refused
+ * connection is the breaker's business, and cutting the rate would not help it.
+ */
+const isOverload = (call: EndedCall): boolean => {
+  const { result } = call;
+  if (result.kind === "response") return result.statusCode === 429 || result.statusCode === 503;
+  if (result.category === ErrorCategory.THROTTLED) return true;
+  return result.category === ErrorCategory.TIMEOUT && result.requestSent;
+};
+
+/**
+ * Cut by `decreaseFactor`, from the rate actually sent when it is below the allowance (as TCP
+ * halves the data in flight, not an unused window): a target allowed 10 000/s and sent 50/s gets
+ * 40/s, not 8 000/s. At most once per `decreaseIntervalMs`; a clock far behind the last decrease
+ * does not block the next one.
+ */
+const decreased = (
+  limit: AdaptiveLimit,
+  nowMs: number,
+  reason: LimitChange,
+  settings: AdaptiveLimitSettings,
+): AdaptiveLimit => {
+  const last = limit.lastDecreaseAtMs;
+  if (last !== undefined && Math.abs(nowMs - last) < settings.decreaseIntervalMs) return limit;
+  const from = Math.min(limit.callsPerSecond, sentRate(limit));
+  return {
+    ...limit,
+    callsPerSecond: boundedRate(from * settings.decreaseFactor, settings),
+    lastDecreaseAtMs: nowMs,
+    reason,
+    changedAtMs: nowMs,
+  };
+};
+
+/**
+ * One healthy call's share of a second's increase: at the allowed rate, the calls of one second
+ * add `max(increasePerSecond, rate × increaseShare)`. A target sent fewer calls than it is allowed
+ * grows more slowly, so an unused allowance does not run far ahead of what was ever tried.
+ */
+const increased = (
+  limit: AdaptiveLimit,
+  nowMs: number,
+  settings: AdaptiveLimitSettings,
+): AdaptiveLimit => {
+  const held = limit.holdUntilMs !== undefined && nowMs < limit.holdUntilMs;
+  if (held || limit.callsPerSecond >= settings.maxCallsPerSecond) return limit;
+  const rate = limit.callsPerSecond;
+  const step = Math.max(settings.increasePerSecond, rate * settings.increaseShare) / rate;
+  return {
+    ...limit,
+    callsPerSecond: boundedRate(rate + step, settings),
+    reason: LimitChange.INCREASE,
+    changedAtMs: nowMs,
+  };
+};
+
+/** The latency above which a sample counts as raised, from the baseline. */
+const raisedAbove = (baselineMs: number, settings: AdaptiveLimitSettings): number =>
+  Math.max(baselineMs * settings.latencyTolerance, baselineMs + settings.minLatencyRiseMs);
+
+/**
+ * The averages after a healthy call. Each sample is cut at twice the raised threshold, so that
+ * one stray slow call (a cold start, a GC pause) moves the recent average by a bounded amount
+ * and it takes several in a row to raise it.
+ */
+const averaged = (
+  latency: LatencyAverages | undefined,
+  durationMs: number,
+  settings: AdaptiveLimitSettings,
+): LatencyAverages => {
+  if (latency === undefined) return { baselineMs: durationMs, recentMs: durationMs };
+  const sample = Math.min(durationMs, 2 * raisedAbove(latency.baselineMs, settings));
+  const toward = (average: number, weight: number) => average + (sample - average) * weight;
+  return {
+    baselineMs: toward(latency.baselineMs, settings.baselineWeight),
+    recentMs: toward(latency.recentMs, settings.recentWeight),
+  };
+};
+
+const latencyRaised = (latency: LatencyAverages, settings: AdaptiveLimitSettings): boolean =>
+  latency.recentMs > raisedAbove(latency.baselineMs, settings);
+
+/** The hold (and, for a long hint on an overload, the pause) a call's `Retry-After` asks for. */
+const heldBy = (
+  limit: AdaptiveLimit,
+  call: EndedCall,
+  nowMs: number,
+  settings: AdaptiveLimitSettings,
+): AdaptiveLimit => {
+  const seconds = parseRetryAfter(retryAfterOf(call.result), nowMs);
+  if (seconds === undefined) return limit;
+  const holdMs = Math.min(seconds * 1_000, settings.maxHoldMs);
+  const untilMs = nowMs + holdMs;
+  // Calls in flight answer one after another: the latest end of their holds wins.
+  const holdUntilMs = Math.max(limit.holdUntilMs ?? untilMs, untilMs);
+  const pauses = isOverload(call) && holdMs >= settings.minPauseMs;
+  const pauseUntilMs = pauses
+    ? Math.max(limit.pauseUntilMs ?? untilMs, untilMs)
+    : limit.pauseUntilMs;
+  return {
+    ...limit,
+    holdUntilMs,
+    pauseUntilMs,
+    reason: LimitChange.RETRY_AFTER,
+    changedAtMs: nowMs,
+  };
+};
+
+const afterHealthy = (
+  limit: AdaptiveLimit,
+  durationMs: number,
+  nowMs: number,
+  settings: AdaptiveLimitSettings,
+): AdaptiveLimit => {
+  const latency = averaged(limit.latency, durationMs, settings);
+  const withLatency = { ...limit, latency };
+  if (!latencyRaised(latency, settings)) return increased(withLatency, nowMs, settings);
+  const loaded = sentRate(limit) >= limit.callsPerSecond * settings.minLoadShare;
+  return loaded ? decreased(withLatency, nowMs, LimitChange.LATENCY, settings) : withLatency;
+};
+
+const afterCall = (
+  limit: AdaptiveLimit,
+  call: EndedCall,
+  nowMs: number,
+  settings: AdaptiveLimitSettings,
+): AdaptiveLimit => {
+  // The breakers' rule, not a second one: what says nothing about the target changes nothing.
+  const evidence = callEvidence(call, settings.minCountedTimeoutMs);
+  if (evidence === CallEvidence.SILENT) return limit;
+  const held = heldBy(counted(limit, nowMs), call, nowMs, settings);
+  if (evidence === CallEvidence.HEALTHY)
+    return afterHealthy(held, call.result.durationMs, nowMs, settings);
+  return isOverload(call) ? decreased(held, nowMs, LimitChange.OVERLOAD, settings) : held;
+};
+
+const afterBreaker = (limit: AdaptiveLimit, state: BreakerState, nowMs: number): AdaptiveLimit => {
+  const breakerOpen = state === BreakerState.OPEN;
+  if (breakerOpen === limit.breakerOpen) return limit;
+  const reason = breakerOpen ? LimitChange.BREAKER_OPEN : LimitChange.BREAKER_CLOSED;
+  return { ...limit, breakerOpen, reason, changedAtMs: nowMs };
+};
+
+/**
+ * The limit after `observation`: a call that ended (its result and the timeout it was given),
+ * or the target's breaker changing state. Half-open counts as not open: the breaker lets its own
+ * probes through.
+ */
+export const next = (
+  limit: AdaptiveLimit,
+  observation: LimitObservation,
+  nowMs: number,
+  settings: AdaptiveLimitSettings = DEFAULT_ADAPTIVE_LIMIT_SETTINGS,
+): AdaptiveLimit =>
+  observation.kind === "breaker"
+    ? afterBreaker(limit, observation.state, nowMs)
+    : afterCall(limit, observation.call, nowMs, settings);
+
+/**
+ * Calls in flight the rate needs at the baseline latency (Little's law), with headroom; the
+ * ceiling until a healthy call has been timed.
+ */
+const concurrencyOf = (rate: number, limit: AdaptiveLimit, settings: AdaptiveLimitSettings) => {
+  if (limit.latency === undefined) return settings.maxConcurrentCalls;
+  const needed = Math.ceil(
+    ((rate * limit.latency.baselineMs) / 1_000) * settings.concurrencyHeadroom,
+  );
+  return clamp(needed, 1, settings.maxConcurrentCalls);
+};
+
+/**
+ * What `limit` allows at `nowMs`. The bounds are applied here as well as in `next`, so a
+ * ceiling lowered by a redeployment holds at once over a limit learned before it.
+ */
+export const allowance = (
+  limit: AdaptiveLimit,
+  nowMs: number,
+  settings: AdaptiveLimitSettings = DEFAULT_ADAPTIVE_LIMIT_SETTINGS,
+): Allowance => {
+  if (limit.breakerOpen) return { callsPerSecond: 0, maxConcurrentCalls: 0, reason: limit.reason };
+  const callsPerSecond = boundedRate(limit.callsPerSecond, settings);
+  const paused = limit.pauseUntilMs !== undefined && nowMs < limit.pauseUntilMs;
+  return {
+    callsPerSecond,
+    maxConcurrentCalls: concurrencyOf(callsPerSecond, limit, settings),
+    ...(paused ? { notBeforeMs: limit.pauseUntilMs } : {}),
+    reason: limit.reason,
+  };
+};
