@@ -22,6 +22,7 @@ export {
   type RicochetClientOptions,
   type SubmitOptions,
   type SubmitReport,
+  type SubmitTrace,
 } from "./client/producer-client.js";
 export {
   type Envelope,

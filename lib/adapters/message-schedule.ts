@@ -34,11 +34,19 @@ export const scheduleToAttributes = (
       StringValue: String(Math.trunc(schedule.notBeforeMs)),
     };
   }
-  for (const [name, value] of Object.entries(traceHeaders(schedule.trace))) {
-    attributes[name] = { DataType: "String", StringValue: value };
-  }
-  return attributes;
+  return { ...attributes, ...traceToAttributes(schedule.trace) };
 };
+
+/** A trace context as the `traceparent`/`tracestate` message attributes; none without one. */
+export const traceToAttributes = (
+  context: TraceContext | undefined,
+): Record<string, MessageAttributeValue> =>
+  Object.fromEntries(
+    Object.entries(traceHeaders(context)).map(([name, value]) => [
+      name,
+      { DataType: "String", StringValue: value },
+    ]),
+  );
 
 const wholeNumber = (value: string | undefined): number | undefined => {
   if (value === undefined) return undefined;

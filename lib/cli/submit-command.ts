@@ -2,6 +2,7 @@ import { type Command, Option } from "commander";
 import type { RejectedEvent, SubmitReport } from "../client/producer-client.js";
 import { formatProblems, InvalidRequestError, QueueUnavailableError } from "../core/errors.js";
 import { notBeforeOfSchedule } from "../core/submit-schedule.js";
+import { traceOfSubmission } from "../core/submit-trace.js";
 import { withAwsSession } from "./aws-session.js";
 import { printResult, withJsonOption } from "./cli-support.js";
 import { addResourceOptions, type ResourceFlags } from "./resources.js";
@@ -15,6 +16,9 @@ interface SubmitFlags extends ResourceFlags {
   readonly at?: string;
   /** `--in`: seconds from now. */
   readonly in?: number;
+  /** `--traceparent`, `--tracestate`: the producer's W3C trace context for every event. */
+  readonly traceparent?: string;
+  readonly tracestate?: string;
 }
 
 const why = (r: RejectedEvent): string =>
@@ -49,8 +53,13 @@ export const registerSubmitCommand = (program: Command): void => {
       new Option("--in <duration>", "deliver no earlier than this long from now: 90s, 15m, 2h, 3d")
         .argParser(parseDuration)
         .conflicts("at"),
-    );
+    )
+    .option("--traceparent <value>", "join this W3C trace: 00-<trace id>-<span id>-<flags>")
+    .option("--tracestate <value>", "the trace's W3C tracestate, sent with --traceparent");
   addResourceOptions(withJsonOption(command)).action(async (flags: SubmitFlags) => {
+    const trace = { traceparent: flags.traceparent, tracestate: flags.tracestate };
+    // Checked before the input is read: a context the client would refuse refuses the command.
+    traceOfSubmission(trace);
     const text = await readEnvelopeText(flags.file);
     // `--at` as given, `--in` counted from now: the producer client's schedule, read the same way.
     const notBefore = notBeforeOfSchedule(
@@ -66,7 +75,10 @@ export const registerSubmitCommand = (program: Command): void => {
         queueUrl: session.ingressQueueUrl(),
         sqs: session.clients.sqs,
       });
-      const sent = await client.submitBatch(input.documents.map((d) => d.value));
+      const sent = await client.submitBatch(
+        input.documents.map((d) => d.value),
+        { trace },
+      );
       // Positions in the input, not in the list of readable documents.
       const rejected: RejectedEvent[] = [
         ...sent.rejected.map((r) => ({ ...r, index: input.documents[r.index]?.index ?? r.index })),

@@ -1,11 +1,13 @@
 import { setTimeout as delay } from "node:timers/promises";
 import {
   type BatchResultErrorEntry,
+  type MessageAttributeValue,
   SendMessageBatchCommand,
   type SendMessageBatchCommandOutput,
   type SendMessageBatchRequestEntry,
   SQSClient,
 } from "@aws-sdk/client-sqs";
+import { traceToAttributes } from "../adapters/message-schedule.js";
 import { isTransientSqsError, translateSqsError } from "../adapters/sqs-errors.js";
 import { sqsMessageBytes } from "../adapters/sqs-message-size.js";
 import {
@@ -30,6 +32,9 @@ import {
   type SubmitSchedule,
   scheduleEnvelope,
 } from "../core/submit-schedule.js";
+import { type SubmitTrace, traceOfSubmission } from "../core/submit-trace.js";
+
+export type { SubmitTrace } from "../core/submit-trace.js";
 
 /** SQS's limit on entries in one `SendMessageBatch`. */
 export const MAX_BATCH_ENTRIES = 10;
@@ -54,6 +59,13 @@ export interface RicochetClientOptions {
   readonly sleep?: (ms: number) => Promise<void>;
   /** Wall-clock milliseconds, for schedules; injected for tests, defaults to `Date.now`. */
   readonly now?: () => number;
+  /**
+   * The producer's current trace context, asked for at each submission that names none of its
+   * own, so that every event joins the trace of the code that submitted it. With OpenTelemetry:
+   * `() => { const carrier = {}; propagation.inject(context.active(), carrier); return carrier; }`.
+   * Default: none (events start traces of their own when Ricochet traces).
+   */
+  readonly activeTrace?: () => SubmitTrace | undefined;
 }
 
 /**
@@ -61,9 +73,13 @@ export interface RicochetClientOptions {
  * gets that `notBefore` (an envelope already naming another instant is rejected with both), and
  * is checked as the orchestrator would check it — at most 14 days ahead, not after its
  * `deadline` nor its policy's `deadlineSeconds` — so a schedule no attempt could keep is
- * refused here instead of being dead-lettered later.
+ * refused here instead of being dead-lettered later. `trace` is the W3C trace context every
+ * event in it carries (as the `traceparent`/`tracestate` message attributes), through its
+ * retries and redrives to its target; it overrides the client's `activeTrace`.
  */
-export type SubmitOptions = SubmitSchedule;
+export interface SubmitOptions extends SubmitSchedule {
+  readonly trace?: SubmitTrace | undefined;
+}
 
 /** An event SQS accepted: Ricochet now owns its delivery. */
 export interface AcceptedEvent {
@@ -90,7 +106,8 @@ export interface RicochetClient {
   /**
    * Validates and sends one envelope; `options` may schedule it ({@link SubmitOptions}).
    * @example `await ricochet.submit(envelope, { delaySeconds: 3600 }); // not before an hour from now`
-   * @throws InvalidRequestError when `options` is not a schedule (nothing is sent).
+   * @throws InvalidRequestError when `options` holds an invalid schedule or trace context
+   * (nothing is sent).
    * @throws InvalidEnvelopeError when the envelope is invalid (nothing is sent).
    * @throws QueueUnavailableError when SQS refused it or stayed unavailable.
    * @throws ResourceNotFoundError when the queue does not exist.
@@ -100,7 +117,8 @@ export interface RicochetClient {
    * Validates and sends many envelopes, ten to a `SendMessageBatch`, and reports each one.
    * Invalid envelopes are reported, never sent; a repeated event id is sent once and its
    * repeats are reported as rejected. `options` may schedule them all ({@link SubmitOptions}).
-   * @throws InvalidRequestError when `options` is not a schedule (nothing is sent).
+   * @throws InvalidRequestError when `options` holds an invalid schedule or trace context
+   * (nothing is sent).
    * @throws ResourceNotFoundError when the queue does not exist (nothing can be accepted).
    */
   submitBatch(envelopes: readonly unknown[], options?: SubmitOptions): Promise<SubmitReport>;
@@ -110,6 +128,8 @@ interface Pending {
   readonly index: number;
   readonly eventId: string;
   readonly body: string;
+  /** The submission's trace context, the same on every entry of it. */
+  readonly attributes: Record<string, MessageAttributeValue>;
 }
 
 /**
@@ -121,7 +141,7 @@ const toBatches = (entries: readonly Pending[]): Pending[][] => {
   let current: Pending[] = [];
   let bytes = 0;
   for (const entry of entries) {
-    const size = sqsMessageBytes(entry.body);
+    const size = sqsMessageBytes(entry.body, entry.attributes);
     if (current.length === MAX_BATCH_ENTRIES || bytes + size > MAX_MESSAGE_BYTES) {
       batches.push(current);
       current = [];
@@ -252,6 +272,7 @@ export const createRicochetClient = (options: RicochetClientOptions): RicochetCl
       const entries: SendMessageBatchRequestEntry[] = remaining.map((p, i) => ({
         Id: String(i),
         MessageBody: p.body,
+        ...(Object.keys(p.attributes).length === 0 ? {} : { MessageAttributes: p.attributes }),
       }));
       let output: SendMessageBatchCommandOutput;
       try {
@@ -300,6 +321,9 @@ export const createRicochetClient = (options: RicochetClientOptions): RicochetCl
   ): Promise<SubmitReport> => {
     const nowMs = now();
     const notBefore = notBeforeOfSchedule(submitOptions, nowMs);
+    const attributes = traceToAttributes(
+      traceOfSubmission(submitOptions?.trace ?? options.activeTrace?.()),
+    );
     const report: SubmitReport = { accepted: [], rejected: [] };
     const firstIndex = new Map<string, number>();
     const pending: Pending[] = [];
@@ -320,12 +344,14 @@ export const createRicochetClient = (options: RicochetClientOptions): RicochetCl
         return;
       }
       firstIndex.set(eventId, index);
+      // The envelope's own limit leaves room to dead-letter it; the trace rides beside it, and is
+      // counted where SQS counts it, in the message and in the batch.
       const bytes = sqsMessageBytes(body);
       if (bytes > MAX_ENVELOPE_BYTES) {
         report.rejected.push({ eventId, index, error: envelopeTooLarge(bytes) });
         return;
       }
-      pending.push({ index, eventId, body });
+      pending.push({ index, eventId, body, attributes });
     });
     for (const batch of toBatches(pending)) await sendBatch(batch, report);
     report.rejected.sort((a, b) => a.index - b.index);

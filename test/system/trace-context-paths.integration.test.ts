@@ -2,6 +2,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { type MessageAttributeValue, SendMessageCommand } from "@aws-sdk/client-sqs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { replayEvents } from "../../lib/app/replay.js";
+import { createRicochetClient } from "../../lib/client/producer-client.js";
 import { ENV } from "../../lib/contract/environment.js";
 import { MetricName } from "../../lib/contract/metric-names.js";
 import type { Envelope } from "../../lib/core/envelope.js";
@@ -91,6 +92,27 @@ describe("a producer's trace context on every path", () => {
       expect(traceIdsOnRecord(record)).toEqual([xrayTraceId, xrayTraceId]);
     },
   );
+
+  it("joins the trace a producer names through the client's trace option: every call sends the producer's traceparent and tracestate, and each attempt on the record keeps its trace id", async () => {
+    const id = anEventId("client-traced");
+    h.script({ [id]: [503, 200] });
+    await h.startWorkers();
+    const client = createRicochetClient({
+      queueUrl: h.queues.ingressQueueUrl,
+      sqs: h.clients.sqs,
+      // What OpenTelemetry's propagator writes; the submission's own `trace` wins over it.
+      activeTrace: () => ({ traceparent: `00-${"1".repeat(32)}-${PRODUCER_SPAN}-01` }),
+    });
+    await client.submit(h.envelope(id, ONE_SECOND_RETRIES), {
+      trace: { traceparent: TRACEPARENT, tracestate: TRACESTATE },
+    });
+    const record = await h.waitForStatus(id, EventStatus.DELIVERED);
+
+    const calls = h.receiver.callsFor(id);
+    expect(calls.map((call) => call.headers.traceparent)).toEqual([TRACEPARENT, TRACEPARENT]);
+    expect(calls.map((call) => call.headers.tracestate)).toEqual([TRACESTATE, TRACESTATE]);
+    expect(traceIdsOnRecord(record)).toEqual([TRACE_ID, TRACE_ID]);
+  });
 
   it("reaches a Lambda target in the client context's custom fields on the failed call and on the retry that delivers", async () => {
     const id = anEventId("lambda-traced");

@@ -1,6 +1,7 @@
 import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { Message } from "@aws-sdk/client-sqs";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createDynamoTargetStateStore } from "../../../lib/adapters/dynamo-target-state-store.js";
 import type { DeadLetterListing } from "../../../lib/app/dead-letter-scan.js";
@@ -13,7 +14,7 @@ import type { Envelope } from "../../../lib/core/envelope.js";
 import { silentLog } from "../../../lib/core/observability.js";
 import type { EventRecord } from "../../../lib/core/record.js";
 import type { TargetReport } from "../../../lib/core/target-report.js";
-import { missingQueueUrl } from "../../adapters/sqs-test-support.js";
+import { missingQueueUrl, receiveRaw } from "../../adapters/sqs-test-support.js";
 import { type CliWorld, createCliWorld } from "../../cli/cli-world.js";
 import { expectOneLineError, runCli } from "../../cli/run-cli.js";
 import { deadLetterEvent } from "../../support/dead-letter-fixture.js";
@@ -71,6 +72,32 @@ describe("ricochet CLI", () => {
     const report = JSON.parse(result.stdout) as SubmitReport;
     expect(report.accepted.map((a) => a.eventId)).toEqual([envelope.eventId]);
     expect(report.rejected).toEqual([]);
+  });
+
+  it("submits with --traceparent and --tracestate as the messages' trace attributes", async () => {
+    const envelope = anEnvelope();
+    const traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+    const args = ["submit", "--traceparent", traceparent, "--tracestate", "rojo=1", "--json"];
+    const result = await runCli([...args, ...resources], { stdin: JSON.stringify(envelope) });
+    expect(result.code).toBe(0);
+    // Other tests here submit to the same queue: read until this envelope's message comes.
+    const { sqs } = testClients();
+    let message: Message | undefined;
+    for (let batch = await receiveRaw(sqs, world.ingressQueueUrl); batch.length > 0; ) {
+      message ??= batch.find((m) => m.Body === JSON.stringify(envelope));
+      batch = message === undefined ? await receiveRaw(sqs, world.ingressQueueUrl) : [];
+    }
+    expect(message?.MessageAttributes?.traceparent?.StringValue).toBe(traceparent);
+    expect(message?.MessageAttributes?.tracestate?.StringValue).toBe("rojo=1");
+  });
+
+  it("refuses a malformed --traceparent in one line, before sending anything", async () => {
+    const result = await runCli(["submit", "--traceparent", "00-abc", ...resources], {
+      stdin: JSON.stringify(anEnvelope()),
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/invalid trace: traceparent: must be a W3C traceparent/);
+    expectOneLineError(result.stderr);
   });
 
   it("refuses --at and --in together, naming both", async () => {
