@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import { type Envelope, parseEnvelope } from "../core/envelope.js";
 import { errorMessage, formatProblems } from "../core/errors.js";
 import { type RetryPolicy, resolvePolicy } from "../core/policy.js";
@@ -12,7 +11,7 @@ import type { Clock } from "../core/random.js";
 import { AuditAction, type EventRecord } from "../core/record.js";
 import { judgeReplay } from "../core/replay-rule.js";
 import { EventStatus } from "../core/status.js";
-import { type TraceContext, traceContextFrom } from "../core/trace-context.js";
+import { replayTraceContext, type TraceContext } from "../core/trace-context.js";
 import {
   auditStamp,
   auditStamper,
@@ -92,24 +91,13 @@ const envelopesById = (
   return found;
 };
 
-/**
- * The trace a replay's message carries: the one the event's attempts belonged to, so that the
- * replayed call joins the producer's trace as its retries did. The record keeps only the trace
- * id (docs/design-notes.md, "Traces": a record must not grow), so the producer's span, flag and
- * tracestate are gone: the replay names a span of its own as the parent, its id derived from the
- * event and generation (the same on every run of this replay, as a redrive's copy is), and marks
- * it sampled, so that the call an operator asked for is recorded. The id is read back from the
- * table: it is validated like a producer's, and an invalid one sends no trace at all.
- */
-const replayTrace = (record: EventRecord, generation: number): TraceContext | undefined => {
-  const traceId = record.history.findLast((entry) => entry.traceId !== undefined)?.traceId;
-  if (traceId === undefined) return undefined;
-  const spanId = createHash("sha256")
-    .update(`replay\n${record.eventId}\n${generation}`)
-    .digest("hex")
-    .slice(0, 16);
-  return traceContextFrom({ traceparent: `00-${traceId}-${spanId}-01` });
-};
+/** The trace a replay's message carries: that of the event's last traced attempt. */
+const replayTrace = (record: EventRecord, generation: number): TraceContext | undefined =>
+  replayTraceContext(
+    record.history.findLast((entry) => entry.traceId !== undefined)?.traceId,
+    record.eventId,
+    generation,
+  );
 
 /**
  * Replays the named delivered events with the envelopes given for them, each checked against

@@ -24,7 +24,8 @@ type AnyMethod = (...args: unknown[]) => Promise<unknown>;
 /**
  * `port` with the methods `spans` names run in spans, children of `parent` (or of the context a
  * method's own `parent` reads from its arguments); every other member is the port's own. A Proxy
- * rather than a copy, so that ports written as classes keep their private state.
+ * rather than a copy, so that ports written as classes keep their private state. Each method is
+ * bound (and wrapped) once, on its first read, not on every call.
  */
 export const tracedPort = <P extends object>(
   port: P,
@@ -32,25 +33,33 @@ export const tracedPort = <P extends object>(
   tracer: Tracer,
   parent: TraceContext | undefined,
   common: SpanAttributes,
-): P =>
-  new Proxy(port, {
+): P => {
+  const methods = new Map<PropertyKey, AnyMethod>();
+  const traced = (member: AnyMethod, span: MethodSpan | undefined): AnyMethod => {
+    if (span === undefined) return member;
+    const startOf = span.start as ((...args: unknown[]) => SpanAttributes) | undefined;
+    const endOf = span.end as ((value: unknown) => SpanAttributes) | undefined;
+    const { carry } = span;
+    return (...args: unknown[]) =>
+      inSpan(
+        tracer,
+        span.name,
+        span.parent === undefined ? parent : span.parent(args),
+        { ...common, ...startOf?.(...args) },
+        (own) => member(...(carry === undefined ? args : carry(args, own.context))),
+        endOf,
+      );
+  };
+  return new Proxy(port, {
     get: (target, property, _receiver) => {
       const member: unknown = Reflect.get(target, property, target);
       if (typeof member !== "function") return member;
-      const method = (member as AnyMethod).bind(target);
-      const span = spans[property as keyof P];
-      if (span === undefined) return method;
-      const startOf = span.start as ((...args: unknown[]) => SpanAttributes) | undefined;
-      const endOf = span.end as ((value: unknown) => SpanAttributes) | undefined;
-      const { carry } = span;
-      return (...args: unknown[]) =>
-        inSpan(
-          tracer,
-          span.name,
-          span.parent === undefined ? parent : span.parent(args),
-          { ...common, ...startOf?.(...args) },
-          (own) => method(...(carry === undefined ? args : carry(args, own.context))),
-          endOf,
-        );
+      let method = methods.get(property);
+      if (method === undefined) {
+        method = traced((member as AnyMethod).bind(target), spans[property as keyof P]);
+        methods.set(property, method);
+      }
+      return method;
     },
   });
+};

@@ -1,3 +1,5 @@
+import { createHash } from "node:crypto";
+
 /*
  * W3C Trace Context (https://www.w3.org/TR/trace-context/) as a producer hands it to Ricochet and
  * Ricochet hands it on: read from a message's `traceparent`/`tracestate` attributes (the names
@@ -140,3 +142,25 @@ export const traceHeaders = (
           ? {}
           : { [TRACE_ATTRIBUTE.TRACESTATE]: context.traceState }),
       };
+
+/**
+ * The trace a replay's message carries: the one the event's attempts belonged to, so that the
+ * replayed call joins the producer's trace as its retries did. The record keeps only the trace
+ * id (docs/design-notes.md, "Traces": a record must not grow), so the producer's span, flag and
+ * tracestate are gone: the replay names a span of its own as the parent, its id derived from the
+ * event and generation (the same on every run of this replay, as a redrive's copy is), and marks
+ * it sampled, so that the call an operator asked for is recorded. The id is read back from the
+ * table: it is validated like a producer's, and an invalid one (or none) gives no trace at all.
+ */
+export const replayTraceContext = (
+  traceId: string | undefined,
+  eventId: string,
+  generation: number,
+): TraceContext | undefined => {
+  if (traceId === undefined) return undefined;
+  const spanId = createHash("sha256")
+    .update(`replay\n${eventId}\n${generation}`)
+    .digest("hex")
+    .slice(0, 16);
+  return traceContextFrom({ traceparent: `00-${traceId}-${spanId}-01` });
+};

@@ -4,6 +4,7 @@ import {
   formatTraceparent,
   parseTraceparent,
   parseTracestate,
+  replayTraceContext,
   traceContextFrom,
 } from "../../lib/core/trace-context.js";
 
@@ -133,5 +134,33 @@ describe("a producer's trace context", () => {
         expect(parseTraceparent(header)).toEqual({ traceId, parentId, sampled });
       }),
     );
+  });
+});
+
+describe("a replay's trace context", () => {
+  it.each<[string, string | undefined]>([
+    ["no trace id on the record", undefined],
+    ["an all-zero trace id", "0".repeat(32)],
+    ["a short trace id", "4bf92f35"],
+    ["a trace id with a header smuggled after it", `${TRACE}-${SPAN}-01\r\nx-evil: 1`],
+    ["a trace id that is not hex", "z".repeat(32)],
+  ])("is none for %s", (_name, traceId) => {
+    expect(replayTraceContext(traceId, "order-1", 1)).toBeUndefined();
+  });
+
+  it("keeps the record's trace id, is sampled, and names a parent of its own", () => {
+    const context = replayTraceContext(TRACE, "order-1", 3);
+    expect(context).toMatchObject({ traceId: TRACE, sampled: true });
+    expect(context?.parentId).toMatch(/^[0-9a-f]{16}$/);
+    expect(context?.traceState).toBeUndefined();
+  });
+
+  it.each<[string, string, number]>([
+    ["another generation", "order-1", 4],
+    ["another event", "order-2", 3],
+  ])("names another parent for %s, and the same one on every run", (_name, eventId, generation) => {
+    const parent = (id: string, g: number) => replayTraceContext(TRACE, id, g)?.parentId;
+    expect(parent(eventId, generation)).toBe(parent(eventId, generation));
+    expect(parent(eventId, generation)).not.toBe(parent("order-1", 3));
   });
 });
