@@ -1,5 +1,4 @@
 import { createHash } from "node:crypto";
-import { setTimeout as sleep } from "node:timers/promises";
 import { type MessageAttributeValue, SendMessageBatchCommand } from "@aws-sdk/client-sqs";
 import { afterAll, afterEach, beforeAll } from "vitest";
 import { type OperatorReport, runOperatorRequest } from "../../lib/app/operator-function.js";
@@ -21,6 +20,7 @@ import type { EventStatus } from "../../lib/core/status.js";
 import type { Tracer } from "../../lib/core/tracing.js";
 import { retentionSeconds } from "../../lib/runtime/config.js";
 import { createPorts, type RicochetPorts } from "../../lib/runtime/create-ports.js";
+import { inProcessRedriveDeps } from "../../lib/runtime/in-process-redrive-deps.js";
 import { countingCallerIdentity } from "./counting-caller-identity.js";
 import { peekDeadLetters, receiveEvents } from "./harness-queue-reads.js";
 import {
@@ -66,14 +66,7 @@ export const createOrchestratorHarness = async (
   const workers = harnessWorkers({ clients, queues, tableName, metrics });
   const { config } = workers;
   const ports: RicochetPorts = createPorts(config, clients);
-  const redriveDeps = (): RedriveDeps => ({
-    deadLetterQueue: ports.deadLetters,
-    ingressQueue: ports.ingress,
-    store: ports.store,
-    clock: Date.now,
-    sleep,
-    defaultPolicy: config.defaultPolicy,
-  });
+  const redriveDeps = (): RedriveDeps => inProcessRedriveDeps(ports, config);
 
   const harness = {
     clients,

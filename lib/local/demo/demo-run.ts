@@ -6,6 +6,7 @@ import { MetricName } from "../../contract/metric-names.js";
 import { countOf } from "../../core/count-text.js";
 import type { Envelope } from "../../core/envelope.js";
 import { EventStatus } from "../../core/status.js";
+import { inProcessRedriveDeps } from "../../runtime/in-process-redrive-deps.js";
 import type { DevSession } from "../dev-session.js";
 import type { DemoReceiver } from "./demo-receiver.js";
 import { Behaviour, type DemoEvent } from "./demo-scenario.js";
@@ -93,24 +94,13 @@ export const runDemo = async (options: DemoRunOptions): Promise<DemoSummary> => 
       (id) => !redriven.has(id) && statusOf(id) === EventStatus.DEAD_LETTERED,
     );
     if (toRedrive.length > 0) {
-      const result = await redrive(
-        {
-          deadLetterQueue: ports.deadLetters,
-          ingressQueue: ports.ingress,
-          store: ports.store,
-          clock: Date.now,
-          sleep,
-          defaultPolicy: config.defaultPolicy,
-          policyLimits: config.policyLimits,
-        },
-        {
-          eventIds: toRedrive,
-          resetAttempts: true,
-          ratePerSecond: 100,
-          by: DEMO_REDRIVER,
-          why: "demo: the receiver has recovered",
-        },
-      );
+      const result = await redrive(inProcessRedriveDeps(ports, config), {
+        eventIds: toRedrive,
+        resetAttempts: true,
+        ratePerSecond: 100,
+        by: DEMO_REDRIVER,
+        why: "demo: the receiver has recovered",
+      });
       for (const moved of result.moved) redriven.add(moved.eventId);
       if (result.moved.length > 0) {
         acted = true;

@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { localAwsEnv } from "../../../lib/adapters/aws-clients.js";
 import { redrive } from "../../../lib/app/redrive.js";
@@ -8,6 +7,7 @@ import { silentLog } from "../../../lib/core/observability.js";
 import { type DevSession, startDevSession } from "../../../lib/local/dev-session.js";
 import { runSmokeCheck, type SmokeSummary } from "../../../lib/local/smoke/smoke-check.js";
 import { type SmokeReceiver, startSmokeReceiver } from "../../../lib/local/smoke/smoke-receiver.js";
+import { inProcessRedriveDeps } from "../../../lib/runtime/in-process-redrive-deps.js";
 import { localAws } from "../../support/local-aws.js";
 
 /*
@@ -48,18 +48,7 @@ const smoke = async (
     receiverUrl: `http://127.0.0.1:${receiver.port}`,
     recover: recovers ? receiver.recover : () => undefined,
     redrive: (request: RedriveRequestInput) =>
-      redrive(
-        {
-          deadLetterQueue: ports.deadLetters,
-          ingressQueue: ports.ingress,
-          store: ports.store,
-          clock: Date.now,
-          sleep: (ms) => sleep(ms),
-          defaultPolicy: config.defaultPolicy,
-          policyLimits: config.policyLimits,
-        },
-        request,
-      ),
+      redrive(inProcessRedriveDeps(ports, config), request),
     timeoutMs,
     pollMs: 200,
     runId,
