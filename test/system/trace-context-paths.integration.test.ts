@@ -114,7 +114,7 @@ describe("a producer's trace context on every path", () => {
     expect(traceIdsOnRecord(record)).toEqual([TRACE_ID, TRACE_ID]);
   });
 
-  it("reaches a Lambda target in the client context's custom fields on the failed call and on the retry that delivers", async () => {
+  it("reaches a Lambda target in the client context's custom and Custom fields on the failed call and on the retry that delivers", async () => {
     const id = anEventId("lambda-traced");
     lambda.script({
       [id]: [{ error: { errorType: "TypeError", errorMessage: "x is undefined" } }, { result: {} }],
@@ -123,12 +123,15 @@ describe("a producer's trace context on every path", () => {
     await h.submitRaw([JSON.stringify(toFunction(id))], w3cCarriers());
     const record = await h.waitForStatus(id, EventStatus.DELIVERED);
 
-    const custom = lambda.invocationsOf(id).map((call) => call.clientContext?.custom);
-    const traced = { idempotencyKey: id, traceparent: TRACEPARENT, tracestate: TRACESTATE };
-    expect(custom).toEqual([
+    const contexts = lambda.invocationsOf(id).map((call) => call.clientContext);
+    const carriers = { traceparent: TRACEPARENT, tracestate: TRACESTATE };
+    const traced = { idempotencyKey: id, ...carriers };
+    expect(contexts.map((context) => context?.custom)).toEqual([
       { ...traced, attempt: "1" },
       { ...traced, attempt: "2" },
     ]);
+    // Where OpenTelemetry's instrumentation reads it, too.
+    expect(contexts.map((context) => context?.Custom)).toEqual([carriers, carriers]);
     expect(traceIdsOnRecord(record)).toEqual([TRACE_ID, TRACE_ID]);
   });
 

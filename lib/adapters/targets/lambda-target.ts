@@ -51,13 +51,16 @@ export interface RicochetClientContext {
   readonly custom: {
     readonly idempotencyKey: string;
     readonly attempt: string;
-    /**
-     * The producer's W3C trace context, when its message carried one: where OpenTelemetry's
-     * AWS SDK instrumentation puts it on an invocation, so the function joins the trace.
-     */
+    /** The producer's W3C trace context, when its message carried one, beside the key. */
     readonly traceparent?: string;
     readonly tracestate?: string;
   };
+  /**
+   * The same trace context where OpenTelemetry's AWS SDK instrumentation injects it on an
+   * invoke (`Custom`, capitalised), which its Lambda instrumentation and the ADOT layer read:
+   * an instrumented function joins the trace with no code. Absent without a trace.
+   */
+  readonly Custom?: { readonly traceparent?: string; readonly tracestate?: string };
 }
 
 /*
@@ -195,12 +198,10 @@ export const createLambdaTarget = (options: LambdaTargetOptions): DeliveryTarget
         durationMs: elapsed(),
       };
     }
+    const carriers = traceHeaders(trace);
     const context: RicochetClientContext = {
-      custom: {
-        idempotencyKey: envelope.eventId,
-        attempt: String(attempt),
-        ...traceHeaders(trace),
-      },
+      custom: { idempotencyKey: envelope.eventId, attempt: String(attempt), ...carriers },
+      ...(trace === undefined ? {} : { Custom: carriers }),
     };
     let client: LambdaClient;
     let InvokeCommand: typeof import("@aws-sdk/client-lambda").InvokeCommand;
