@@ -85,6 +85,7 @@ export const createDynamoTargetLimitsStore = ({
     update: { readonly expression: string; readonly condition: string },
     windowStartMs: number,
     nowMs: number,
+    calls: number,
   ): Promise<RateCount | undefined> => {
     try {
       const result = await doc.send(
@@ -94,14 +95,18 @@ export const createDynamoTargetLimitsStore = ({
           UpdateExpression: update.expression,
           ConditionExpression: update.condition,
           ExpressionAttributeNames: { "#ttl": TTL_ATTRIBUTE },
-          ExpressionAttributeValues: { ":one": 1, ":window": windowStartMs, ":ttl": ttlOf(nowMs) },
+          ExpressionAttributeValues: {
+            ":calls": calls,
+            ":window": windowStartMs,
+            ":ttl": ttlOf(nowMs),
+          },
           ReturnValues: "ALL_NEW",
         }),
       );
       const item = result.Attributes ?? {};
       return {
         windowStartMs: typeof item.windowStartMs === "number" ? item.windowStartMs : windowStartMs,
-        count: typeof item.asked === "number" ? item.asked : 1,
+        count: typeof item.asked === "number" ? item.asked : calls,
       };
     } catch (error) {
       if (isConditionFailure(error)) return undefined;
@@ -110,31 +115,33 @@ export const createDynamoTargetLimitsStore = ({
   };
 
   // A clock a little behind counts into the window the others have started, like the breakers.
-  const addToWindow = (key: string, windowStartMs: number, nowMs: number) =>
+  const addToWindow = (key: string, windowStartMs: number, nowMs: number, calls: number) =>
     countIf(
       key,
-      { expression: "ADD asked :one SET #ttl = :ttl", condition: "windowStartMs >= :window" },
+      { expression: "ADD asked :calls SET #ttl = :ttl", condition: "windowStartMs >= :window" },
       windowStartMs,
       nowMs,
+      calls,
     );
 
-  const startWindow = (key: string, windowStartMs: number, nowMs: number) =>
+  const startWindow = (key: string, windowStartMs: number, nowMs: number, calls: number) =>
     countIf(
       key,
       {
-        expression: "SET windowStartMs = :window, asked = :one, #ttl = :ttl",
+        expression: "SET windowStartMs = :window, asked = :calls, #ttl = :ttl",
         condition: "attribute_not_exists(windowStartMs) OR windowStartMs < :window",
       },
       windowStartMs,
       nowMs,
+      calls,
     );
 
-  const countCall = async (key: string, windowStartMs: number, nowMs: number) => {
+  const countCall = async (key: string, windowStartMs: number, nowMs: number, calls = 1) => {
     // Another instance may start the window between the two writes; the third finds it started.
     const counted =
-      (await addToWindow(key, windowStartMs, nowMs)) ??
-      (await startWindow(key, windowStartMs, nowMs)) ??
-      (await addToWindow(key, windowStartMs, nowMs));
+      (await addToWindow(key, windowStartMs, nowMs, calls)) ??
+      (await startWindow(key, windowStartMs, nowMs, calls)) ??
+      (await addToWindow(key, windowStartMs, nowMs, calls));
     if (counted === undefined) {
       return fail(new Error("the window moved twice during one count"), "countCall");
     }

@@ -535,8 +535,9 @@ export interface TargetLimitsStore {
   /** Gives the slot back if `holder` still holds it (a lapsed lease may have been taken over). */
   releaseSlot(key: string, slot: number, holder: string): Promise<void>;
   /**
-   * Counts one call asked for in the window starting at `windowStartMs`: into it if the counter
-   * holds it or a later one, else the counter starts over at this window.
+   * Counts `calls` calls (default one) asked for in the window starting at `windowStartMs`: into
+   * it if the counter holds it or a later one, else the counter starts over at this window. The
+   * count returned includes them.
    */
-  countCall(key: string, windowStartMs: number, nowMs: number): Promise<RateCount>;
+  countCall(key: string, windowStartMs: number, nowMs: number, calls?: number): Promise<RateCount>;
 }

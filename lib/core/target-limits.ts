@@ -32,6 +32,36 @@ export const rateVerdict = (windowStartMs: number, count: number, limit: number)
   return { verdict: "defer", untilMs: windowStartMs + windowsAhead * RATE_WINDOW_MS + within };
 };
 
+/**
+ * The largest share of a target's per-second limit one instance takes from the shared counter in
+ * one write. The counter's item takes about 1,000 writes a second: counted one call at a time, a
+ * target called 5,000 times a second would need 5,000.
+ */
+export const MAX_RATE_BATCH_SHARE = 0.05;
+
+/**
+ * How many calls an instance asks the shared counter for at once: one more than it made in its
+ * last window (so that a steady caller needs one write a window, and one that slows down wastes
+ * little of what it took), at most {@link MAX_RATE_BATCH_SHARE} of the limit, at least one. Once
+ * the window is full it asks for one, so that the count still orders the turned-away.
+ */
+export const rateBatchSize = (
+  limit: number,
+  usedLastWindow: number,
+  windowFull: boolean,
+): number =>
+  windowFull
+    ? 1
+    : Math.max(1, Math.min(Math.floor(limit * MAX_RATE_BATCH_SHARE), usedLastWindow + 1));
+
+/**
+ * How many of the `asked` calls just counted fall within the limit, the counter now standing at
+ * `count`: those counted in positions up to `limit`. Never more than the limit in one window,
+ * whoever asks and in whatever batches.
+ */
+export const rateGranted = (count: number, asked: number, limit: number): number =>
+  Math.max(0, Math.min(asked, limit - (count - asked)));
+
 /** At most this many slots are tried per call: near the limit a call is deferred, not spun. */
 export const SLOT_TRIES = 4;
 

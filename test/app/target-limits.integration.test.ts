@@ -156,8 +156,8 @@ describe("target limits shared between instances", () => {
       let last: Counted = { askedAt: 0, windowStartMs: 0 };
       const seen: TargetLimitsStore = {
         ...store,
-        countCall: async (k, windowStartMs, nowMs) => {
-          const counted = await store.countCall(k, windowStartMs, nowMs);
+        countCall: async (k, windowStartMs, nowMs, calls) => {
+          const counted = await store.countCall(k, windowStartMs, nowMs, calls);
           last = { askedAt: nowMs, windowStartMs: counted.windowStartMs };
           return counted;
         },

@@ -3,6 +3,8 @@ import { describe, expect, it } from "vitest";
 import { seededRandom } from "../../lib/core/random.js";
 import {
   RATE_WINDOW_MS,
+  rateBatchSize,
+  rateGranted,
   rateVerdict,
   SLOT_TRIES,
   slotRetryAt,
@@ -71,6 +73,46 @@ describe("slotRetryAt", () => {
         const at = slotRetryAt(W, () => r) - W;
         expect(at >= 1_000 && at < 2_000).toBe(true);
       }),
+    );
+  });
+});
+
+describe("rate batches from the shared counter", () => {
+  it.each<[string, number, number, boolean, number]>([
+    ["a first ask: one", 1_000, 0, false, 1],
+    ["a steady caller: one more than its last window", 1_000, 30, false, 31],
+    ["at most 5 % of the limit", 1_000, 400, false, 50],
+    ["a low limit: one at a time", 10, 9, false, 1],
+    ["a full window: one, to keep the order of the turned-away", 1_000, 30, true, 1],
+  ])("asks for %s", (_name, limit, used, full, expected) => {
+    expect(rateBatchSize(limit, used, full)).toBe(expected);
+  });
+
+  it.each<[string, number, number, number, number]>([
+    ["all of a batch below the limit", 40, 10, 100, 10],
+    ["a batch ending exactly at the limit", 100, 10, 100, 10],
+    ["the part of a batch below the limit", 105, 10, 100, 5],
+    ["none of a batch past the limit", 120, 10, 100, 0],
+    ["one call, as before", 1, 1, 1, 1],
+  ])("grants %s", (_name, count, asked, limit, expected) => {
+    expect(rateGranted(count, asked, limit)).toBe(expected);
+  });
+
+  it("never grants more than the limit in a window, and all of it while asks remain", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 500 }),
+        fc.array(fc.integer({ min: 1, max: 40 }), { maxLength: 200 }),
+        (limit, asks) => {
+          let count = 0;
+          let granted = 0;
+          for (const asked of asks) {
+            count += asked;
+            granted += rateGranted(count, asked, limit);
+          }
+          expect(granted).toBe(Math.min(limit, count));
+        },
+      ),
     );
   });
 });

@@ -205,9 +205,9 @@ export const faultyTargetLimits = (world: SimulationWorld, process: Process): Ta
       faults.call(process, "limits.takeSlot", () => targetLimits.takeSlot(request)),
     releaseSlot: (key, slot, holder) =>
       faults.call(process, "limits.releaseSlot", () => targetLimits.releaseSlot(key, slot, holder)),
-    countCall: (key, windowStartMs, nowMs) =>
+    countCall: (key, windowStartMs, nowMs, calls) =>
       faults.call(process, "limits.countCall", () =>
-        targetLimits.countCall(key, windowStartMs, nowMs),
+        targetLimits.countCall(key, windowStartMs, nowMs, calls),
       ),
   };
 };

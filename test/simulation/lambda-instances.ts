@@ -53,8 +53,8 @@ const newInstance = (
             store: {
               takeSlot: (request) => limitsStore().takeSlot(request),
               releaseSlot: (key, slot, holder) => limitsStore().releaseSlot(key, slot, holder),
-              countCall: (key, windowStartMs, nowMs) =>
-                limitsStore().countCall(key, windowStartMs, nowMs),
+              countCall: (key, windowStartMs, nowMs, calls) =>
+                limitsStore().countCall(key, windowStartMs, nowMs, calls),
             },
             limitsFor: () => limits,
             clock,

@@ -24,12 +24,17 @@ export const createMemoryTargetLimitsStore = (): TargetLimitsStore => {
     if (slots.get(id)?.holder === holder) slots.delete(id);
   };
 
-  const countCall = async (key: string, windowStartMs: number): Promise<RateCount> => {
+  const countCall = async (
+    key: string,
+    windowStartMs: number,
+    _nowMs: number,
+    calls = 1,
+  ): Promise<RateCount> => {
     const old = rates.get(key);
     const counted =
       old !== undefined && old.windowStartMs >= windowStartMs
-        ? { windowStartMs: old.windowStartMs, count: old.count + 1 }
-        : { windowStartMs, count: 1 };
+        ? { windowStartMs: old.windowStartMs, count: old.count + calls }
+        : { windowStartMs, count: calls };
     rates.set(key, counted);
     return counted;
   };
