@@ -135,10 +135,7 @@ export const createTargetLimiter = (deps: TargetLimiterDeps): TargetLimiter => {
   const keepGrant = (key: string, windowStartMs: number, granted: number, full: boolean): void => {
     const bucket = buckets.get(key);
     if (bucket !== undefined && bucket.windowStartMs > windowStartMs) return;
-    const current =
-      bucket === undefined || bucket.windowStartMs < windowStartMs
-        ? { ...bucketAt(bucket, windowStartMs), windowStartMs }
-        : bucket;
+    const current = bucketAt(bucket, windowStartMs);
     current.full ||= full;
     current.tokens += Math.max(0, granted - 1);
     current.used += granted > 0 ? 1 : 0;
