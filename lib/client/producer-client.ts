@@ -344,8 +344,8 @@ export const createRicochetClient = (options: RicochetClientOptions): RicochetCl
         return;
       }
       firstIndex.set(eventId, index);
-      // The envelope's own limit leaves room to dead-letter it; the trace rides beside it, and is
-      // counted where SQS counts it, in the message and in the batch.
+      // The envelope's own limit leaves room to dead-letter it, and a message always has room for
+      // the trace's attributes (at most 600 bytes of that 8 KiB); a batch counts them (toBatches).
       const bytes = sqsMessageBytes(body);
       if (bytes > MAX_ENVELOPE_BYTES) {
         report.rejected.push({ eventId, index, error: envelopeTooLarge(bytes) });
