@@ -11,6 +11,7 @@ import {
   type TargetRouter,
 } from "../core/ports.js";
 import { type TargetKeying, targetKeying } from "../core/target-groups.js";
+import type { AdaptiveLimiter } from "./adaptive-limits.js";
 import type { AttemptDeps } from "./attempt.js";
 import type { TargetBreakers } from "./target-breakers.js";
 import type { TargetLimiter } from "./target-limits.js";
@@ -36,6 +37,8 @@ export interface OrchestratorDeps extends AttemptDeps {
   readonly breakers?: TargetBreakers | undefined;
   /** The targets' concurrency and rate limits; without them no target is limited. */
   readonly limits?: TargetLimiter | undefined;
+  /** Each target's limit learned from its calls, held in memory; without it none is learned. */
+  readonly adaptive?: AdaptiveLimiter | undefined;
   /** Target keys whose outcomes are also counted under their own `target` dimension value. */
   readonly metricTargets?: ReadonlySet<string> | undefined;
   /** The declared target groups' lookup; without it every target is its own key. */

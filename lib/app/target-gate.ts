@@ -1,3 +1,4 @@
+import { BreakerState } from "../core/circuit-breaker.js";
 import { DeferralCause } from "../core/deferral.js";
 import type { ReceivedMessage } from "../core/ports.js";
 import { CallEvidence } from "../core/target-health.js";
@@ -7,11 +8,11 @@ import { defer } from "./defer.js";
 import type { AdmittedEvent } from "./message-admission.js";
 import { callMsOf, type MessageVerdict, type OrchestratorContext } from "./orchestrator-context.js";
 import type { TargetAdmission } from "./target-breakers.js";
-import { type CallPermit, LimitKind, NO_PERMIT, type TargetLimiter } from "./target-limits.js";
+import { type CallPermit, type LimitAdmission, LimitKind, NO_PERMIT } from "./target-limits.js";
 
 /*
- * Before a claim, the target's breaker and then its limits are asked whether a call may go now.
- * Either turns the event away by deferring it (no claim, no attempt spent; the record says so),
+ * Before a claim, the target's breaker and then its limits (the learned one, in memory, then the
+ * declared ones, shared) are asked whether a call may go now. Either turns the event away by deferring it (no claim, no attempt spent; the record says so),
  * except past its deadline, where it goes on to the claim, which dead-letters it without a call.
  */
 
@@ -46,6 +47,37 @@ const giveBackProbe = async (
   if (admission.verdict === "probe") await deps.breakers?.abandonProbe(key);
 };
 
+const CALL_UNLIMITED: LimitAdmission = { verdict: "call", permit: NO_PERMIT };
+
+/** One permit releasing both: the learned limit's (in memory) and the declared limits'. */
+const bothPermits = (first: CallPermit, second: CallPermit): CallPermit => ({
+  release: async () => {
+    await first.release();
+    await second.release();
+  },
+});
+
+/**
+ * The learned limit's verdict (no I/O), then, if it lets the call through, the declared
+ * limits': a call turned away by the second gives the first its permit back.
+ */
+const askLimits = async (
+  { deps }: OrchestratorContext,
+  key: string,
+  leaseMs: number,
+): Promise<LimitAdmission> => {
+  const learned = deps.adaptive?.admit(key) ?? CALL_UNLIMITED;
+  if (learned.verdict === "defer" || deps.limits === undefined) return learned;
+  const declared = await deps.limits.admit(key, leaseMs).catch(async (error: unknown) => {
+    await learned.permit.release();
+    throw error;
+  });
+  if (declared.verdict === "call")
+    return { verdict: "call", permit: bothPermits(learned.permit, declared.permit) };
+  await learned.permit.release();
+  return declared;
+};
+
 /**
  * Asks the target's limits for a call its breaker let through. Over a limit the event is
  * deferred, and a probe it held is given back so that another may; past its deadline it is not
@@ -53,7 +85,6 @@ const giveBackProbe = async (
  */
 const admitToLimits = async (
   ctx: OrchestratorContext,
-  limits: TargetLimiter,
   message: ReceivedMessage,
   event: AdmittedEvent,
   key: string,
@@ -62,7 +93,7 @@ const admitToLimits = async (
 ): Promise<GateDeferral | { readonly permit: CallPermit }> => {
   // The slot is taken before the claim, so its lease outlives the claim's by a margin.
   const leaseMs = callMsOf(event.envelope, callBudgetMs) + 2 * ctx.deps.leaseMarginMs;
-  const limit = await limits.admit(key, leaseMs);
+  const limit = await askLimits(ctx, key, leaseMs);
   if (limit.verdict === "call") return { permit: limit.permit };
   const cause = CAUSE_OF_LIMIT[limit.limit];
   const deferred = await defer(ctx, message, event, { key, cause, untilMs: limit.untilMs }).catch(
@@ -87,8 +118,11 @@ export const passTargetGate = async (
   key: string,
   callBudgetMs: number,
 ): Promise<GatePass | GateDeferral> => {
-  const { breakers, limits } = ctx.deps;
+  const { breakers, limits, adaptive } = ctx.deps;
   const admission = breakers === undefined ? CALL : await breakers.admit(key);
+  // An open breaker is the learned limit's zero; half-open lets its probes through.
+  const breakerState = admission.verdict === "defer" ? BreakerState.OPEN : BreakerState.CLOSED;
+  adaptive?.observe(key, { kind: "breaker", state: breakerState });
   if (admission.verdict === "defer") {
     const deferred = await defer(ctx, message, event, {
       key,
@@ -99,9 +133,9 @@ export const passTargetGate = async (
     if (deferred !== undefined) return { deferred };
   }
   const limit =
-    limits === undefined || admission.verdict === "defer"
+    (limits === undefined && adaptive === undefined) || admission.verdict === "defer"
       ? { permit: NO_PERMIT }
-      : await admitToLimits(ctx, limits, message, event, key, admission, callBudgetMs);
+      : await admitToLimits(ctx, message, event, key, admission, callBudgetMs);
   if ("deferred" in limit) return limit;
   const { permit } = limit;
 
@@ -111,8 +145,10 @@ export const passTargetGate = async (
    * never admitted.
    */
   const settle = async (end: AttemptEnd | undefined): Promise<void> => {
-    if (breakers === undefined || admission.verdict === "defer") return;
+    if (admission.verdict === "defer") return;
     const call = end?.kind === "finished" ? end.call : undefined;
+    if (call !== undefined) adaptive?.observe(key, { kind: "call", call });
+    if (breakers === undefined) return;
     const evidence = call === undefined ? CallEvidence.SILENT : breakers.evidenceOf(key, call);
     if (evidence === CallEvidence.SILENT || end?.kind !== "finished") {
       await giveBackProbe(ctx, key, admission);

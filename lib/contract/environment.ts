@@ -31,6 +31,11 @@ export const ENV = {
    */
   LEGACY_SIGNATURES: "RICOCHET_LEGACY_SIGNATURES",
   /**
+   * `off` (default) or `on`: whether each target's call rate is learned from its 429s, 503s,
+   * `Retry-After` and latency, and held to it (`adaptiveLimits`; lib/app/adaptive-limits.ts).
+   */
+  ADAPTIVE_LIMITS: "RICOCHET_ADAPTIVE_LIMITS",
+  /**
    * `off` (default), `on` (OpenTelemetry spans exported over OTLP/HTTP to
    * `OTEL_EXPORTER_OTLP_ENDPOINT`) or `console` (spans printed, for local runs).
    */

@@ -40,6 +40,8 @@ const ContextSchema = z.strictObject({
   secretHeaders: z.array(z.string()).optional(),
   /** Also send the legacy signature headers (default true). */
   legacySignatures: z.boolean().optional(),
+  /** Each target held to the pace its calls say it can take (default false). */
+  adaptiveLimits: z.boolean().optional(),
   /** OpenTelemetry traces from the orchestrator (default false). */
   tracing: z.boolean().optional(),
   hopSeconds: z.number().optional(),
@@ -116,6 +118,7 @@ export const readAppSettings = (context: unknown): RicochetAppSettings => {
       allowedTargetHosts: c.allowedTargetHosts,
       secretHeaders: c.secretHeaders,
       legacySignatures: c.legacySignatures,
+      adaptiveLimits: c.adaptiveLimits,
       tracing: c.tracing,
       hopSeconds: c.hopSeconds,
       messageConcurrency: c.messageConcurrency,

@@ -177,6 +177,16 @@ export interface RetryOrchestratorProps extends ResourceOverrides {
    */
   readonly legacySignatures?: boolean;
   /**
+   * Hold each target to the pace its calls say it can take: the call rate is cut when the target
+   * answers 429 or 503, a Lambda target is throttled, a call it received times out, or its
+   * latency rises well above its own baseline, paused by a long `Retry-After`, and won back by
+   * probing while it answers well. The declared `targets` limits stay ceilings. Calls held back
+   * are deferred, spending no attempt. Learned per function instance, in memory: it costs no
+   * I/O (README, "Adaptive limits").
+   * @default false
+   */
+  readonly adaptiveLimits?: boolean;
+  /**
    * OpenTelemetry traces from the orchestrator: a span per message with children for its steps,
    * exported over OTLP/HTTP to `OTEL_EXPORTER_OTLP_ENDPOINT` (an ADOT collector layer or any
    * collector). Off, the SDK is never loaded. A producer's trace context is carried to targets
@@ -364,6 +374,7 @@ export const RETRY_ORCHESTRATOR_DEFAULTS = {
   allowedTargetHosts: [] as readonly string[],
   secretHeaders: [] as readonly string[],
   legacySignatures: true,
+  adaptiveLimits: false,
   tracing: false,
   hopSeconds: MAX_SQS_DELAY_SECONDS,
   messageConcurrency: DEFAULT_MESSAGE_CONCURRENCY,
@@ -573,6 +584,7 @@ export const resolveRetryOrchestratorProps = (
     allowedTargetHosts: props.allowedTargetHosts ?? d.allowedTargetHosts,
     signingSecret: props.signingSecret,
     legacySignatures: props.legacySignatures ?? d.legacySignatures,
+    adaptiveLimits: props.adaptiveLimits ?? d.adaptiveLimits,
     tracing: props.tracing ?? d.tracing,
     secretHeaders: props.secretHeaders ?? d.secretHeaders,
     hopSeconds: props.hopSeconds ?? d.hopSeconds,

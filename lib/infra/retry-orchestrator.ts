@@ -360,6 +360,7 @@ export class RetryOrchestrator extends Construct {
             : // The prefix marks a parameter whose name has no leading slash as a parameter.
               `ssm:${secret.parameterName}`,
       [ENV.LEGACY_SIGNATURES]: settings.legacySignatures ? "on" : "off",
+      [ENV.ADAPTIVE_LIMITS]: settings.adaptiveLimits ? "on" : "off",
       [ENV.TRACING]: settings.tracing ? "on" : "off",
       [ENV.SECRET_HEADERS]: settings.secretHeaders.join(","),
       [ENV.MESSAGE_CONCURRENCY]: String(settings.messageConcurrency),

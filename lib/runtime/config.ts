@@ -54,6 +54,7 @@ const ConfigSchema = z.object({
   recordRetentionDays: RecordRetentionDaysSchema,
   signingSecret: z.string().min(1).optional(),
   legacySignatures: z.enum(["on", "off"], { error: "must be on or off" }),
+  adaptiveLimits: z.enum(["on", "off"], { error: "must be on or off" }),
   tracing: z.enum(TRACING_MODES, { error: "must be off, on or console" }),
   secretHeaders: z.array(z.string().min(1)),
   messageConcurrency: z.int().min(1).max(100),
@@ -84,6 +85,8 @@ export interface RicochetConfig {
   readonly signingSecret?: string | undefined;
   /** Signed deliveries also carry the legacy `Ricochet-Signature` (default true; lib/core/signing.ts). */
   readonly legacySignatures?: boolean | undefined;
+  /** Each target held to the pace its calls say it can take (default false; lib/app/adaptive-limits.ts). */
+  readonly adaptiveLimits?: boolean | undefined;
   /** Whether and where spans go (default off: the SDK is never loaded; lib/runtime/tracing.ts). */
   readonly tracing?: TracingMode | undefined;
   readonly secretHeaders: readonly string[];
@@ -197,6 +200,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): RicochetConfig
     recordRetentionDays: retentionDaysOf(env),
     signingSecret: env[ENV.SIGNING_SECRET] || undefined,
     legacySignatures: env[ENV.LEGACY_SIGNATURES]?.trim() || "on",
+    adaptiveLimits: env[ENV.ADAPTIVE_LIMITS]?.trim() || "off",
     tracing: env[ENV.TRACING]?.trim() || DEFAULT_TRACING_MODE,
     secretHeaders: parseList(env[ENV.SECRET_HEADERS]),
     messageConcurrency: numberOr(
@@ -224,6 +228,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): RicochetConfig
     policyLimits: limitsOverride,
     circuitBreaker,
     legacySignatures,
+    adaptiveLimits,
     ...rest
   } = parsed.data;
   const defaultPolicy = resolvePolicy(DEFAULT_POLICY, override);
@@ -239,6 +244,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): RicochetConfig
     defaultPolicy,
     policyLimits,
     legacySignatures: legacySignatures === "on",
+    adaptiveLimits: adaptiveLimits === "on",
     circuitBreaker:
       circuitBreaker === undefined ? undefined : { ...DEFAULT_BREAKER_SETTINGS, ...circuitBreaker },
   };

@@ -9,6 +9,7 @@ import { createSqsIngressQueue } from "../adapters/sqs-ingress-queue.js";
 import { createHttpTarget } from "../adapters/targets/http-target.js";
 import { createLambdaTarget } from "../adapters/targets/lambda-target.js";
 import { createTargetRouter } from "../adapters/targets/target-router.js";
+import { createAdaptiveLimiter } from "../app/adaptive-limits.js";
 import {
   createOrchestrator,
   type Orchestrator,
@@ -17,6 +18,7 @@ import {
 import { createTargetBreakers } from "../app/target-breakers.js";
 import { createTargetFailureCounter } from "../app/target-failure-counter.js";
 import { createTargetLimiter } from "../app/target-limits.js";
+import { adaptiveSettingsFor } from "../core/adaptive-limit.js";
 import { DEFAULT_BREAKER_SETTINGS } from "../core/circuit-breaker.js";
 import type { Log, Metrics } from "../core/observability.js";
 import type {
@@ -185,6 +187,17 @@ export const createOrchestratorRuntime = (options: OrchestratorRuntimeOptions): 
           random,
           log: options.log,
           instanceId: workerId,
+        })
+      : undefined,
+    adaptive: config.adaptiveLimits
+      ? createAdaptiveLimiter({
+          settingsFor: (key) => {
+            const settings = targets.settingsFor(key);
+            return adaptiveSettingsFor(settings, settings.breaker.minCountedTimeoutMs);
+          },
+          clock,
+          random,
+          log: options.log,
         })
       : undefined,
     metricTargets: new Set(config.targetMetrics),

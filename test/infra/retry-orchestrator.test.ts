@@ -300,37 +300,25 @@ describe("RetryOrchestrator resources", () => {
   });
 
   it.each([
-    [{}, "on"],
-    [{ legacySignatures: false }, "off"],
-  ])("with %o tells the orchestrator to send the legacy signature headers: %s", (props, value) => {
-    const stack = new Stack(new App(), "Signatures");
+    [{}, ENV.LEGACY_SIGNATURES, "on"],
+    [{ legacySignatures: false }, ENV.LEGACY_SIGNATURES, "off"],
+    [{}, ENV.TRACING, "off"],
+    [{ tracing: true }, ENV.TRACING, "on"],
+    [{}, ENV.ADAPTIVE_LIMITS, "off"],
+    [{ adaptiveLimits: true }, ENV.ADAPTIVE_LIMITS, "on"],
+  ])("with %o sets the orchestrator's %s to %s", (props, name, value) => {
+    const stack = new Stack(new App(), "Switches");
     const made = new RetryOrchestrator(stack, "Ricochet", props);
     Template.fromStack(stack).hasResourceProperties("AWS::Lambda::Function", {
       FunctionName: Match.absent(),
       Environment: {
         Variables: Match.objectLike({
-          [ENV.LEGACY_SIGNATURES]: value,
+          [name]: value,
           [ENV.INTERNAL_QUEUE_URL]: Match.anyValue(),
         }),
       },
     });
     expect(made.orchestratorFunction).toBeDefined();
-  });
-
-  it.each([
-    [{}, "off"],
-    [{ tracing: true }, "on"],
-  ])("with %o tells the orchestrator whether to export traces: %s", (props, value) => {
-    const stack = new Stack(new App(), "Tracing");
-    new RetryOrchestrator(stack, "Ricochet", props);
-    Template.fromStack(stack).hasResourceProperties("AWS::Lambda::Function", {
-      Environment: {
-        Variables: Match.objectLike({
-          [ENV.TRACING]: value,
-          [ENV.INTERNAL_QUEUE_URL]: Match.anyValue(),
-        }),
-      },
-    });
   });
 
   it("gives the ingress queue the window asked for, and the internal queue none", () => {

@@ -87,6 +87,23 @@ describe("loadConfig: circuit breakers", () => {
   });
 });
 
+describe("loadConfig: adaptive limits", () => {
+  it.each([
+    ["unset: off", undefined, false],
+    ["off", "off", false],
+    ["on", "on", true],
+    [" on  (trimmed)", " on ", true],
+  ])("reads RICOCHET_ADAPTIVE_LIMITS %s", (_name, value, expected) => {
+    const env = value === undefined ? RESOURCES : { ...RESOURCES, [ENV.ADAPTIVE_LIMITS]: value };
+    expect(loadConfig(env).adaptiveLimits).toBe(expected);
+  });
+
+  it("refuses a value that is neither on nor off", () => {
+    const env = { ...RESOURCES, [ENV.ADAPTIVE_LIMITS]: "true" };
+    expect(messageOf(() => loadConfig(env))).toContain("adaptiveLimits: must be on or off");
+  });
+});
+
 describe("loadConfig: per-target settings", () => {
   it("reads RICOCHET_TARGETS; unset means no per-target settings", () => {
     expect(loadConfig(RESOURCES).targets).toBeUndefined();

@@ -27,6 +27,7 @@ const program = new Command("simulate")
   .option("--broken-store", "use a store that ignores leases (self-test)", false)
   .option("--breakers", "turn on the targets' circuit breakers, set to trip easily", false)
   .option("--limits", "hold the targets to tight concurrency and rate limits", false)
+  .option("--adaptive", "learn each instance's limit for the target from its calls", false)
   .option("--json", "print one JSON summary as the last line", false)
   .parse();
 
@@ -40,6 +41,7 @@ interface Flags {
   brokenStore: boolean;
   breakers: boolean;
   limits: boolean;
+  adaptive: boolean;
   json: boolean;
 }
 
@@ -57,6 +59,7 @@ for (let run = 0; run < flags.runs; run += 1) {
     brokenStore: flags.brokenStore ? "ignore_leases" : undefined,
     breakers: flags.breakers ? SENSITIVE_BREAKERS : undefined,
     limits: flags.limits ? TIGHT_LIMITS : undefined,
+    adaptive: flags.adaptive,
   });
   addRun(totals, result);
   for (const violation of result.violations) {

@@ -96,6 +96,7 @@ export const createEventSource = (world: SimulationWorld): EventSource => {
       leaseMarginMs: o.leaseMarginMs,
       breakers: instance.breakers,
       limits: instance.limits,
+      adaptive: instance.adaptive,
     });
     const startedMs = now();
     // Lambda kills an invocation at its timeout: the whole batch then comes back.

@@ -1,5 +1,8 @@
+import { type AdaptiveLimiter, createAdaptiveLimiter } from "../../lib/app/adaptive-limits.js";
 import { createTargetBreakers, type TargetBreakers } from "../../lib/app/target-breakers.js";
 import { createTargetLimiter, type TargetLimiter } from "../../lib/app/target-limits.js";
+import { adaptiveSettingsFor } from "../../lib/core/adaptive-limit.js";
+import { DEFAULT_BREAKER_SETTINGS } from "../../lib/core/circuit-breaker.js";
 import { silentLog } from "../../lib/core/observability.js";
 import type { TargetLimitsStore, TargetStateStore } from "../../lib/core/ports.js";
 import type { Process } from "./faults.js";
@@ -15,6 +18,7 @@ import type { SimulationWorld } from "./simulation-world.js";
 export interface Instance {
   readonly breakers: TargetBreakers | undefined;
   readonly limits: TargetLimiter | undefined;
+  readonly adaptive: AdaptiveLimiter | undefined;
 }
 
 /** The instances of one run, by worker id. */
@@ -29,7 +33,8 @@ const newInstance = (
   // Looked up on each call: the store reaches the table through the current invocation's faults.
   const state = (): TargetStateStore => faultyTargetState(world, invocation.process);
   const limitsStore = (): TargetLimitsStore => faultyTargetLimits(world, invocation.process);
-  const { breakers: settings, limits } = world.options;
+  const { breakers: settings, limits, adaptive } = world.options;
+  const minCountedTimeoutMs = (settings ?? DEFAULT_BREAKER_SETTINGS).minCountedTimeoutMs;
   return {
     breakers:
       settings === undefined
@@ -62,6 +67,15 @@ const newInstance = (
             log: silentLog,
             instanceId: worker,
           }),
+    adaptive:
+      adaptive === true
+        ? createAdaptiveLimiter({
+            settingsFor: () => adaptiveSettingsFor(limits ?? {}, minCountedTimeoutMs),
+            clock,
+            random: world.orchestratorRandom,
+            log: silentLog,
+          })
+        : undefined,
   };
 };
 

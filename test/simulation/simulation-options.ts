@@ -42,6 +42,8 @@ export interface SimulationOptions {
   readonly breakers?: BreakerSettings;
   /** Hold the (one) target to these limits, with or without breakers. */
   readonly limits?: TargetLimits;
+  /** Learn each instance's adaptive limit for the target from its calls (its 429s, mostly). */
+  readonly adaptive?: boolean;
 }
 
 /** Limits every event's shared target is held to under `--limits`: tight, so they bind often. */

@@ -3,6 +3,7 @@ import {
   type MessageVerdict,
   type Orchestrator,
 } from "../../lib/app/orchestrator.js";
+import type { AdaptiveLimiter } from "../../lib/app/adaptive-limits.js";
 import type { TargetBreakers } from "../../lib/app/target-breakers.js";
 import type { TargetLimiter } from "../../lib/app/target-limits.js";
 import { CountingMetrics, silentLog } from "../../lib/core/observability.js";
@@ -32,6 +33,7 @@ export interface MemoryOrchestratorOptions {
   readonly deployment?: Pick<MemoryOrchestrator, "ingress" | "deadLetters" | "store">;
   readonly breakers?: TargetBreakers | undefined;
   readonly limits?: TargetLimiter | undefined;
+  readonly adaptive?: AdaptiveLimiter | undefined;
   /** Wraps the store port, to watch what the orchestrator writes. */
   readonly store?: (port: EventStore) => EventStore;
   /** How the target answers a call; default 200. */
@@ -92,6 +94,7 @@ export const memoryOrchestrator = (options: MemoryOrchestratorOptions): MemoryOr
     leaseMarginMs: 2_000,
     breakers: options.breakers,
     limits: options.limits,
+    adaptive: options.adaptive,
   });
   const handleNext = async (): Promise<MessageVerdict> => {
     const [message] = ingress.receive(1, 60);

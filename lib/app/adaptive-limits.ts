@@ -1,0 +1,196 @@
+import {
+  type AdaptiveLimit,
+  type AdaptiveLimitSettings,
+  allowance,
+  LimitChange,
+  type LimitObservation,
+  next,
+  startingLimit,
+} from "../core/adaptive-limit.js";
+import type { Log } from "../core/observability.js";
+import type { Clock, RandomSource } from "../core/random.js";
+import { rateVerdict, rateWindowOf, slotRetryAt } from "../core/target-limits.js";
+import { type CallPermit, type LimitAdmission, LimitKind, NO_PERMIT } from "./target-limits.js";
+
+/*
+ * Each target held, on this instance, to the pace its calls say it can take (issue #35): the
+ * adaptive limit of lib/core/adaptive-limit.ts, learned from this instance's calls and enforced
+ * on them, in memory. No I/O at all: a healthy target is admitted exactly as without it.
+ *
+ * Enforced per instance on purpose. The controller cuts from the rate it saw sent, and what one
+ * instance sees is its own calls: enforcing that cut through the shared counter would cut N
+ * instances' sum N times too deep. Held locally, each instance is one AIMD flow, and N flows
+ * cutting by the same factor on the same overload cut their sum by it (docs/design-notes.md,
+ * "Adaptive per-target limits (#35)").
+ */
+
+/** Targets whose limits one instance remembers; the least recently called is forgotten first. */
+export const MAX_LEARNED_TARGETS = 1_000;
+
+/** What one instance knows of one target: its limit, and its calls asked and in flight. */
+interface LearnedTarget {
+  limit: AdaptiveLimit;
+  /** The aligned second the asks are counted in, and how many were asked in it. */
+  windowStartMs: number;
+  asked: number;
+  inFlight: number;
+}
+
+/** A target's learned limit as operators see it. */
+export interface LearnedLimit {
+  readonly key: string;
+  /** The rate allowed now, calls/s (0 while the breaker is open). */
+  readonly callsPerSecond: number;
+  /** Its ceiling: the declared `maxCallsPerSecond`, or the most any target may be given. */
+  readonly ceilingPerSecond: number;
+  readonly maxConcurrentCalls: number;
+  readonly reason: LimitChange;
+  readonly changedAtMs: number;
+}
+
+/** One instance's adaptive limits. */
+export interface AdaptiveLimiter {
+  /** Whether a call to `key` may start now, as far as its learned limit goes. */
+  admit(key: string): LimitAdmission;
+  /** Teaches `key`'s limit what a call said, or that its breaker changed state. */
+  observe(key: string, observation: LimitObservation): void;
+  /** The targets whose limit is below its ceiling or paused, for operators. */
+  engaged(): readonly LearnedLimit[];
+}
+
+export interface AdaptiveLimiterDeps {
+  readonly settingsFor: (key: string) => AdaptiveLimitSettings;
+  readonly clock: Clock;
+  readonly random: RandomSource;
+  readonly log: Log;
+  /** Default {@link MAX_LEARNED_TARGETS}. */
+  readonly maxTargets?: number | undefined;
+}
+
+/**
+ * Whether the limit holds calls back at all: its rate cut below the ceiling, or paused by a
+ * `Retry-After`, or its breaker open. The concurrency a ceiling rate implies is not a limit
+ * learned: a target that never pushed back is admitted as it would be without adaptive limits.
+ */
+const isEngaged = (limit: AdaptiveLimit, nowMs: number, settings: AdaptiveLimitSettings) => {
+  const allowed = allowance(limit, nowMs, settings);
+  return allowed.notBeforeMs !== undefined || allowed.callsPerSecond < settings.maxCallsPerSecond;
+};
+
+/** The changes operators are told of: a cut, a pause and the breaker; not each small increase. */
+const TOLD_CHANGES: ReadonlySet<LimitChange> = new Set([
+  LimitChange.OVERLOAD,
+  LimitChange.LATENCY,
+  LimitChange.RETRY_AFTER,
+]);
+
+/** The call `target` asks for now, counted into its aligned second. */
+const askedNow = (target: LearnedTarget, nowMs: number): number => {
+  const windowStartMs = rateWindowOf(nowMs);
+  if (windowStartMs > target.windowStartMs) {
+    target.windowStartMs = windowStartMs;
+    target.asked = 0;
+  }
+  target.asked += 1;
+  return target.asked;
+};
+
+/**
+ * Limits learned and held in this instance's memory. Turned-away calls are deferred, as the
+ * declared limits' are: no attempt spent, the deadline respected (the gate's business).
+ */
+export const createAdaptiveLimiter = (deps: AdaptiveLimiterDeps): AdaptiveLimiter => {
+  const { settingsFor, clock, random, log } = deps;
+  const maxTargets = deps.maxTargets ?? MAX_LEARNED_TARGETS;
+  const targets = new Map<string, LearnedTarget>();
+
+  /** The target's state, made the most recently used; the least recently used is forgotten. */
+  const touch = (key: string, nowMs: number, settings: AdaptiveLimitSettings): LearnedTarget => {
+    const found = targets.get(key);
+    if (found !== undefined) targets.delete(key);
+    const target = found ?? {
+      limit: startingLimit(nowMs, settings),
+      windowStartMs: rateWindowOf(nowMs),
+      asked: 0,
+      inFlight: 0,
+    };
+    targets.set(key, target);
+    if (targets.size > maxTargets) {
+      const oldest = targets.keys().next().value;
+      if (oldest !== undefined) targets.delete(oldest);
+    }
+    return target;
+  };
+
+  const permitFor = (target: LearnedTarget): CallPermit => {
+    target.inFlight += 1;
+    let released = false;
+    return {
+      release: async () => {
+        if (released) return;
+        released = true;
+        target.inFlight -= 1;
+      },
+    };
+  };
+
+  const admit = (key: string): LimitAdmission => {
+    const settings = settingsFor(key);
+    const nowMs = clock();
+    const target = touch(key, nowMs, settings);
+    if (!isEngaged(target.limit, nowMs, settings)) return { verdict: "call", permit: NO_PERMIT };
+    const allowed = allowance(target.limit, nowMs, settings);
+    if (allowed.notBeforeMs !== undefined)
+      return { verdict: "defer", untilMs: allowed.notBeforeMs, limit: LimitKind.RATE };
+    if (target.inFlight >= allowed.maxConcurrentCalls)
+      return {
+        verdict: "defer",
+        untilMs: slotRetryAt(nowMs, random),
+        limit: LimitKind.CONCURRENCY,
+      };
+    const perSecond = Math.max(1, Math.floor(allowed.callsPerSecond));
+    const verdict = rateVerdict(target.windowStartMs, askedNow(target, nowMs), perSecond);
+    if (verdict.verdict === "defer")
+      return { verdict: "defer", untilMs: verdict.untilMs, limit: LimitKind.RATE };
+    return { verdict: "call", permit: permitFor(target) };
+  };
+
+  const observe = (key: string, observation: LimitObservation): void => {
+    const settings = settingsFor(key);
+    const nowMs = clock();
+    const target = touch(key, nowMs, settings);
+    const before = target.limit;
+    const after = next(before, observation, nowMs, settings);
+    target.limit = after;
+    const cut = after.callsPerSecond < before.callsPerSecond;
+    const paused = after.pauseUntilMs !== before.pauseUntilMs;
+    if ((cut || paused) && TOLD_CHANGES.has(after.reason))
+      log.info("target limit lowered", {
+        target: key,
+        callsPerSecond: Math.floor(after.callsPerSecond),
+        reason: after.reason,
+        ...(after.pauseUntilMs === undefined ? {} : { pausedUntilMs: after.pauseUntilMs }),
+      });
+  };
+
+  const engaged = (): readonly LearnedLimit[] => {
+    const nowMs = clock();
+    return [...targets].flatMap(([key, { limit }]) => {
+      const settings = settingsFor(key);
+      if (!isEngaged(limit, nowMs, settings)) return [];
+      const allowed = allowance(limit, nowMs, settings);
+      return [
+        {
+          key,
+          callsPerSecond: allowed.callsPerSecond,
+          ceilingPerSecond: settings.maxCallsPerSecond,
+          maxConcurrentCalls: allowed.maxConcurrentCalls,
+          reason: limit.reason,
+          changedAtMs: limit.changedAtMs,
+        },
+      ];
+    });
+  };
+
+  return { admit, observe, engaged };
+};
