@@ -1,9 +1,9 @@
+import type { AdaptiveLimiter } from "../../lib/app/adaptive-limits.js";
 import {
   createOrchestrator,
   type MessageVerdict,
   type Orchestrator,
 } from "../../lib/app/orchestrator.js";
-import type { AdaptiveLimiter } from "../../lib/app/adaptive-limits.js";
 import type { TargetBreakers } from "../../lib/app/target-breakers.js";
 import type { TargetLimiter } from "../../lib/app/target-limits.js";
 import { CountingMetrics, silentLog } from "../../lib/core/observability.js";
