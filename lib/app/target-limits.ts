@@ -114,7 +114,8 @@ export const createTargetLimiter = (deps: TargetLimiterDeps): TargetLimiter => {
       bucket.used += 1;
       return undefined;
     }
-    const asked = rateBatchSize(limit, bucket.usedLastWindow, bucket.full);
+    const usedRecently = Math.max(bucket.usedLastWindow, bucket.used);
+    const asked = rateBatchSize(limit, usedRecently, bucket.full);
     const counted = await store.countCall(key, rateWindowOf(nowMs), nowMs, asked);
     const granted = rateGranted(counted.count, asked, limit);
     keepGrant(key, counted.windowStartMs, granted, granted < asked);

@@ -42,7 +42,7 @@ const instances = (n: number, store: TargetLimitsStore, limit: number, clock: ()
   );
 
 describe("the rate limit's batches", () => {
-  it("costs a steady caller below the limit one count a window once it has made one window's calls", async () => {
+  it("costs a starting caller a count per doubling of its calls, then a steady one a count a window", async () => {
     const clock = { now: FIXED_NOW_MS };
     const { store, counts } = countingStore();
     const [limiter] = instances(1, store, 1_000, () => clock.now);
@@ -55,8 +55,8 @@ describe("the rate limit's batches", () => {
       }
       countsPerWindow.push(counts.value - before);
     }
-    // The first window counts call by call; each later one asks for 21 at its first call.
-    expect(countsPerWindow).toEqual([20, 1, 1, 1]);
+    // The first window asks for 1, 2, 4, 8 and 16 (slow start); each later one for 21 at once.
+    expect(countsPerWindow).toEqual([5, 1, 1, 1]);
   });
 
   it.each([

@@ -62,23 +62,31 @@ describe("target limits shared between instances", () => {
   });
 
   it.each([
-    ["a rate limit: one write (the count)", { maxCallsPerSecond: 1_000 }, 1],
-    ["a concurrency limit: two writes (a slot taken and given back)", { maxConcurrentCalls: 5 }, 2],
-    ["both: three writes", { maxCallsPerSecond: 1_000, maxConcurrentCalls: 5 }, 3],
-  ] as const)("costs each uncontended call to a target with %s", async (_name, limits, perCall) => {
-    // One rate window throughout: starting a window costs two writes more, once a second.
-    const a = instance(limits, () => FIXED_NOW_MS, 11);
-    const key = anEventId("group:cost");
-    const call = async () => {
-      const admission = await a.admit(key, LEASE_MS);
-      expect(admission.verdict).toBe("call");
-      if (admission.verdict === "call") await admission.permit.release();
-    };
-    await call();
-    const before = writes.count;
-    for (let i = 0; i < 10; i += 1) await call();
-    expect(writes.count - before).toBe(10 * perCall);
-  });
+    // The counter is asked for 2, 4 and 8 (slow start): three counts for the ten calls.
+    ["a rate limit: three writes (a count per doubling)", { maxCallsPerSecond: 1_000 }, 3],
+    [
+      "a concurrency limit: twenty writes (a slot taken and given back each)",
+      { maxConcurrentCalls: 5 },
+      20,
+    ],
+    ["both: twenty-three writes", { maxCallsPerSecond: 1_000, maxConcurrentCalls: 5 }, 23],
+  ] as const)(
+    "costs the ten uncontended calls after a first to a target with %s",
+    async (_name, limits, expected) => {
+      // One rate window throughout: starting a window costs two writes more, once a second.
+      const a = instance(limits, () => FIXED_NOW_MS, 11);
+      const key = anEventId("group:cost");
+      const call = async () => {
+        const admission = await a.admit(key, LEASE_MS);
+        expect(admission.verdict).toBe("call");
+        if (admission.verdict === "call") await admission.permit.release();
+      };
+      await call();
+      const before = writes.count;
+      for (let i = 0; i < 10; i += 1) await call();
+      expect(writes.count - before).toBe(expected);
+    },
+  );
 
   it("lets no more than maxConcurrentCalls hold a slot across two instances, and a released slot serves the next", async () => {
     const clock = { now: FIXED_NOW_MS };

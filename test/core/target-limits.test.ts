@@ -80,7 +80,7 @@ describe("slotRetryAt", () => {
 describe("rate batches from the shared counter", () => {
   it.each<[string, number, number, boolean, number]>([
     ["a first ask: one", 1_000, 0, false, 1],
-    ["a steady caller: one more than its last window", 1_000, 30, false, 31],
+    ["a steady caller: one more than it used recently", 1_000, 30, false, 31],
     ["at most 5 % of the limit", 1_000, 400, false, 50],
     ["a low limit: one at a time", 10, 9, false, 1],
     ["a full window: one, to keep the order of the turned-away", 1_000, 30, true, 1],
