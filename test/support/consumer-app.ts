@@ -113,6 +113,7 @@ export class ConsumerAppStack extends cdk.Stack {
         },
       },
       targetMetrics: ["group:tenant-42"],
+      adaptiveLimits: true,
     });
   }
 }

@@ -101,6 +101,7 @@ describe("a new CDK app with the packed package installed", () => {
       },
     });
     expect(env.RICOCHET_TARGET_METRICS).toBe("group:tenant-42");
+    expect(env.RICOCHET_ADAPTIVE_LIMITS).toBe("on");
     const alarms = ofType("AWS::CloudWatch::Alarm").map(([, alarm]) => alarm.Properties);
     expect(alarms).toContainEqual(
       expect.objectContaining({ MetricName: "breaker_open_age", Threshold: 1_200_000 }),
