@@ -1,6 +1,7 @@
 import {
   type AdaptiveLimit,
   type AdaptiveLimitSettings,
+  type Allowance,
   allowance,
   LimitChange,
   type LimitObservation,
@@ -34,6 +35,8 @@ interface LearnedTarget {
   windowStartMs: number;
   asked: number;
   inFlight: number;
+  /** How long a permit is held, averaged (ms): the claim and the record's writes, not only the call. */
+  holdMs: number | undefined;
 }
 
 /** A target's learned limit as operators see it. */
@@ -84,6 +87,34 @@ const TOLD_CHANGES: ReadonlySet<LimitChange> = new Set([
   LimitChange.RETRY_AFTER,
 ]);
 
+/** Weight of each permit's hold time in its average. */
+const HOLD_WEIGHT = 0.1;
+
+const averagedHold = (average: number | undefined, heldMs: number): number =>
+  average === undefined ? heldMs : average + (heldMs - average) * HOLD_WEIGHT;
+
+/**
+ * Calls in flight allowed: the controller's (Little's law on the call's latency), but never
+ * fewer than a second's calls, nor than the rate needs for as long as a permit is held (with the
+ * controller's headroom). Messages come in batches and the rate is counted per aligned second,
+ * so a second's calls may all start at once; and a permit covers the claim and the record's
+ * writes as well as the call. Held to Little's law on a 5 ms call, a target allowed 3 calls/s got
+ * one at a time and every other message of each batch deferred, half its rate delivered.
+ */
+const concurrencyOf = (
+  allowed: Allowance,
+  target: LearnedTarget,
+  perSecond: number,
+  settings: AdaptiveLimitSettings,
+): number => {
+  if (allowed.maxConcurrentCalls === 0) return 0;
+  const needed = Math.ceil(
+    ((perSecond * (target.holdMs ?? 0)) / 1_000) * settings.concurrencyHeadroom,
+  );
+  const most = Math.max(allowed.maxConcurrentCalls, perSecond, needed);
+  return Math.min(settings.maxConcurrentCalls, most);
+};
+
 /** The call `target` asks for now, counted into its aligned second. */
 const askedNow = (target: LearnedTarget, nowMs: number): number => {
   const windowStartMs = rateWindowOf(nowMs);
@@ -113,6 +144,7 @@ export const createAdaptiveLimiter = (deps: AdaptiveLimiterDeps): AdaptiveLimite
       windowStartMs: rateWindowOf(nowMs),
       asked: 0,
       inFlight: 0,
+      holdMs: undefined,
     };
     targets.set(key, target);
     if (targets.size > maxTargets) {
@@ -124,12 +156,14 @@ export const createAdaptiveLimiter = (deps: AdaptiveLimiterDeps): AdaptiveLimite
 
   const permitFor = (target: LearnedTarget): CallPermit => {
     target.inFlight += 1;
+    const startedMs = clock();
     let released = false;
     return {
       release: async () => {
         if (released) return;
         released = true;
         target.inFlight -= 1;
+        target.holdMs = averagedHold(target.holdMs, clock() - startedMs);
       },
     };
   };
@@ -142,13 +176,13 @@ export const createAdaptiveLimiter = (deps: AdaptiveLimiterDeps): AdaptiveLimite
     const allowed = allowance(target.limit, nowMs, settings);
     if (allowed.notBeforeMs !== undefined)
       return { verdict: "defer", untilMs: allowed.notBeforeMs, limit: LimitKind.RATE };
-    if (target.inFlight >= allowed.maxConcurrentCalls)
+    const perSecond = Math.max(1, Math.floor(allowed.callsPerSecond));
+    if (target.inFlight >= concurrencyOf(allowed, target, perSecond, settings))
       return {
         verdict: "defer",
         untilMs: slotRetryAt(nowMs, random),
         limit: LimitKind.CONCURRENCY,
       };
-    const perSecond = Math.max(1, Math.floor(allowed.callsPerSecond));
     const verdict = rateVerdict(target.windowStartMs, askedNow(target, nowMs), perSecond);
     if (verdict.verdict === "defer")
       return { verdict: "defer", untilMs: verdict.untilMs, limit: LimitKind.RATE };

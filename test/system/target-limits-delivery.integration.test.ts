@@ -100,4 +100,39 @@ describe("per-target limits across instances", () => {
     expect(starts).toHaveLength(rated.length);
     expect(freeRecords.every((r) => r.attempts === 1)).toBe(true);
   }, 90_000);
+
+  it("with adaptive limits learns a partner's pace from its 429s across two pollers: the throttled spend no attempt and all get delivered", async () => {
+    // A token bucket of a sort: 4 calls in each aligned second, 429 with Retry-After: 1 above.
+    const taken = new Map<number, number>();
+    h.script(() => {
+      const second = Math.floor(Date.now() / 1_000);
+      const count = (taken.get(second) ?? 0) + 1;
+      taken.set(second, count);
+      return count <= 4 ? { status: 200 } : { status: 429, headers: { "retry-after": "1" } };
+    });
+    await h.startWorkers({ count: 2, env: { [ENV.ADAPTIVE_LIMITS]: "on" } });
+    const ids = Array.from({ length: 40 }, (_, i) => `paced-${i}-${Date.now()}`);
+
+    await h.submit(ids.map((id) => h.envelope(id, retryEverySecond(25))));
+    const records = [];
+    for (const id of ids) records.push(await h.waitForStatus(id, EventStatus.DELIVERED, 80_000));
+
+    const calls = ids.flatMap((id) => h.receiver.callsFor(id));
+    // Every event ended delivered, so each call but its last was answered 429.
+    const refused = (call: ReceivedCall) => call !== h.receiver.callsFor(call.eventId).at(-1);
+    const firstMs = Math.min(...calls.map((c) => c.startedAt));
+    const late = calls.filter((c) => c.startedAt >= firstMs + 3_000);
+    const spanS = (Math.max(...calls.map((c) => c.startedAt)) - firstMs) / 1_000;
+    console.info(
+      `adaptive limits, a partner taking 4 calls/s: ${calls.length} calls for ${ids.length} events, ` +
+        `${calls.filter(refused).length} answered 429; after the first 3 s ${late.length} calls, ` +
+        `${late.filter(refused).length} answered 429; the last call ${spanS.toFixed(1)} s after the first`,
+    );
+    // Every attempt is a call the partner answered; a deferral made none and charged none.
+    for (const record of records)
+      expect(record.attempts).toBe(h.receiver.callsFor(record.eventId).length);
+    // Past the first burst (in flight before the first 429 came back) 429s are the exception:
+    // without the limit each second's waiting events would all be called, and all but 4 refused.
+    expect(late.filter(refused).length).toBeLessThan(late.length / 2);
+  }, 120_000);
 });
