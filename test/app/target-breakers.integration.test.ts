@@ -60,9 +60,25 @@ const twoInstances = () => {
   return { a: instance(), b: instance(), clock };
 };
 
-const failTimes = async (breakers: TargetBreakers, key: string, times: number) => {
-  for (let i = 0; i < times; i += 1) await breakers.recordCall(key, true, "call");
+/**
+ * `times` failures, the last a flush interval after the first: an instance that has just begun
+ * counting a target holds its failures that long, whatever they say, and writes them then.
+ */
+const failTimes = async (
+  breakers: TargetBreakers,
+  key: string,
+  times: number,
+  clock: { now: number },
+) => {
+  for (let i = 0; i < times; i += 1) {
+    if (i === times - 1) clock.now += FAILURE_FLUSH_MS;
+    await breakers.recordCall(key, true, "call");
+  }
 };
+
+/** A failure by an instance new to the target, and the one a flush interval later that writes both. */
+const failAndWrite = async (breakers: TargetBreakers, key: string, clock: { now: number }) =>
+  failTimes(breakers, key, 2, clock);
 
 describe("target breakers shared between instances", () => {
   it("costs no store write for successful calls through a closed breaker", async () => {
@@ -79,23 +95,23 @@ describe("target breakers shared between instances", () => {
   it("opens for everyone once the shared failure rate trips it, each instance learning at its own failure", async () => {
     const { a, b, clock } = twoInstances();
     const key = anEventId("http:https://down.example:443");
-    await failTimes(a, key, settings.minimumCalls);
+    await failTimes(a, key, settings.minimumCalls, clock);
 
     expect(await a.admit(key)).toMatchObject({
       verdict: "defer",
       untilMs: clock.now + settings.openMs,
     });
-    // B has seen nothing yet: one more call, whose failure tells it.
+    // B has seen nothing yet: its failures, once it writes them, tell it.
     expect(await b.admit(key)).toEqual({ verdict: "call" });
-    await b.recordCall(key, true, "call");
+    await failAndWrite(b, key, clock);
     expect((await b.admit(key)).verdict).toBe("defer");
   });
 
   it("lets exactly one instance probe after the open time, and the probe's success closes it for both", async () => {
     const { a, b, clock } = twoInstances();
     const key = anEventId("http:https://recovering.example:443");
-    await failTimes(a, key, settings.minimumCalls);
-    await b.recordCall(key, true, "call");
+    await failTimes(a, key, settings.minimumCalls, clock);
+    await failAndWrite(b, key, clock);
 
     clock.now += settings.openMs;
     const asked = [
@@ -117,7 +133,7 @@ describe("target breakers shared between instances", () => {
   it("releases the events it defers to one reopen time at releasePerSecond, not all at once", async () => {
     const { a, clock } = twoInstances();
     const key = anEventId("http:https://backlog.example:443");
-    await failTimes(a, key, settings.minimumCalls);
+    await failTimes(a, key, settings.minimumCalls, clock);
     const reopenAt = clock.now + settings.openMs;
 
     const due = [];
@@ -131,7 +147,7 @@ describe("target breakers shared between instances", () => {
   it("releases the events a half-open breaker turns away at releasePerSecond too, however close together they came", async () => {
     const { a, clock } = twoInstances();
     const key = anEventId("http:https://probing.example:443");
-    await failTimes(a, key, settings.minimumCalls);
+    await failTimes(a, key, settings.minimumCalls, clock);
     clock.now += settings.openMs;
     expect((await a.admit(key)).verdict).toBe("probe");
     const firstDue = clock.now + settings.probeWaitMs;
@@ -157,8 +173,8 @@ describe("target breakers shared between instances", () => {
       clock: () => clock.now,
       log: silentLog,
     });
-    await failTimes(perKey, touchy, 2);
-    await failTimes(perKey, sturdy, 2);
+    await failTimes(perKey, touchy, 2, clock);
+    await failTimes(perKey, sturdy, 2, clock);
 
     expect((await perKey.admit(touchy)).verdict).toBe("defer");
     expect(await perKey.admit(sturdy)).toEqual({ verdict: "call" });
@@ -167,7 +183,7 @@ describe("target breakers shared between instances", () => {
   it("reopens for twice as long when the probe fails", async () => {
     const { a, clock } = twoInstances();
     const key = anEventId("http:https://still-down.example:443");
-    await failTimes(a, key, settings.minimumCalls);
+    await failTimes(a, key, settings.minimumCalls, clock);
     clock.now += settings.openMs;
     expect((await a.admit(key)).verdict).toBe("probe");
 
@@ -212,27 +228,38 @@ describe("target breakers shared between instances", () => {
     const { a, clock } = twoInstances();
     const key = anEventId("http:https://flaky.example:443");
     const before = writes.count;
-    // 30% failures: never trips, and ten failures within one interval cost one write.
-    for (let i = 0; i < 10; i += 1) {
-      await a.recordCall(key, false, "call");
-      await a.recordCall(key, false, "call");
-      await a.recordCall(key, true, "call", `HTTP 503: failure ${i}`);
-      clock.now += 1;
-    }
+    // 30% failures: never trips, and the failures of one interval cost one write.
+    const interval = async (from: number) => {
+      for (let i = from; i < from + 10; i += 1) {
+        await a.recordCall(key, false, "call");
+        await a.recordCall(key, false, "call");
+        await a.recordCall(key, true, "call", `HTTP 503: failure ${i}`);
+        clock.now += 1;
+      }
+    };
+    await interval(0);
+    // Its first interval: held, whatever they say (the instance has just begun counting).
+    expect(writes.count - before).toBe(0);
+    clock.now += FAILURE_FLUSH_MS;
+    await interval(10);
     expect(writes.count - before).toBe(1);
-    expect((await store.get(key))?.breaker).toMatchObject({ calls: 3, failures: 1 });
+    expect((await store.get(key))?.breaker).toMatchObject({ calls: 33, failures: 11 });
 
     clock.now += FAILURE_FLUSH_MS;
     await a.recordCall(key, true, "call", "HTTP 503: the latest");
     expect(writes.count - before).toBe(2);
     const stored = await store.get(key);
-    expect(stored?.breaker).toMatchObject({ calls: 31, failures: 11, state: "closed" });
+    expect(stored?.breaker).toMatchObject({ calls: 61, failures: 21, state: "closed" });
     expect(stored?.notes?.lastError).toBe("HTTP 503: the latest");
   });
 
   it("writes held failures at once when they would trip the breaker, even within the interval", async () => {
-    const { a } = twoInstances();
+    const { a, clock } = twoInstances();
     const key = anEventId("http:https://suddenly-down.example:443");
+    // A call, then a failure a flush interval later, written: the instance has counted a while.
+    await a.recordCall(key, false, "call");
+    clock.now += FAILURE_FLUSH_MS;
+    await a.recordCall(key, true, "call");
     const failing = Array.from({ length: settings.minimumCalls }, () =>
       a.recordCall(key, true, "call"),
     );
@@ -240,13 +267,15 @@ describe("target breakers shared between instances", () => {
     expect((await a.admit(key)).verdict).toBe("defer");
     expect((await store.get(key))?.breaker).toMatchObject({
       state: "open",
-      failures: settings.minimumCalls,
+      failures: 1 + settings.minimumCalls,
     });
   });
 
   it("keeps the last failure's redacted excerpt on the write that counts it, with no write of its own", async () => {
     const { a, clock } = twoInstances();
     const key = anEventId("http:https://leaky.example:443");
+    await a.recordCall(key, false, "call");
+    clock.now += FAILURE_FLUSH_MS; // past the first interval: a failure is written at once
     const before = writes.count;
 
     await a.recordCall(key, true, "call", `HTTP 503: token Bearer s3cr3t-value ${"x".repeat(300)}`);
@@ -261,7 +290,7 @@ describe("target breakers shared between instances", () => {
   it("stamps when an outage began and ended: a failed probe's reopening keeps the start", async () => {
     const { a, clock } = twoInstances();
     const key = anEventId("http:https://flapping.example:443");
-    await failTimes(a, key, settings.minimumCalls);
+    await failTimes(a, key, settings.minimumCalls, clock);
     const openedAt = clock.now;
     clock.now += settings.openMs;
     await a.admit(key);
@@ -284,8 +313,8 @@ describe("target breakers shared between instances", () => {
   it("counts deferrals in memory and writes them at most once per flush interval", async () => {
     const { a, b, clock } = twoInstances();
     const key = anEventId("http:https://busy-and-down.example:443");
-    await failTimes(a, key, settings.minimumCalls);
-    await b.recordCall(key, true, "call");
+    await failTimes(a, key, settings.minimumCalls, clock);
+    await failAndWrite(b, key, clock);
     const before = writes.count;
 
     for (let i = 0; i < 50; i += 1) await a.admit(key);
@@ -304,7 +333,7 @@ describe("target breakers shared between instances", () => {
   it("carries the unwritten deferrals on the probe's write and starts the count over at the next outage", async () => {
     const { a, clock } = twoInstances();
     const key = anEventId("http:https://comes-back.example:443");
-    await failTimes(a, key, settings.minimumCalls);
+    await failTimes(a, key, settings.minimumCalls, clock);
     for (let i = 0; i < 5; i += 1) await a.admit(key);
     clock.now += settings.openMs;
     expect((await a.admit(key)).verdict).toBe("probe");
@@ -312,7 +341,7 @@ describe("target breakers shared between instances", () => {
     await a.recordCall(key, false, "probe");
 
     clock.now += settings.windowMs;
-    await failTimes(a, key, settings.minimumCalls);
+    await failTimes(a, key, settings.minimumCalls, clock);
     expect((await store.get(key))?.notes?.deferred).toBe(0);
   });
 });
@@ -328,8 +357,11 @@ describe("listing targets", () => {
       clock: () => clock.now,
       log: silentLog,
     });
-    for (const key of ["http:https://a.example:443", "group:tenant-7", "lambda:notify"]) {
-      clock.now += 1_000;
+    const keys = ["http:https://a.example:443", "group:tenant-7", "lambda:notify"];
+    // Each key's first failure is held for the instance's first interval; the next writes both.
+    for (const key of keys) await breakers.recordCall(key, true, "call", "an early failure");
+    for (const key of keys) {
+      clock.now += FAILURE_FLUSH_MS;
       await breakers.recordCall(key, true, "call", `failed at ${key}`);
     }
 
@@ -341,7 +373,7 @@ describe("listing targets", () => {
       "http:https://a.example:443",
     ]);
     expect(listed[0]).toMatchObject({
-      breaker: { state: "closed", calls: 1, failures: 1 },
+      breaker: { state: "closed", calls: 2, failures: 2 },
       notes: { lastError: "failed at lambda:notify" },
       updatedAt: new Date(clock.now).toISOString(),
     });

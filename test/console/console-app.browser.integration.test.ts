@@ -4,12 +4,9 @@ import type { AddressInfo } from "node:net";
 import { dirname, join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTargetBreakers } from "../../lib/app/target-breakers.js";
 import { NO_TOKEN_ID, SHELL_ID } from "../../lib/console/console-script.js";
 import { FORM_TOKEN_FIELD } from "../../lib/console/page-layout.js";
 import { CONSOLE_TOKEN_HEADER } from "../../lib/console/request-guard.js";
-import { DEFAULT_BREAKER_SETTINGS } from "../../lib/core/circuit-breaker.js";
-import { silentLog } from "../../lib/core/observability.js";
 import type { EventRecord } from "../../lib/core/record.js";
 import { PROJECT_ROOT } from "../../lib/infra/bundling.js";
 import { consoleTokenOf } from "../support/console-client.js";
@@ -17,6 +14,7 @@ import { ANA_CALLER } from "../support/counting-caller-identity.js";
 import { deadLetterEvent } from "../support/dead-letter-fixture.js";
 import { anEnvelope } from "../support/factories.js";
 import { launchHeadlessChromium } from "../support/headless-chromium.js";
+import { breakersOpenedFor } from "../support/open-breaker.js";
 import {
   CONSOLE_TEST_BY,
   type ConsoleWorld,
@@ -159,15 +157,11 @@ describe("the console in a browser", () => {
 
   it("shows a failing target's breaker open, its last error redacted", async () => {
     const partner = "http:https://partner.example:443";
-    const breakers = createTargetBreakers({
-      store: world.deps.targetState,
-      // Open for long enough that it is still open when the page reads it, however slow the run.
-      settings: { ...DEFAULT_BREAKER_SETTINGS, openMs: 3_600_000, maxOpenMs: 3_600_000 },
-      clock: Date.now,
-      log: silentLog,
-    });
-    for (let i = 0; i < DEFAULT_BREAKER_SETTINGS.minimumCalls; i += 1)
-      await breakers.recordCall(partner, true, "call", "HTTP 503: Bearer abc.def.ghi says no");
+    await breakersOpenedFor(
+      world.deps.targetState,
+      partner,
+      "HTTP 503: Bearer abc.def.ghi says no",
+    );
     await open(`/targets`);
     const row = page.locator(`tr[data-target="${partner}"]`);
     expect(await row.locator("[data-state]").getAttribute("data-state")).toBe("open");

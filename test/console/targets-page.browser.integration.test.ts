@@ -2,16 +2,16 @@ import { mkdir } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTargetBreakers } from "../../lib/app/target-breakers.js";
+import { FAILURE_FLUSH_MS } from "../../lib/app/target-breakers.js";
 import { SHELL_ID } from "../../lib/console/console-script.js";
 import { DEFAULT_BREAKER_SETTINGS } from "../../lib/core/circuit-breaker.js";
 import { envelopeDigest } from "../../lib/core/envelope-digest.js";
-import { silentLog } from "../../lib/core/observability.js";
 import { DEFAULT_POLICY } from "../../lib/core/policy.js";
 import { describeTarget } from "../../lib/core/redact.js";
 import { PROJECT_ROOT } from "../../lib/infra/bundling.js";
 import { aLambdaTarget, anEnvelope, anHttpTarget, FIXED_NOW_MS } from "../support/factories.js";
 import { launchHeadlessChromium } from "../support/headless-chromium.js";
+import { breakersOpenedFor } from "../support/open-breaker.js";
 import {
   type ConsoleWorld,
   type SeededAttempt,
@@ -107,22 +107,15 @@ const seed = async (): Promise<void> => {
   await inBatches([...partner, ...billing, ...deferred]);
 };
 
-/** Breakers over the console world's target state, at `clock`. */
-const breakersAt = (clock: () => number) =>
-  createTargetBreakers({
-    store: world.deps.targetState,
-    settings: DEFAULT_BREAKER_SETTINGS,
-    clock,
-    log: silentLog,
-  });
-
 /** The partner's breaker opened by the outage and closed by the probe after it. */
 const breakOutage = async (): Promise<void> => {
-  let clockMs = DOWN_MS + 30_000;
-  const breakers = breakersAt(() => clockMs);
-  for (let i = 0; i < DEFAULT_BREAKER_SETTINGS.minimumCalls; i += 1)
-    await breakers.recordCall(PARTNER_KEY, true, "call", "HTTP 503 Service Unavailable");
-  clockMs = UP_MS;
+  const { breakers, setClock } = await breakersOpenedFor(
+    world.deps.targetState,
+    PARTNER_KEY,
+    "HTTP 503 Service Unavailable",
+    { settings: DEFAULT_BREAKER_SETTINGS, startMs: DOWN_MS + 30_000 },
+  );
+  setClock(UP_MS);
   const admission = await breakers.admit(PARTNER_KEY);
   expect(admission.verdict).toBe("probe");
   await breakers.recordCall(PARTNER_KEY, false, "probe");
@@ -209,9 +202,10 @@ describe("the targets page in a browser, for a target that went down and recover
     const second = "http:https://second.example:443";
     const row = page.locator(`tr[data-target="${second}"] [data-state]`);
     expect(await row.count()).toBe(0);
-    const breakers = breakersAt(() => NOW_MS);
-    for (let i = 0; i < DEFAULT_BREAKER_SETTINGS.minimumCalls; i += 1)
-      await breakers.recordCall(second, true, "call", "HTTP 502 Bad Gateway");
+    await breakersOpenedFor(world.deps.targetState, second, "HTTP 502 Bad Gateway", {
+      settings: DEFAULT_BREAKER_SETTINGS,
+      startMs: NOW_MS - FAILURE_FLUSH_MS,
+    });
     // No reload: htmx polls the breaker table every refreshSeconds (2 s here).
     await expect.poll(() => row.getAttribute("data-state"), { timeout: 10_000 }).toBe("open");
   });

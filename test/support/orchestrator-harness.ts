@@ -1,10 +1,12 @@
 import { createHash } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
 import { type MessageAttributeValue, SendMessageBatchCommand } from "@aws-sdk/client-sqs";
 import { afterAll, afterEach, beforeAll } from "vitest";
 import { type OperatorReport, runOperatorRequest } from "../../lib/app/operator-function.js";
 import { type RedriveDeps, type RedriveReport, redrive } from "../../lib/app/redrive.js";
 import type { RedriveRequestInput } from "../../lib/app/redrive-request.js";
 import type { ReplayDeps } from "../../lib/app/replay.js";
+import { BreakerState } from "../../lib/core/circuit-breaker.js";
 import type { DeadLetterMessage } from "../../lib/core/dead-letter.js";
 import type { Envelope } from "../../lib/core/envelope.js";
 import { CountingMetrics } from "../../lib/core/observability.js";
@@ -17,6 +19,7 @@ import type {
 } from "../../lib/core/ports.js";
 import type { EventRecord } from "../../lib/core/record.js";
 import type { EventStatus } from "../../lib/core/status.js";
+import { naturalTargetKey } from "../../lib/core/target-key.js";
 import type { Tracer } from "../../lib/core/tracing.js";
 import { retentionSeconds } from "../../lib/runtime/config.js";
 import { createPorts, type RicochetPorts } from "../../lib/runtime/create-ports.js";
@@ -152,6 +155,21 @@ export const createOrchestratorHarness = async (
 
     waitFor(predicate: () => boolean, timeoutMs = 20_000): Promise<void> {
       return waitFor(predicate, timeoutMs);
+    },
+
+    /**
+     * Waits until the receiver's breaker (or `key`'s) is open in the table. A worker new to a
+     * target holds its failures a flush interval, so a count of failed calls says little of when.
+     */
+    async waitForBreakerOpen(
+      key = naturalTargetKey({ type: "http", url: baseUrl }),
+      timeoutMs = 20_000,
+    ) {
+      const deadline = Date.now() + timeoutMs;
+      while ((await ports.targetState.get(key))?.breaker.state !== BreakerState.OPEN) {
+        if (Date.now() > deadline) throw new Error(`${key}'s breaker did not open`);
+        await sleep(100);
+      }
     },
 
     waitForStatus(eventId: string, status: EventStatus, timeoutMs = 20_000): Promise<EventRecord> {

@@ -55,12 +55,7 @@ describe("circuit breakers per target", () => {
     await h.startWorkers({ env: { [ENV.CIRCUIT_BREAKER]: JSON.stringify(longOpen) } });
     const tripIds = Array.from({ length: 4 }, (_, i) => `trip-${i}`);
     await h.submit(tripIds.map((id) => h.envelope(id, everySecond, { group: "partner-late" })));
-    const tripCalls = () => tripIds.flatMap((id) => h.receiver.callsFor(id)).length;
-    for (let waited = 0; tripCalls() < BREAKER.minimumCalls + 1; waited += 200) {
-      if (waited > 15_000) throw new Error("the breaker's failures never came");
-      await sleep(200);
-    }
-    await sleep(1_000);
+    await h.waitForBreakerOpen();
 
     const deadlineMs = Date.now() + 4_000;
     await h.submit([

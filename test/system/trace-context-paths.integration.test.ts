@@ -195,7 +195,7 @@ describe("a producer's trace context on every path", () => {
     await h.startWorkers({ env: { [ENV.CIRCUIT_BREAKER]: JSON.stringify(breaker) } });
     const tripIds = Array.from({ length: 4 }, (_, i) => `trace-trip-${i}-${Date.now()}`);
     await h.submit(tripIds.map((trip) => h.envelope(trip, retryEverySecond(), { group })));
-    await waitForCalls(tripIds, breaker.minimumCalls + 1);
+    await h.waitForBreakerOpen();
 
     await h.submitRaw(
       [JSON.stringify(h.envelope(id, ONE_SECOND_RETRIES, { group }))],
@@ -209,14 +209,6 @@ describe("a producer's trace context on every path", () => {
     expect(traceIdsOnRecord(record)).toEqual([TRACE_ID]);
   }, 60_000);
 });
-
-/** Until the receiver has seen `count` calls of these events (the breaker's failures). */
-const waitForCalls = async (eventIds: readonly string[], count: number): Promise<void> => {
-  const calls = () => eventIds.flatMap((eventId) => h.receiver.callsFor(eventId)).length;
-  await h.waitFor(() => calls() >= count);
-  // One more poll's worth, so that the breaker's state is written before the next send.
-  await sleep(1_000);
-};
 
 /** Until the event's record says a breaker holds it back (no attempt claimed yet). */
 const waitForDeferral = async (eventId: string): Promise<void> => {

@@ -6,12 +6,10 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { createDynamoTargetStateStore } from "../../../lib/adapters/dynamo-target-state-store.js";
 import type { DeadLetterListing } from "../../../lib/app/dead-letter-scan.js";
 import type { RedriveReport } from "../../../lib/app/redrive.js";
-import { createTargetBreakers } from "../../../lib/app/target-breakers.js";
 import type { SubmitReport } from "../../../lib/client/producer-client.js";
 import { ENV } from "../../../lib/contract/environment.js";
 import { DEFAULT_BREAKER_SETTINGS } from "../../../lib/core/circuit-breaker.js";
 import type { Envelope } from "../../../lib/core/envelope.js";
-import { silentLog } from "../../../lib/core/observability.js";
 import type { EventRecord } from "../../../lib/core/record.js";
 import type { TargetReport } from "../../../lib/core/target-report.js";
 import { missingQueueUrl, receiveRaw } from "../../adapters/sqs-test-support.js";
@@ -20,6 +18,7 @@ import { expectOneLineError, runCli } from "../../cli/run-cli.js";
 import { deadLetterEvent } from "../../support/dead-letter-fixture.js";
 import { anEnvelope, anEventId, anHttpTarget } from "../../support/factories.js";
 import { testClients } from "../../support/local-aws.js";
+import { breakersOpenedFor } from "../../support/open-breaker.js";
 
 const { documents } = testClients();
 
@@ -49,15 +48,11 @@ beforeAll(async () => {
 
 /** The partner's breaker, opened by failures and turning one event away, as instances would. */
 const breakPartnerTarget = async () => {
-  const breakers = createTargetBreakers({
-    store: createDynamoTargetStateStore({ doc: documents, tableName: world.tableName }),
-    // Open for long enough that it is still open when the test reads it, however slow the run.
-    settings: { ...DEFAULT_BREAKER_SETTINGS, openMs: 3_600_000, maxOpenMs: 3_600_000 },
-    clock: Date.now,
-    log: silentLog,
-  });
-  for (let i = 0; i < DEFAULT_BREAKER_SETTINGS.minimumCalls; i += 1)
-    await breakers.recordCall(PARTNER, true, "call", "HTTP 503: Bearer abc.def.ghi says no");
+  const { breakers } = await breakersOpenedFor(
+    createDynamoTargetStateStore({ doc: documents, tableName: world.tableName }),
+    PARTNER,
+    "HTTP 503: Bearer abc.def.ghi says no",
+  );
   await breakers.admit(PARTNER);
 };
 

@@ -4,11 +4,8 @@ import { createDynamoTargetStateStore } from "../../../lib/adapters/dynamo-targe
 import { DEAD_LETTER_SUMMARY_ATTRIBUTE } from "../../../lib/adapters/sqs-dead-letter-queue.js";
 import type { DeadLetterListing } from "../../../lib/app/dead-letter-scan.js";
 import type { RedriveReport } from "../../../lib/app/redrive.js";
-import { createTargetBreakers } from "../../../lib/app/target-breakers.js";
-import { DEFAULT_BREAKER_SETTINGS } from "../../../lib/core/circuit-breaker.js";
 import { DEAD_LETTER_KIND, DEAD_LETTER_VERSION } from "../../../lib/core/dead-letter.js";
 import type { Envelope } from "../../../lib/core/envelope.js";
-import { silentLog } from "../../../lib/core/observability.js";
 import type { EventRecord } from "../../../lib/core/record.js";
 import type { TargetReport } from "../../../lib/core/target-report.js";
 import { targetErrorExcerpt } from "../../../lib/core/target-view.js";
@@ -17,6 +14,7 @@ import { runCli } from "../../cli/run-cli.js";
 import { deadLetterEvent } from "../../support/dead-letter-fixture.js";
 import { anEnvelope } from "../../support/factories.js";
 import { testClients } from "../../support/local-aws.js";
+import { breakersOpenedFor } from "../../support/open-breaker.js";
 import { OBEYED_BY_TERMINALS, showsForgedStatusLine, TERMINAL_ATTACK } from "./corpus.js";
 
 /*
@@ -81,14 +79,11 @@ beforeAll(async () => {
 
 /** The hostile target's breaker, its last error the attack, as instances would record it. */
 const breakHostileTarget = async () => {
-  const breakers = createTargetBreakers({
-    store: createDynamoTargetStateStore({ doc: documents, tableName: world.tableName }),
-    settings: DEFAULT_BREAKER_SETTINGS,
-    clock: Date.now,
-    log: silentLog,
-  });
-  for (let i = 0; i < DEFAULT_BREAKER_SETTINGS.minimumCalls; i += 1)
-    await breakers.recordCall(HOSTILE_TARGET, true, "call", hostileOutcome);
+  await breakersOpenedFor(
+    createDynamoTargetStateStore({ doc: documents, tableName: world.tableName }),
+    HOSTILE_TARGET,
+    hostileOutcome,
+  );
 };
 
 /** Human output a terminal may show: nothing it would obey, no line that forges Ricochet's. */

@@ -1,7 +1,9 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import type { MessageAttributeValue } from "@aws-sdk/client-sqs";
 import { describe, expect, it } from "vitest";
 import { createDynamoTargetStateStore } from "../../../lib/adapters/dynamo-target-state-store.js";
 import { SCHEDULE_ATTRIBUTE } from "../../../lib/adapters/message-schedule.js";
+import { FAILURE_FLUSH_MS } from "../../../lib/app/target-breakers.js";
 import { createRicochetClient } from "../../../lib/client/producer-client.js";
 import { ENV } from "../../../lib/contract/environment.js";
 import { MetricName } from "../../../lib/contract/metric-names.js";
@@ -173,12 +175,20 @@ describe("a producer cannot choose another tenant's breaker", () => {
         },
       });
       const once = { maxAttempts: 1 };
-      const hostile = ["claims-acme-1", "claims-acme-2", "claims-acme-3"].map((id) => ({
-        ...h.envelope(id, once),
-        target: { type: "http" as const, url: `${strangerUrl}/${id}`, group: "acme" },
-      }));
-      await h.submit(hostile);
-      for (const { eventId } of hostile) await h.waitForStatus(eventId, EventStatus.DEAD_LETTERED);
+      const hostile = ["claims-acme-0", "claims-acme-1", "claims-acme-2", "claims-acme-3"].map(
+        (id) => ({
+          ...h.envelope(id, once),
+          target: { type: "http" as const, url: `${strangerUrl}/${id}`, group: "acme" },
+        }),
+      );
+      // One first, and the rest a flush interval later: a worker new to a target holds its
+      // failures that long, so the stranger's breaker opens on the later ones' write.
+      const [first, ...rest] = hostile;
+      await h.submit(first === undefined ? [] : [first]);
+      await h.waitForStatus("claims-acme-0", EventStatus.DEAD_LETTERED);
+      await sleep(FAILURE_FLUSH_MS);
+      await h.submit(rest);
+      for (const { eventId } of rest) await h.waitForStatus(eventId, EventStatus.DEAD_LETTERED);
       await h.submit([h.envelope("acme-order", once)]);
       const delivered = await h.waitForStatus("acme-order", EventStatus.DELIVERED);
 
