@@ -4,7 +4,7 @@ import type { AdaptiveLimitSettings } from "../../lib/core/adaptive-limit.js";
 import { silentLog } from "../../lib/core/observability.js";
 import type { AttemptResult } from "../../lib/core/outcome.js";
 import { type RandomSource, randomInt } from "../../lib/core/random.js";
-import type { Partner } from "./simulated-partner.js";
+import type { DrivenCall, Partner } from "./simulated-partner.js";
 
 /*
  * Several function instances, each with its own adaptive limiter, sending one target's events
@@ -28,11 +28,9 @@ export interface InstancesRun {
   readonly random: RandomSource;
 }
 
-/** One call the instances made. */
-export interface InstanceCall {
-  readonly atMs: number;
+/** One call the instances made, and which made it. */
+export interface InstanceCall extends DrivenCall {
   readonly instance: number;
-  readonly result: AttemptResult;
 }
 
 /** What a run did: every call, and each instance's limiter at the end. */
