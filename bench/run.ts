@@ -11,6 +11,7 @@
  *   npm run bench -- --scenario noisy-neighbour # only one bad target among ten (2 rounds, ~15 minutes)
  *   npm run bench -- --scenario noisy-neighbour --noisy-rounds 4   # steadier p99s (a multiple of 2)
  *   npm run bench -- --scenario retries         # only the healthy and flaky scenarios
+ *   npm run bench -- --scenario rate-limited    # only a partner whose quota is halved mid-run
  *   npm run bench -- --tracing                  # Ricochet tracing on vs off (and its A/A twin), same run
  *
  * With --json the last line printed is one JSON object. Progress goes to stderr.
@@ -24,12 +25,14 @@ import { ricochet, ricochetAA, ricochetTraced } from "./contenders/ricochet.js";
 import { type BenchResult, CONTENDERS, runBenchmark } from "./harness.js";
 import { runNoisyNeighbour } from "./noisy-neighbour/noisy-neighbour.js";
 import { noisyNeighbourTable } from "./noisy-neighbour/noisy-table.js";
+import { runRateLimited } from "./rate-limited/rate-limited.js";
+import { rateLimitedTable } from "./rate-limited/rate-table.js";
 import { figureRows } from "./report/figure-rows.js";
 import { finished, startRunMetadata } from "./support/run-metadata.js";
 import type { AnswerLatency } from "./support/seeded-receiver.js";
 
-/** What `--scenario` selects; `all` (the default) runs both, the retries first. */
-const SCENARIOS = ["all", "retries", "noisy-neighbour"] as const;
+/** What `--scenario` selects; `all` (the default) runs every one, in this order. */
+const SCENARIOS = ["all", "retries", "noisy-neighbour", "rate-limited"] as const;
 type Scenario = (typeof SCENARIOS)[number];
 
 const scenarioOf = (value: string | undefined): Scenario => {
@@ -133,7 +136,7 @@ try {
   const comparison = values.tracing ? { baseline: ricochet, twin: ricochetAA } : undefined;
   const progress = (line: string) => console.error(`[bench] ${line}`);
   const result =
-    scenario === "noisy-neighbour"
+    scenario === "noisy-neighbour" || scenario === "rate-limited"
       ? undefined
       : await runBenchmark({
           local,
@@ -151,7 +154,7 @@ try {
         });
   // Its own event counts, rate and concurrency: --events, --rate and --concurrency are the retries'.
   const noisyNeighbour =
-    scenario === "retries"
+    scenario === "retries" || scenario === "rate-limited"
       ? undefined
       : await runNoisyNeighbour({
           local,
@@ -161,17 +164,23 @@ try {
             ? {}
             : { settings: { rounds: wholeNumber("noisy-rounds", values["noisy-rounds"], 1) } }),
         });
+  const rateLimited =
+    scenario === "all" || scenario === "rate-limited"
+      ? await runRateLimited({ local, progress })
+      : undefined;
   if (values.json) {
     console.log(
       JSON.stringify({
         run: finished(metadata),
         ...result,
         ...(noisyNeighbour === undefined ? {} : { noisyNeighbour }),
+        ...(rateLimited === undefined ? {} : { rateLimited }),
       }),
     );
   } else {
     if (result !== undefined) printTables(result);
     if (noisyNeighbour !== undefined) console.log(`\n${noisyNeighbourTable(noisyNeighbour)}`);
+    if (rateLimited !== undefined) console.log(`\n${rateLimitedTable(rateLimited)}`);
   }
 } finally {
   await local.stop();
