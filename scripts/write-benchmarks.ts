@@ -9,6 +9,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { noisyNeighbourMarkdown } from "../bench/noisy-neighbour/noisy-table.js";
+import { rateLimitedMarkdown } from "../bench/rate-limited/rate-table.js";
 import { parseBenchOutput, renderBenchmarks } from "../bench/report/benchmarks-document.js";
 
 /** Where the template, the cited run and the document live. */
@@ -27,6 +28,7 @@ const document = renderBenchmarks(
   readFileSync(BENCHMARKS_FILES.template, "utf8"),
   parseBenchOutput(readFileSync(runPath, "utf8")),
   noisyNeighbourMarkdown,
+  rateLimitedMarkdown,
 );
 if (values.check) {
   const current = readFileSync(BENCHMARKS_FILES.document, "utf8");

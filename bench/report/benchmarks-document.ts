@@ -1,5 +1,6 @@
 import type { BenchResult, ContenderFigures } from "../harness.js";
 import type { NoisyNeighbourResult } from "../noisy-neighbour/noisy-neighbour.js";
+import type { RateLimitedResult } from "../rate-limited/rate-limited.js";
 import * as prices from "../support/list-prices.js";
 import type { RunMetadata } from "../support/run-metadata.js";
 import { figureRows } from "./figure-rows.js";
@@ -8,10 +9,21 @@ import { figureRows } from "./figure-rows.js";
 export type BenchJson = Partial<BenchResult> & {
   readonly run?: RunMetadata;
   readonly noisyNeighbour?: NoisyNeighbourResult;
+  readonly rateLimited?: RateLimitedResult;
 };
 
 /** How the noisy neighbour's figures become Markdown (bench/noisy-neighbour). */
 export type NoisyMarkdown = (result: NoisyNeighbourResult) => string;
+
+/** How the rate-limited partner's figures become Markdown (bench/rate-limited). */
+export type RateLimitedMarkdown = (result: RateLimitedResult) => string;
+
+/**
+ * What `{{table:rateLimited}}` says for a run recorded before the scenario existed (or without
+ * it): the document stays true to its run instead of refusing to render.
+ */
+export const RATE_LIMITED_ABSENT =
+  "*The rate-limited scenario was not in the recorded run; `npm run bench -- --scenario rate-limited` runs it.*";
 
 /** A `{{…}}` the template names that the run cannot fill. */
 export class BenchmarksTemplateError extends Error {
@@ -75,13 +87,14 @@ const valueAt = (json: unknown, path: string): string | undefined => {
 /**
  * BENCHMARKS.md from its template and one run's JSON. Every figure comes from the run:
  * `{{value:a.b.c}}` is a value of the JSON, `{{table:flaky}}`, `{{table:healthy}}`,
- * `{{table:noisy}}` and `{{table:prices}}` are whole tables. A placeholder the run cannot fill
+ * `{{table:noisy}}`, `{{table:rateLimited}}` and `{{table:prices}}` are whole tables. A placeholder the run cannot fill
  * is an error naming every one, never an empty cell.
  */
 export const renderBenchmarks = (
   template: string,
   json: BenchJson,
   noisyMarkdown: NoisyMarkdown,
+  rateLimitedMarkdown?: RateLimitedMarkdown,
 ): string => {
   const problems: string[] = [];
   const tables: Record<string, () => string | undefined> = {
@@ -90,6 +103,10 @@ export const renderBenchmarks = (
     healthy: () => (json.healthy === undefined ? undefined : contendersTable(json.healthy, false)),
     noisy: () =>
       json.noisyNeighbour === undefined ? undefined : noisyMarkdown(json.noisyNeighbour),
+    rateLimited: () =>
+      json.rateLimited === undefined || rateLimitedMarkdown === undefined
+        ? RATE_LIMITED_ABSENT
+        : rateLimitedMarkdown(json.rateLimited),
     prices: pricesTable,
   };
   const rendered = template.replace(

@@ -6,6 +6,7 @@ import {
   BenchmarksTemplateError,
   markdownTable,
   parseBenchOutput,
+  RATE_LIMITED_ABSENT,
   renderBenchmarks,
 } from "../../bench/report/benchmarks-document.js";
 
@@ -20,6 +21,17 @@ describe("renderBenchmarks", () => {
       noNoisy,
     );
     expect(text).toMatch(/^commit abc1234, band 1\.1\n\| what \| list price/);
+  });
+
+  it("says the rate-limited scenario was not in a run that has no rateLimited section", () => {
+    expect(renderBenchmarks("{{table:rateLimited}}", {}, noNoisy, () => "(rate)")).toBe(
+      RATE_LIMITED_ABSENT,
+    );
+  });
+
+  it("renders the rate-limited table when the run has it", () => {
+    const run = { rateLimited: {} } as never;
+    expect(renderBenchmarks("{{table:rateLimited}}", run, noNoisy, () => "(rate)")).toBe("(rate)");
   });
 
   it("names every placeholder the run cannot fill instead of leaving a blank", () => {
