@@ -42,6 +42,22 @@ export interface AdaptiveLimitSettings {
    * take 100 s to win back a halving at 200 calls/s; this keeps recovery within ~15 s at any rate.
    */
   readonly increaseShare: number;
+  /**
+   * Once the rate has passed the rate of its last cut, the increase doubles every this long (a
+   * bounded form of TCP CUBIC's and BIC's max probing): near the last overload the probe stays
+   * cautious, so a partner at its capacity sees as few 429s as with a constant step, but a
+   * partner whose capacity grew is found in seconds, not in the tens of seconds a constant step
+   * of 5 % takes to double a rate.
+   */
+  readonly probeDoublingMs: number;
+  /**
+   * How far past the rate of its last cut the rate must climb, as a share of it, before probing
+   * starts: the last cut's rate was already over the partner's capacity by the time its 429s came
+   * back, so only a rate clearly above it says the capacity grew.
+   */
+  readonly probeMarginShare: number;
+  /** The most the increase may reach per second as a share of the rate, however long it probed. */
+  readonly maxIncreaseShare: number;
   /** Longest a `Retry-After` holds the rate: a partner's hint must not silence it for an hour. */
   readonly maxHoldMs: number;
   /**
@@ -83,6 +99,9 @@ export const DEFAULT_ADAPTIVE_LIMIT_SETTINGS: AdaptiveLimitSettings = {
   decreaseIntervalMs: 1_000,
   increasePerSecond: 1,
   increaseShare: 0.05,
+  probeDoublingMs: 1_000,
+  probeMarginShare: 0.05,
+  maxIncreaseShare: 0.5,
   maxHoldMs: 60_000,
   minPauseMs: 2_000,
   latencyTolerance: 2,
@@ -133,6 +152,10 @@ export interface AdaptiveLimit {
   readonly callsPerSecond: number;
   readonly breakerOpen: boolean;
   readonly lastDecreaseAtMs?: number | undefined;
+  /** The rate the calls were sent at when the rate was last cut: above it, the increase probes. */
+  readonly peakPerSecond?: number | undefined;
+  /** When the rate passed `peakPerSecond` (or the last hint ended); unset below it. */
+  readonly probingSinceMs?: number | undefined;
   /** No increase before this: the target's `Retry-After`. */
   readonly holdUntilMs?: number | undefined;
   /** No call before this: a long `Retry-After` on a 429 or 503. */
@@ -240,14 +263,38 @@ const decreased = (
     ...limit,
     callsPerSecond: boundedRate(from * settings.decreaseFactor, settings),
     lastDecreaseAtMs: nowMs,
+    peakPerSecond: from,
+    probingSinceMs: undefined,
     reason,
     changedAtMs: nowMs,
   };
 };
 
 /**
- * One healthy call's share of a second's increase: at the allowed rate, the calls of one second
- * add `max(increasePerSecond, rate × increaseShare)`. A target sent fewer calls than it is allowed
+ * The increase per second of healthy calls at the allowed rate: `max(increasePerSecond, rate ×
+ * increaseShare)` up to the rate of the last cut, doubling every `probeDoublingMs` past it, up to
+ * `maxIncreaseShare` of the rate.
+ */
+const increasePerSecondOf = (
+  limit: AdaptiveLimit,
+  nowMs: number,
+  settings: AdaptiveLimitSettings,
+): number => {
+  const rate = limit.callsPerSecond;
+  const step = Math.max(settings.increasePerSecond, rate * settings.increaseShare);
+  if (limit.probingSinceMs === undefined) return step;
+  const doublings = Math.floor(
+    Math.max(0, nowMs - limit.probingSinceMs) / settings.probeDoublingMs,
+  );
+  return Math.min(step * 2 ** doublings, Math.max(step, rate * settings.maxIncreaseShare));
+};
+
+/** Whether the rate has passed the rate of its last cut (a limit never cut is always past it). */
+const pastPeak = (limit: AdaptiveLimit, settings: AdaptiveLimitSettings): boolean =>
+  limit.callsPerSecond >= (limit.peakPerSecond ?? 0) * (1 + settings.probeMarginShare);
+
+/**
+ * One healthy call's share of a second's increase. A target sent fewer calls than it is allowed
  * grows more slowly, so an unused allowance does not run far ahead of what was ever tried.
  */
 const increased = (
@@ -258,9 +305,13 @@ const increased = (
   const held = limit.holdUntilMs !== undefined && nowMs < limit.holdUntilMs;
   if (held || limit.callsPerSecond >= settings.maxCallsPerSecond) return limit;
   const rate = limit.callsPerSecond;
-  const step = Math.max(settings.increasePerSecond, rate * settings.increaseShare) / rate;
+  const probing = pastPeak(limit, settings)
+    ? { probingSinceMs: limit.probingSinceMs ?? nowMs }
+    : {};
+  const step = increasePerSecondOf({ ...limit, ...probing }, nowMs, settings) / rate;
   return {
     ...limit,
+    ...probing,
     callsPerSecond: boundedRate(rate + step, settings),
     reason: LimitChange.INCREASE,
     changedAtMs: nowMs,
@@ -314,6 +365,8 @@ const heldBy = (
     ...limit,
     holdUntilMs,
     pauseUntilMs,
+    // The partner asked for patience: probing starts again, cautiously, once the hold is over.
+    probingSinceMs: undefined,
     reason: LimitChange.RETRY_AFTER,
     changedAtMs: nowMs,
   };

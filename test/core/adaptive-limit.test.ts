@@ -181,6 +181,44 @@ describe("what one call does to the rate", () => {
   });
 });
 
+describe("probing past the last cut", () => {
+  it.each<[string, Partial<AdaptiveLimit>, number]>([
+    [
+      "below the rate of the last cut, one call adds a constant step's share",
+      { peakPerSecond: 15 },
+      10.1,
+    ],
+    ["just past it, the step is still the constant one", { peakPerSecond: 10 }, 10.1],
+    [
+      "a second past it, the step has doubled",
+      { peakPerSecond: 10, probingSinceMs: NOW - 1_000 },
+      10.2,
+    ],
+    [
+      "long past it, the step is capped at half the rate",
+      { peakPerSecond: 10, probingSinceMs: NOW - 9_000 },
+      10.5,
+    ],
+  ])("%s", (_name, extra, rate) => {
+    const limit = next(limitAt(10, extra), call(response(200)), NOW, settings);
+    expect(limit.callsPerSecond).toBeCloseTo(rate, 9);
+  });
+
+  it("a cut remembers the rate sent and ends the probe", () => {
+    const probing = limitAt(50, { peakPerSecond: 40, probingSinceMs: NOW - 5_000 });
+    const cut = next(probing, call(response(429)), NOW, settings);
+    expect(cut).toMatchObject({ callsPerSecond: 40, peakPerSecond: 50, probingSinceMs: undefined });
+  });
+
+  it("a Retry-After ends the probe: it starts again cautiously after the hold", () => {
+    const probing = limitAt(50, { peakPerSecond: 40, probingSinceMs: NOW - 5_000 });
+    const held = next(probing, call(response(200, "1")), NOW, settings);
+    expect(held.probingSinceMs).toBeUndefined();
+    const after = next(held, call(response(200)), NOW + 1_000, settings);
+    expect(after.callsPerSecond - held.callsPerSecond).toBeCloseTo(2.5 / 50, 9);
+  });
+});
+
 describe("Retry-After", () => {
   const date = (offsetMs: number) => new Date(NOW + offsetMs).toUTCString();
   const verdict = (retryAfterSeconds: number): AttemptResult =>
@@ -457,6 +495,33 @@ describe("adaptive limit properties", () => {
           expect(sent).toBeLessThanOrEqual(1.1 * capacity);
           expect(delivered).toBeGreaterThanOrEqual(0.9 * capacity);
           expect((sent - delivered) / delivered).toBeLessThanOrEqual(0.05);
+        },
+      ),
+      { numRuns: 20 },
+    );
+  });
+
+  it("finds a restored partner's capacity within 10 s, at any capacity", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 10, max: 1_000 }),
+        fc.constantFrom(undefined, "1"),
+        (capacity, retryAfter) => {
+          const restoredMs = NOW + 90_000;
+          const capacityAt = (atMs: number) =>
+            atMs >= NOW + 45_000 && atMs < restoredMs ? capacity / 2 : capacity;
+          const partner = rateLimitedPartner({ capacityPerSecond: capacityAt, retryAfter });
+          const tuned = adaptiveSettingsFor({}, 1_000);
+          const { calls } = driveLimit(partner, {
+            settings: tuned,
+            startMs: NOW,
+            durationMs: 100_000,
+          });
+          const second = (s: number) => restoredMs + s * 1_000;
+          const reached = [...Array(10).keys()].find(
+            (s) => ratePerSecond(calls, second(s), second(s + 1), admitted) >= 0.9 * capacity,
+          );
+          expect(reached).toBeLessThanOrEqual(10);
         },
       ),
       { numRuns: 20 },
