@@ -1,4 +1,5 @@
 import { type BreakerSettings, BreakerState, DEFAULT_BREAKER_SETTINGS } from "./circuit-breaker.js";
+import { type LearnedLimitSummary, learnedSummary } from "./learned-limits.js";
 import type { ListedTarget } from "./ports.js";
 import { currentWindow } from "./target-view.js";
 import { isoOf } from "./time-format.js";
@@ -23,7 +24,25 @@ export interface TargetReport {
   readonly openedAt?: string | undefined;
   readonly closedAt?: string | undefined;
   readonly updatedAt: string;
+  /**
+   * The adaptive limit the instances hold the target to (#35), summed over their fresh entries;
+   * undefined when none holds it back (at its ceiling, or adaptive limits off).
+   */
+  readonly learned?: LearnedLimitReport | undefined;
 }
+
+/** A target's learned limit as operators are shown it; `changedAt` is ISO 8601. */
+export interface LearnedLimitReport extends Omit<LearnedLimitSummary, "changedAtMs"> {
+  readonly changedAt: string;
+}
+
+/** The learned limit of `listed`'s fresh entries at `nowMs`, as reported. */
+const learnedReport = (listed: ListedTarget, nowMs: number): LearnedLimitReport | undefined => {
+  const summary = learnedSummary(listed.learned ?? [], nowMs);
+  if (summary === undefined) return undefined;
+  const { changedAtMs, ...rest } = summary;
+  return { ...rest, changedAt: isoOf(changedAtMs) };
+};
 
 const isoOrNone = (ms: number | undefined): string | undefined =>
   ms === undefined ? undefined : isoOf(ms);
@@ -49,6 +68,7 @@ export const targetReport = (
     openedAt: isoOrNone(notes?.openedAtMs),
     closedAt: isoOrNone(notes?.closedAtMs),
     updatedAt: listed.updatedAt,
+    learned: learnedReport(listed, nowMs),
   };
 };
 
