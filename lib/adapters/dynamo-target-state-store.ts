@@ -1,8 +1,10 @@
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { RECORD_KEY, STATUS_INDEX } from "../contract/record-table.js";
 import { type Breaker, BreakerState, closedBreaker } from "../core/circuit-breaker.js";
+import { entriesToPrune, type LearnedLimitEntry } from "../core/learned-limits.js";
 import type {
   CountFailureRequest,
+  LearnedLimitWrite,
   ListedTarget,
   ReplaceBreakerRequest,
   ReplaceBreakerResult,
@@ -13,6 +15,7 @@ import type {
 import { startsOutage, stateChangeStamps, type TargetNotes } from "../core/target-view.js";
 import { dynamoDbDocumentSdk } from "./aws-sdk-modules.js";
 import { conditionFailure, isConditionFailure, translateDynamoError } from "./dynamo-errors.js";
+import { learnedAttributeOf, learnedEntriesOf, learnedValueOf } from "./dynamo-learned-entries.js";
 
 export interface DynamoTargetStateStoreOptions {
   readonly doc: DynamoDBDocumentClient;
@@ -293,6 +296,7 @@ export const createDynamoTargetStateStore = ({
           targets.push({
             ...storedOf(id.slice(TARGET_ITEM_PREFIX.length), item, Date.now()),
             updatedAt: String(item[STATUS_INDEX.sortKey]),
+            learned: learnedEntriesOf(item),
           });
         }
         startKey = page.LastEvaluatedKey;
@@ -303,5 +307,63 @@ export const createDynamoTargetStateStore = ({
     return targets;
   };
 
-  return { countFailure, replace, addDeferrals, get, list };
+  /**
+   * Removes the entries `pruned`, each only if it is still the one read: an instance that
+   * rewrote its entry in between keeps it (the condition fails, and a later write prunes again).
+   */
+  const prune = async (key: string, pruned: readonly LearnedLimitEntry[]): Promise<void> => {
+    const names = Object.fromEntries(
+      pruned.map((entry, i) => [`#p${i}`, learnedAttributeOf(entry.instanceId)]),
+    );
+    try {
+      await doc.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: itemKey(key),
+          UpdateExpression: `REMOVE ${pruned.map((_, i) => `#p${i}`).join(", ")}`,
+          ConditionExpression: pruned.map((_, i) => `#p${i}.writtenAtMs = :w${i}`).join(" AND "),
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: Object.fromEntries(
+            pruned.map((entry, i) => [`:w${i}`, entry.writtenAtMs]),
+          ),
+        }),
+      );
+    } catch (error) {
+      if (isConditionFailure(error)) return;
+      fail(error, "pruneLearnedLimits");
+    }
+  };
+
+  /**
+   * One write of the instance's own attribute (the listing's stamp with it, so that a target held
+   * back is listed); a second only when the item it returned holds entries to prune.
+   */
+  const writeLearnedLimit = async (write: LearnedLimitWrite): Promise<void> => {
+    const { key, instanceId, entry, nowMs } = write;
+    const own = entry === undefined ? "REMOVE #entry" : "SET #entry = :entry,";
+    let item: Record<string, unknown> | undefined;
+    try {
+      const result = await doc.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: itemKey(key),
+          UpdateExpression:
+            entry === undefined ? `${own} SET ${LISTED_SET}` : `${own} ${LISTED_SET}`,
+          ExpressionAttributeNames: { "#entry": learnedAttributeOf(instanceId) },
+          ExpressionAttributeValues: {
+            ...(entry === undefined ? {} : { ":entry": learnedValueOf(entry) }),
+            ...listed(nowMs),
+          },
+          ReturnValues: "ALL_NEW",
+        }),
+      );
+      item = result.Attributes;
+    } catch (error) {
+      return fail(error, "writeLearnedLimit");
+    }
+    const pruned = entriesToPrune(learnedEntriesOf(item), nowMs);
+    if (pruned.length > 0) await prune(key, pruned);
+  };
+
+  return { countFailure, replace, addDeferrals, get, list, writeLearnedLimit };
 };

@@ -9,8 +9,13 @@ import {
   startingLimit,
 } from "../core/adaptive-limit.js";
 import type { Log } from "../core/observability.js";
+import type { TargetStateStore } from "../core/ports.js";
 import type { Clock, RandomSource } from "../core/random.js";
 import { rateVerdict, rateWindowOf, slotRetryAt } from "../core/target-limits.js";
+import {
+  createLearnedLimitPublisher,
+  type LearnedLimitPublisher,
+} from "./learned-limit-publisher.js";
 import { type CallPermit, type LimitAdmission, LimitKind, NO_PERMIT } from "./target-limits.js";
 
 /*
@@ -68,6 +73,16 @@ export interface AdaptiveLimiterDeps {
   readonly log: Log;
   /** Default {@link MAX_LEARNED_TARGETS}. */
   readonly maxTargets?: number | undefined;
+  /**
+   * Where the learned limits are written for operators, and this instance's id there; none: they
+   * stay in memory (lib/app/learned-limit-publisher.ts).
+   */
+  readonly publish?:
+    | {
+        readonly store: Pick<TargetStateStore, "writeLearnedLimit">;
+        readonly instanceId: string;
+      }
+    | undefined;
 }
 
 /**
@@ -198,33 +213,61 @@ export const createAdaptiveLimiter = (deps: AdaptiveLimiterDeps): AdaptiveLimite
     target.limit = after;
     const cut = after.callsPerSecond < before.callsPerSecond;
     const paused = after.pauseUntilMs !== before.pauseUntilMs;
-    if ((cut || paused) && TOLD_CHANGES.has(after.reason))
+    const told = (cut || paused) && TOLD_CHANGES.has(after.reason);
+    if (told)
       log.info("target limit lowered", {
         target: key,
         callsPerSecond: Math.floor(after.callsPerSecond),
         reason: after.reason,
         ...(after.pauseUntilMs === undefined ? {} : { pausedUntilMs: after.pauseUntilMs }),
       });
+    if (publisher === undefined) return;
+    // Material: a cut or pause, the breaker's zero or its end, held back or no longer.
+    const breaker = after.breakerOpen !== before.breakerOpen;
+    const shownChanged = publisher.shows(key) !== isEngaged(after, nowMs, settings);
+    publisher.observed(key, told || breaker || shownChanged);
+  };
+
+  /** `key`'s limit as operators see it, if it holds calls back at `nowMs`. */
+  const learnedOf = (
+    key: string,
+    limit: AdaptiveLimit,
+    nowMs: number,
+  ): LearnedLimit | undefined => {
+    const settings = settingsFor(key);
+    if (!isEngaged(limit, nowMs, settings)) return undefined;
+    const allowed = allowance(limit, nowMs, settings);
+    return {
+      key,
+      callsPerSecond: allowed.callsPerSecond,
+      ceilingPerSecond: settings.maxCallsPerSecond,
+      maxConcurrentCalls: allowed.maxConcurrentCalls,
+      reason: limit.reason,
+      changedAtMs: limit.changedAtMs,
+    };
   };
 
   const engaged = (): readonly LearnedLimit[] => {
     const nowMs = clock();
-    return [...targets].flatMap(([key, { limit }]) => {
-      const settings = settingsFor(key);
-      if (!isEngaged(limit, nowMs, settings)) return [];
-      const allowed = allowance(limit, nowMs, settings);
-      return [
-        {
-          key,
-          callsPerSecond: allowed.callsPerSecond,
-          ceilingPerSecond: settings.maxCallsPerSecond,
-          maxConcurrentCalls: allowed.maxConcurrentCalls,
-          reason: limit.reason,
-          changedAtMs: limit.changedAtMs,
-        },
-      ];
-    });
+    return [...targets].flatMap(([key, { limit }]) => learnedOf(key, limit, nowMs) ?? []);
   };
+
+  const publisher: LearnedLimitPublisher | undefined =
+    deps.publish === undefined
+      ? undefined
+      : createLearnedLimitPublisher({
+          ...deps.publish,
+          clock,
+          log,
+          maxTargets,
+          current: (key) => {
+            const target = targets.get(key);
+            const learned = target && learnedOf(key, target.limit, clock());
+            if (learned === undefined) return undefined;
+            const { key: _key, ...entry } = learned;
+            return entry;
+          },
+        });
 
   return { admit, observe, engaged };
 };

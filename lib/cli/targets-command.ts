@@ -4,6 +4,8 @@ import { ENV } from "../contract/environment.js";
 import type { BreakerSettings } from "../core/circuit-breaker.js";
 import {
   BREAKERS_OFF_NOTE,
+  LEARNED_LIMIT_HEADINGS,
+  learnedLimitCells,
   NO_TARGET_FAILED,
   type TargetReport,
   targetReports,
@@ -55,6 +57,7 @@ const COLUMNS = {
       "last failed",
       "opened",
       "closed",
+      ...LEARNED_LIMIT_HEADINGS,
     ],
     row: (t: TargetReport, nowMs: number) => [
       t.target,
@@ -65,15 +68,17 @@ const COLUMNS = {
       ago(t.lastErrorAt, nowMs),
       ago(t.openedAt, nowMs),
       ago(t.closedAt, nowMs),
+      ...learnedLimitCells(t, nowMs),
     ],
   },
   off: {
-    head: ["target", "failures/calls", "last error", "last failed"],
+    head: ["target", "failures/calls", "last error", "last failed", ...LEARNED_LIMIT_HEADINGS],
     row: (t: TargetReport, nowMs: number) => [
       t.target,
       failuresOf(t),
       t.lastError,
       ago(t.lastErrorAt, nowMs),
+      ...learnedLimitCells(t, nowMs),
     ],
   },
 } as const;
@@ -93,14 +98,18 @@ export const renderTargets =
     return [...note, table.toString()].join("\n");
   };
 
-/** `ricochet targets`: each target's breaker, recent failures, last error and deferrals. */
+/**
+ * `ricochet targets`: each target's breaker, recent failures, last error, deferrals and learned
+ * limit.
+ */
 export const registerTargetsCommand = (program: Command): void => {
   const command = program
     .command("targets")
     .description(
-      "List every target that has failed, most recently written first: breaker state, failures " +
-        `in the current window, deferrals, last error (with breakers off, as ${ENV.CIRCUIT_BREAKER} ` +
-        "says: failures and last error only).",
+      "List every target that has failed or been held back, most recently written first: " +
+        "breaker state, failures in the current window, deferrals, last error (with breakers off, " +
+        `as ${ENV.CIRCUIT_BREAKER} says: failures and last error only), and the adaptive limit ` +
+        "the instances learned (summed), its ceiling and why it last changed.",
     )
     .option(
       "--limit <n>",

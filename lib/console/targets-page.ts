@@ -1,5 +1,11 @@
 import { html } from "hono/html";
-import { BREAKERS_OFF_NOTE, NO_TARGET_FAILED, type TargetReport } from "../core/target-report.js";
+import {
+  BREAKERS_OFF_NOTE,
+  LEARNED_LIMIT_HEADINGS,
+  learnedLimitCells,
+  NO_TARGET_FAILED,
+  type TargetReport,
+} from "../core/target-report.js";
 import { formatSeconds } from "../core/time-format.js";
 import { type Html, pageLayout, shown } from "./page-layout.js";
 import { targetActivitySection } from "./target-charts.js";
@@ -18,21 +24,32 @@ const failuresOf = (t: TargetReport): string =>
 const targetLink = (t: TargetReport): Html =>
   html`<a href="/events?status=dead_lettered&target=${encodeURIComponent(t.target)}">${t.target}</a>`;
 
+/** The learned limit's headings, as `ricochet targets` has them. */
+const learnedHeadings = (): Html[] => LEARNED_LIMIT_HEADINGS.map((h) => html`<th>${h}</th>`);
+
+/** The learned limit's cells; `data-learned` says whether any instance holds the target back. */
+const learnedCells = (t: TargetReport, nowMs: number): Html => {
+  const [limit, ...rest] = learnedLimitCells(t, nowMs);
+  return html`<td data-learned="${t.learned === undefined ? "no" : "yes"}">${limit}</td>${rest.map((cell) => html`<td>${cell}</td>`)}`;
+};
+
 const breakerTable = (targets: readonly TargetReport[], nowMs: number): Html =>
-  html`<table><thead><tr><th>target</th><th>state</th><th>failures/calls</th><th>deferred</th><th>last error</th><th>last failed</th><th>opened</th><th>closed</th></tr></thead><tbody>
+  html`<table><thead><tr><th>target</th><th>state</th><th>failures/calls</th><th>deferred</th><th>last error</th><th>last failed</th><th>opened</th><th>closed</th>${learnedHeadings()}</tr></thead><tbody>
 ${targets.map(
   (t) => html`<tr data-target="${t.target}"><td>${targetLink(t)}</td>
 <td data-state="${t.state}">${t.state}${t.reopenAt === undefined ? "" : `, probe in ${formatSeconds(Math.max(0, Date.parse(t.reopenAt) - nowMs) / 1000)}`}</td>
 <td>${failuresOf(t)}</td>
-<td>${t.deferred}</td><td>${shown(t.lastError)}</td><td>${ago(t.lastErrorAt, nowMs)}</td><td>${ago(t.openedAt, nowMs)}</td><td>${ago(t.closedAt, nowMs)}</td></tr>`,
+<td>${t.deferred}</td><td>${shown(t.lastError)}</td><td>${ago(t.lastErrorAt, nowMs)}</td><td>${ago(t.openedAt, nowMs)}</td><td>${ago(t.closedAt, nowMs)}</td>
+${learnedCells(t, nowMs)}</tr>`,
 )}</tbody></table>`;
 
 /** With the breakers off, a breaker's columns would only say "closed": the failures alone. */
 const failureTable = (targets: readonly TargetReport[], nowMs: number): Html =>
-  html`<table><thead><tr><th>target</th><th>failures/calls</th><th>last error</th><th>last failed</th></tr></thead><tbody>
+  html`<table><thead><tr><th>target</th><th>failures/calls</th><th>last error</th><th>last failed</th>${learnedHeadings()}</tr></thead><tbody>
 ${targets.map(
   (t) => html`<tr data-target="${t.target}"><td>${targetLink(t)}</td><td>${failuresOf(t)}</td>
-<td>${shown(t.lastError)}</td><td>${ago(t.lastErrorAt, nowMs)}</td></tr>`,
+<td>${shown(t.lastError)}</td><td>${ago(t.lastErrorAt, nowMs)}</td>
+${learnedCells(t, nowMs)}</tr>`,
 )}</tbody></table>`;
 
 /** The charts, refreshing themselves every {@link ACTIVITY_REFRESH_SECONDS}. */

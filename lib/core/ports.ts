@@ -2,6 +2,7 @@ import type { Breaker } from "./circuit-breaker.js";
 import type { DeadLetterMessage } from "./dead-letter.js";
 import type { DeferralCause } from "./deferral.js";
 import type { Envelope } from "./envelope.js";
+import type { LearnedLimitEntry } from "./learned-limits.js";
 import type { AttemptResult } from "./outcome.js";
 import type {
   AttemptEntry,
@@ -450,6 +451,17 @@ export interface StoredBreaker {
 export interface ListedTarget extends StoredBreaker {
   /** When its item was last written (ISO 8601). */
   readonly updatedAt: string;
+  /** The instances' learned limits as written, stale ones included (readers filter them). */
+  readonly learned?: readonly LearnedLimitEntry[] | undefined;
+}
+
+/** One instance's learned limit for a target, written into the target's item (#35). */
+export interface LearnedLimitWrite {
+  readonly key: string;
+  readonly instanceId: string;
+  /** The entry to write; undefined when the instance no longer holds the target back. */
+  readonly entry: LearnedLimitEntry | undefined;
+  readonly nowMs: number;
 }
 
 /** What a breaker write may carry besides its own change, at no extra cost. */
@@ -504,6 +516,11 @@ export interface TargetStateStore {
   get(key: string): Promise<StoredBreaker | undefined>;
   /** The targets whose breakers have an item, most recently written first. */
   list(limit: number): Promise<ListedTarget[]>;
+  /**
+   * Writes (or removes) one instance's learned-limit entry on the target's item, and prunes the
+   * item's stale and surplus entries (`entriesToPrune`); moves no version.
+   */
+  writeLearnedLimit(write: LearnedLimitWrite): Promise<void>;
 }
 
 /** One slot of a target's concurrency limit, leased to one call. */

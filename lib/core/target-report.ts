@@ -1,7 +1,14 @@
+import { LimitChange } from "./adaptive-limit.js";
 import { type BreakerSettings, BreakerState, DEFAULT_BREAKER_SETTINGS } from "./circuit-breaker.js";
+import {
+  type LearnedLimitSummary,
+  learnedLimitText,
+  learnedSummary,
+  rateText,
+} from "./learned-limits.js";
 import type { ListedTarget } from "./ports.js";
 import { currentWindow } from "./target-view.js";
-import { isoOf } from "./time-format.js";
+import { formatSeconds, isoOf } from "./time-format.js";
 
 /** One target as operators are shown it (`ricochet targets`, the console); times are ISO 8601. */
 export interface TargetReport {
@@ -23,7 +30,25 @@ export interface TargetReport {
   readonly openedAt?: string | undefined;
   readonly closedAt?: string | undefined;
   readonly updatedAt: string;
+  /**
+   * The adaptive limit the instances hold the target to (#35), summed over their fresh entries;
+   * undefined when none holds it back (at its ceiling, or adaptive limits off).
+   */
+  readonly learned?: LearnedLimitReport | undefined;
 }
+
+/** A target's learned limit as operators are shown it; `changedAt` is ISO 8601. */
+export interface LearnedLimitReport extends Omit<LearnedLimitSummary, "changedAtMs"> {
+  readonly changedAt: string;
+}
+
+/** The learned limit of `listed`'s fresh entries at `nowMs`, as reported. */
+const learnedReport = (listed: ListedTarget, nowMs: number): LearnedLimitReport | undefined => {
+  const summary = learnedSummary(listed.learned ?? [], nowMs);
+  if (summary === undefined) return undefined;
+  const { changedAtMs, ...rest } = summary;
+  return { ...rest, changedAt: isoOf(changedAtMs) };
+};
 
 const isoOrNone = (ms: number | undefined): string | undefined =>
   ms === undefined ? undefined : isoOf(ms);
@@ -49,6 +74,7 @@ export const targetReport = (
     openedAt: isoOrNone(notes?.openedAtMs),
     closedAt: isoOrNone(notes?.closedAtMs),
     updatedAt: listed.updatedAt,
+    learned: learnedReport(listed, nowMs),
   };
 };
 
@@ -74,4 +100,34 @@ export const targetReports = (
 ): TargetReport[] => {
   const { windowMs } = breakers ?? DEFAULT_BREAKER_SETTINGS;
   return listed.map((target) => targetReport(target, nowMs, windowMs));
+};
+
+/** The learned limit's columns, headed as `ricochet targets` and the console show them. */
+export const LEARNED_LIMIT_HEADINGS = ["learned limit", "ceiling", "limit reason", "limit changed"];
+
+/** Why a limit last changed, in operators' words. */
+const REASON_TEXT: Readonly<Record<LimitChange, string>> = {
+  [LimitChange.START]: "start",
+  [LimitChange.INCREASE]: "increase",
+  [LimitChange.OVERLOAD]: "overload (429/503/throttle/timeout)",
+  [LimitChange.LATENCY]: "latency",
+  [LimitChange.RETRY_AFTER]: "Retry-After",
+  [LimitChange.BREAKER_OPEN]: "breaker open",
+  [LimitChange.BREAKER_CLOSED]: "breaker closed",
+};
+
+/**
+ * A target's learned-limit cells at `nowMs`, under {@link LEARNED_LIMIT_HEADINGS}: one spelling
+ * for the CLI and the console. A target no instance holds back says so, and leaves the rest empty.
+ */
+export const learnedLimitCells = (report: TargetReport, nowMs: number): readonly string[] => {
+  const { learned } = report;
+  if (learned === undefined) return [learnedLimitText(undefined), "", "", ""];
+  const agoSeconds = Math.max(0, nowMs - Date.parse(learned.changedAt)) / 1_000;
+  return [
+    learnedLimitText(learned),
+    rateText(learned.ceilingPerSecond),
+    REASON_TEXT[learned.reason],
+    `${formatSeconds(agoSeconds)} ago`,
+  ];
 };

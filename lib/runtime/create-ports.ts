@@ -198,6 +198,8 @@ export const createOrchestratorRuntime = (options: OrchestratorRuntimeOptions): 
           clock,
           random,
           log: options.log,
+          // The lease owner's id names this instance's entry on the target's item.
+          publish: { store: ports.targetState, instanceId: workerId },
         })
       : undefined,
     metricTargets: new Set(config.targetMetrics),

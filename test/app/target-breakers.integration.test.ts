@@ -49,6 +49,10 @@ beforeAll(async () => {
     },
     get: (key) => real.get(key),
     list: (limit) => real.list(limit),
+    writeLearnedLimit: (write) => {
+      writes.count += 1;
+      return real.writeLearnedLimit(write);
+    },
   };
 });
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { renderTargets } from "../../lib/cli/targets-command.js";
+import { LimitChange } from "../../lib/core/adaptive-limit.js";
 import { aTargetReport, FIXED_NOW_MS } from "../support/factories.js";
 
 const NOW_MS = FIXED_NOW_MS;
@@ -13,6 +14,18 @@ const recovered = aTargetReport({
   failureRate: undefined,
   lastErrorAt: new Date(NOW_MS - 300_000).toISOString(),
   closedAt: new Date(NOW_MS - 60_000).toISOString(),
+});
+
+/** Held back by two instances' learned limits since a 429 twelve seconds ago. */
+const throttled = aTargetReport({
+  learned: {
+    callsPerSecond: 18.4,
+    instances: 2,
+    ceilingPerSecond: 100,
+    maxConcurrentCalls: 10,
+    reason: LimitChange.OVERLOAD,
+    changedAt: new Date(NOW_MS - 12_000).toISOString(),
+  },
 });
 
 describe("renderTargets (ricochet targets, text)", () => {
@@ -44,6 +57,20 @@ describe("renderTargets (ricochet targets, text)", () => {
       targets: [recovered],
       shows: [/│ last failed/, /partner\.example.*closed.*0\/0.*HTTP 503.*5m ago/],
       hides: ["Circuit breakers are off"],
+    },
+    {
+      case: "a target held back: the instances' summed learned rate, its ceiling and why",
+      breakersOn: true,
+      targets: [throttled],
+      shows: [/│ learned limit/, /18\/s over 2 instances.*100\/s.*overload.*12s ago/],
+      hides: ["at ceiling"],
+    },
+    {
+      case: "breakers off, a target at its ceiling: says so",
+      breakersOn: false,
+      targets: [failing],
+      shows: [/│ learned limit/, /partner\.example.*at ceiling/],
+      hides: ["overload"],
     },
     {
       case: "breakers on, nothing failed",

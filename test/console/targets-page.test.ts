@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { targetsPage } from "../../lib/console/targets-page.js";
 import type { ActivitySample } from "../../lib/console/targets-view.js";
+import { LimitChange } from "../../lib/core/adaptive-limit.js";
 import type { TargetReport } from "../../lib/core/target-report.js";
 import { aTargetReport, FIXED_NOW_MS } from "../support/factories.js";
 
@@ -26,6 +27,25 @@ const page = async (
   );
 
 describe("targets page", () => {
+  it("shows a held-back target's learned limit, its ceiling and why it last changed", async () => {
+    const throttled = aTargetReport({
+      learned: {
+        callsPerSecond: 4.25,
+        instances: 1,
+        ceilingPerSecond: 50,
+        maxConcurrentCalls: 5,
+        reason: LimitChange.RETRY_AFTER,
+        changedAt: new Date(NOW_MS - 3_000).toISOString(),
+      },
+    });
+    const shown = await page([throttled, failing], true);
+    expect(shown).toContain("<th>learned limit</th>");
+    expect(shown).toMatch(
+      /data-learned="yes">4\.3\/s over 1 instance<\/td>\s*<td>50\/s<\/td><td>Retry-After<\/td><td>3s ago<\/td>/,
+    );
+    expect(shown).toMatch(/data-learned="no">at ceiling</);
+  });
+
   it("says the breakers are off and still lists a failing target's failures (issue #36)", async () => {
     const shown = await page([failing], false);
     expect(shown).toContain('data-breakers="off"');

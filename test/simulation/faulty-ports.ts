@@ -194,6 +194,8 @@ export const faultyTargetState = (world: SimulationWorld, process: Process): Tar
       ),
     get: (key) => targetState.get(key),
     list: (limit) => targetState.list(limit),
+    // Fire-and-forget for operators only: no fault here can change what is delivered.
+    writeLearnedLimit: (write) => targetState.writeLearnedLimit(write),
   };
 };
 

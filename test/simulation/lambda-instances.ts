@@ -46,6 +46,7 @@ const newInstance = (
               addDeferrals: (key, count, nowMs) => state().addDeferrals(key, count, nowMs),
               get: (key) => state().get(key),
               list: (limit) => state().list(limit),
+              writeLearnedLimit: (write) => state().writeLearnedLimit(write),
             },
             settings,
             clock,

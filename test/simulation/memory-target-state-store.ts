@@ -1,6 +1,8 @@
 import { type Breaker, BreakerState, closedBreaker } from "../../lib/core/circuit-breaker.js";
+import { entriesToPrune } from "../../lib/core/learned-limits.js";
 import type {
   CountFailureRequest,
+  LearnedLimitWrite,
   ListedTarget,
   ReplaceBreakerRequest,
   ReplaceBreakerResult,
@@ -14,7 +16,8 @@ import { startsOutage, stateChangeStamps, type TargetNotes } from "../../lib/cor
  * The targets' breaker items in memory, for the simulation: each method one synchronous
  * read-check-write, transcribed from lib/adapters/dynamo-target-state-store.ts (a count adds to
  * the item's window or starts a new one; a replacement is guarded by the version and keeps the
- * notes; a deferral count moves no version).
+ * notes; a deferral count moves no version; a learned limit's write sets the instance's own
+ * entry, creates no breaker and prunes the stale and surplus entries).
  */
 export const createMemoryTargetStateStore = (): TargetStateStore => {
   const items = new Map<string, ListedTarget>();
@@ -26,7 +29,10 @@ export const createMemoryTargetStateStore = (): TargetStateStore => {
       updatedAt: "",
     };
   const write = (stored: StoredBreaker, nowMs: number): StoredBreaker => {
-    items.set(stored.key, structuredClone({ ...stored, updatedAt: new Date(nowMs).toISOString() }));
+    // A breaker's write keeps the learned limits, as an update of the item's own attributes does.
+    const learned = items.get(stored.key)?.learned;
+    const updatedAt = new Date(nowMs).toISOString();
+    items.set(stored.key, structuredClone({ ...stored, learned, updatedAt }));
     return stored;
   };
   const noted = (
@@ -45,7 +51,8 @@ export const createMemoryTargetStateStore = (): TargetStateStore => {
 
   const countFailure = async (request: CountFailureRequest): Promise<StoredBreaker> => {
     const old = read(request.key, request.nowMs);
-    const exists = items.has(request.key);
+    // An item a learned limit's write created has no breaker window yet (version 0).
+    const exists = items.has(request.key) && old.version > 0;
     const calls = request.successes + request.failures;
     // windowStartMs >= :window adds (an older window, from a skewed clock, counts into the
     // item's); otherwise the failure starts the new window.
@@ -84,7 +91,8 @@ export const createMemoryTargetStateStore = (): TargetStateStore => {
 
   const addDeferrals = async (key: string, count: number, nowMs: number): Promise<void> => {
     const old = items.get(key);
-    if (old === undefined) return;
+    // attribute_exists(version): an item holding only learned limits has no breaker.
+    if (old === undefined || old.version === 0) return;
     write({ ...old, notes: noted(old.notes, { deferred: count }, nowMs) }, nowMs);
   };
 
@@ -94,11 +102,24 @@ export const createMemoryTargetStateStore = (): TargetStateStore => {
       .slice(0, limit)
       .map((item) => structuredClone(item));
 
+  const writeLearnedLimit = async (write: LearnedLimitWrite): Promise<void> => {
+    const old = read(write.key, write.nowMs);
+    const others = (old.learned ?? []).filter((entry) => entry.instanceId !== write.instanceId);
+    const written = write.entry === undefined ? others : [...others, write.entry];
+    const pruned = new Set(entriesToPrune(written, write.nowMs));
+    const learned = written.filter((entry) => !pruned.has(entry));
+    items.set(
+      write.key,
+      structuredClone({ ...old, learned, updatedAt: new Date(write.nowMs).toISOString() }),
+    );
+  };
+
   return {
     countFailure,
     replace,
     addDeferrals,
     get: async (key) => (items.has(key) ? read(key, 0) : undefined),
     list,
+    writeLearnedLimit,
   };
 };

@@ -1,0 +1,111 @@
+import type { LimitChange } from "./adaptive-limit.js";
+
+/*
+ * The adaptive limits each instance learned (issue #35), as the target's item shows them to
+ * operators: one entry per instance, written only while the instance holds the target below its
+ * ceiling (lib/app/learned-limit-publisher.ts). Readers sum the fresh entries: the partner sees
+ * the sum of the instances' rates, not any one of them.
+ */
+
+/**
+ * How long an entry counts after it was written. An instance rewrites its entry at least every
+ * {@link LEARNED_REFRESH_MS} while engaged, and a Lambda instance can stop without a word (frozen,
+ * then reclaimed): an entry not rewritten for a minute is from an instance that stopped or lost
+ * its writes, and its rate is no longer sent to the partner.
+ */
+export const LEARNED_ENTRY_STALE_MS = 60_000;
+
+/**
+ * How often an engaged instance rewrites an unchanged entry: a third of the staleness bound, so
+ * one or two lost writes do not make a live instance's entry read as stale.
+ */
+export const LEARNED_REFRESH_MS = 20_000;
+
+/**
+ * Most entries a target's item keeps (about 150 bytes each): bounds the item, which every breaker
+ * write also pays for by its size. Beyond it the oldest-written are dropped.
+ */
+export const MAX_LEARNED_ENTRIES = 32;
+
+/** One instance's learned limit for one target, as it last wrote it. */
+export interface LearnedLimitEntry {
+  readonly instanceId: string;
+  /** The rate the instance allows now, calls/s (0 while the target's breaker is open). */
+  readonly callsPerSecond: number;
+  readonly ceilingPerSecond: number;
+  readonly maxConcurrentCalls: number;
+  /** Why the limit last changed. */
+  readonly reason: LimitChange;
+  readonly changedAtMs: number;
+  readonly writtenAtMs: number;
+}
+
+/** What operators are told of a target's learned limit, summed over the fresh entries. */
+export interface LearnedLimitSummary {
+  /** The rates of the instances summed: what the partner is sent at most. */
+  readonly callsPerSecond: number;
+  readonly instances: number;
+  /** The highest ceiling among them (instances may run different deployments' settings). */
+  readonly ceilingPerSecond: number;
+  readonly maxConcurrentCalls: number;
+  /** The most recent change among the instances. */
+  readonly reason: LimitChange;
+  readonly changedAtMs: number;
+}
+
+const isFresh = (entry: LearnedLimitEntry, nowMs: number): boolean =>
+  nowMs - entry.writtenAtMs <= LEARNED_ENTRY_STALE_MS;
+
+const newestFirst = (entries: readonly LearnedLimitEntry[]): LearnedLimitEntry[] =>
+  [...entries].sort((a, b) => b.writtenAtMs - a.writtenAtMs);
+
+/** The entries readers count: fresh ones, at most {@link MAX_LEARNED_ENTRIES}, newest first. */
+export const freshEntries = (
+  entries: readonly LearnedLimitEntry[],
+  nowMs: number,
+): LearnedLimitEntry[] =>
+  newestFirst(entries)
+    .filter((entry) => isFresh(entry, nowMs))
+    .slice(0, MAX_LEARNED_ENTRIES);
+
+/** The entries a writer removes: the stale, and the oldest beyond {@link MAX_LEARNED_ENTRIES}. */
+export const entriesToPrune = (
+  entries: readonly LearnedLimitEntry[],
+  nowMs: number,
+): LearnedLimitEntry[] => {
+  const kept = new Set(freshEntries(entries, nowMs));
+  return entries.filter((entry) => !kept.has(entry));
+};
+
+/** The fresh entries summed; undefined when there is none (no instance holds the target back). */
+export const learnedSummary = (
+  entries: readonly LearnedLimitEntry[],
+  nowMs: number,
+): LearnedLimitSummary | undefined => {
+  const fresh = freshEntries(entries, nowMs);
+  if (fresh.length === 0) return undefined;
+  const latest = fresh.reduce((a, b) => (b.changedAtMs > a.changedAtMs ? b : a));
+  return {
+    callsPerSecond: fresh.reduce((sum, entry) => sum + entry.callsPerSecond, 0),
+    instances: fresh.length,
+    ceilingPerSecond: Math.max(...fresh.map((entry) => entry.ceilingPerSecond)),
+    maxConcurrentCalls: fresh.reduce((sum, entry) => sum + entry.maxConcurrentCalls, 0),
+    reason: latest.reason,
+    changedAtMs: latest.changedAtMs,
+  };
+};
+
+/** What operators read for a target no instance holds back. */
+export const NOT_ENGAGED_TEXT = "at ceiling";
+
+/** A rate for reading: a decimal below 10 calls/s, where one call/s is a large part of it. */
+export const rateText = (callsPerSecond: number): string =>
+  `${callsPerSecond < 10 ? Math.round(callsPerSecond * 10) / 10 : Math.round(callsPerSecond)}/s`;
+
+/** `18/s over 3 instances`, or {@link NOT_ENGAGED_TEXT}. */
+export const learnedLimitText = (
+  learned: Pick<LearnedLimitSummary, "callsPerSecond" | "instances"> | undefined,
+): string =>
+  learned === undefined
+    ? NOT_ENGAGED_TEXT
+    : `${rateText(learned.callsPerSecond)} over ${learned.instances} instance${learned.instances === 1 ? "" : "s"}`;
