@@ -1,15 +1,15 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { SendMessageBatchCommand } from "@aws-sdk/client-sqs";
 import type { AwsClients, LocalAwsTarget } from "../../lib/adapters/aws-clients.js";
 import { ENV } from "../../lib/contract/environment.js";
 import type { BreakerSettings } from "../../lib/core/circuit-breaker.js";
-import { createFunctionConcurrency } from "../../lib/local/function-concurrency.js";
-import { benchEnvelope, type Contender, type RetryShape } from "../contender.js";
+import type { Contender, RetryShape } from "../contender.js";
 import { powertools } from "../contenders/powertools.js";
 import { createPowertoolsBreakerContender } from "../contenders/powertools-breaker.js";
 import { createRicochetContender, ricochet } from "../contenders/ricochet.js";
 import { type ContenderSetup, clientsFor, contendersInRound, liveMessages } from "../harness.js";
 import { assertDeployable } from "../support/deployment.js";
+import { submitPaced } from "../support/paced-submit.js";
+import { prepareContender } from "../support/prepare-contender.js";
 import { createRequestCounter } from "../support/request-counter.js";
 import {
   compareScenario,
@@ -235,43 +235,6 @@ export interface RunFigures {
   readonly wallMs: number;
 }
 
-const SEND_TICK_MS = 50;
-
-/** Sends `ids` at `rate` per second, in batches of at most 10 per tick, noting each send time. */
-const submit = async (
-  clients: AwsClients,
-  queueUrl: string,
-  ids: readonly { readonly eventId: string; readonly baseUrl: string; readonly kind: TargetKind }[],
-  rate: number,
-  retry: RetryShape,
-): Promise<SubmittedEvent[]> => {
-  const submitted: SubmittedEvent[] = [];
-  const startedAt = Date.now();
-  while (submitted.length < ids.length) {
-    const due = Math.min(ids.length, Math.floor(((Date.now() - startedAt) / 1000) * rate) + 1);
-    for (let start = submitted.length; start < due; start += 10) {
-      const chunk = ids.slice(start, Math.min(due, start + 10));
-      const submittedAt = Date.now();
-      await clients.sqs.send(
-        new SendMessageBatchCommand({
-          QueueUrl: queueUrl,
-          Entries: chunk.map((event, i) => ({
-            Id: String(i),
-            MessageBody: JSON.stringify(
-              benchEnvelope(event.baseUrl, event.eventId, start + i, retry),
-            ),
-          })),
-        }),
-      );
-      for (const event of chunk) {
-        submitted.push({ eventId: event.eventId, kind: event.kind, submittedAt });
-      }
-    }
-    if (submitted.length < ids.length) await sleep(SEND_TICK_MS);
-  }
-  return submitted;
-};
-
 /**
  * One contender's run. Events are reported under the role their target has in the noisy runs
  * ({@link NOISY_KINDS}), whatever it does in this one: the all-healthy run's "healthy" figures
@@ -285,8 +248,6 @@ export const runNoisyOnce = async (
   local: LocalAwsTarget,
   plainClients: AwsClients,
 ): Promise<RunFigures> => {
-  const deployment = contender.deployment(settings.retry);
-  assertDeployable(contender.name, deployment);
   const counter = createRequestCounter();
   const clients = clientsFor(local, counter);
   const targets = await startNoisyTargets({
@@ -294,20 +255,13 @@ export const runNoisyOnce = async (
     slowMs: settings.slowMs,
     ...(run.outage === undefined ? {} : { outage: run.outage }),
   });
-  let failedBatches = 0;
   try {
-    const prepared = await contender.prepare({
+    const { prepared, failedBatches } = await prepareContender(contender, {
       clients,
       plainClients,
       receiver: targets,
       retry: settings.retry,
-      deployment,
-      concurrency: createFunctionConcurrency(settings.concurrency),
-      pollerLogger: {
-        error: () => {
-          failedBatches += 1;
-        },
-      },
+      concurrency: settings.concurrency,
     });
     const plan = Array.from({ length: events }, (_, i) => {
       const target = targets.targets[i % targets.targets.length];
@@ -319,13 +273,18 @@ export const runNoisyOnce = async (
     const startedAt = Date.now();
     prepared.start();
     targets.startOutage();
-    const submitted = await submit(
+    const submittedAt = await submitPaced(
       clients,
       prepared.queueUrl,
       plan,
       settings.submitRate,
       settings.retry,
     );
+    const submitted: SubmittedEvent[] = plan.map((event) => ({
+      eventId: event.eventId,
+      kind: event.kind,
+      submittedAt: submittedAt.get(event.eventId) ?? startedAt,
+    }));
     const outageOver = () => run.outage === undefined || targets.recoveredAt() !== undefined;
     const until = Date.now() + settings.settleTimeoutMs;
     // Done when every event is delivered, or when the outage is over and nothing is left to try
@@ -357,7 +316,7 @@ export const runNoisyOnce = async (
         attemptsCharged: typeof extra.attemptsCharged === "number" ? extra.attemptsCharged : null,
       },
       awsRequests: Object.values(counter.snapshot()).reduce((sum, n) => sum + n, 0),
-      failedBatches,
+      failedBatches: failedBatches(),
       wallMs,
     };
   } finally {

@@ -1,13 +1,12 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { SendMessageBatchCommand } from "@aws-sdk/client-sqs";
 import type { AwsClients, LocalAwsTarget } from "../../lib/adapters/aws-clients.js";
 import { ENV } from "../../lib/contract/environment.js";
-import { createFunctionConcurrency } from "../../lib/local/function-concurrency.js";
-import { benchEnvelope, type Contender, type RetryShape } from "../contender.js";
+import type { Contender, RetryShape } from "../contender.js";
 import { powertools } from "../contenders/powertools.js";
 import { createRicochetContender, ricochet } from "../contenders/ricochet.js";
 import { type ContenderSetup, clientsFor, liveMessages } from "../harness.js";
-import { assertDeployable } from "../support/deployment.js";
+import { submitPaced } from "../support/paced-submit.js";
+import { prepareContender } from "../support/prepare-contender.js";
 import { type RateStep, startRateLimitedPartner } from "./partner.js";
 import {
   deliveryLatency,
@@ -320,41 +319,6 @@ export const rotated = <T>(list: readonly T[], shift: number): T[] => {
   return [...list.slice(by), ...list.slice(0, by)];
 };
 
-const SEND_TICK_MS = 50;
-
-const submit = async (
-  clients: AwsClients,
-  queueUrl: string,
-  baseUrl: string,
-  ids: readonly string[],
-  rate: number,
-  retry: RetryShape,
-): Promise<Map<string, number>> => {
-  const submittedAt = new Map<string, number>();
-  const startedAt = Date.now();
-  let sent = 0;
-  while (sent < ids.length) {
-    const due = Math.min(ids.length, Math.floor(((Date.now() - startedAt) / 1000) * rate) + 1);
-    for (let start = sent; start < due; start += 10) {
-      const chunk = ids.slice(start, Math.min(due, start + 10));
-      const at = Date.now();
-      await clients.sqs.send(
-        new SendMessageBatchCommand({
-          QueueUrl: queueUrl,
-          Entries: chunk.map((eventId, i) => ({
-            Id: String(i),
-            MessageBody: JSON.stringify(benchEnvelope(baseUrl, eventId, start + i, retry)),
-          })),
-        }),
-      );
-      for (const eventId of chunk) submittedAt.set(eventId, at);
-    }
-    sent = due;
-    if (sent < ids.length) await sleep(SEND_TICK_MS);
-  }
-  return submittedAt;
-};
-
 /** One contender's run against a fresh partner, its schedule started with the first send. */
 export const runRateLimitedOnce = async (
   rateContender: RateContender,
@@ -365,33 +329,23 @@ export const runRateLimitedOnce = async (
 ): Promise<RateObservation> => {
   const partner = await startRateLimitedPartner(rateSteps(settings));
   const contender = rateContender.make(partner.baseUrl);
-  const deployment = contender.deployment(settings.retry);
-  assertDeployable(contender.name, deployment);
   const clients = clientsFor(local);
-  let failedBatches = 0;
   try {
-    const prepared = await contender.prepare({
+    const { prepared, failedBatches } = await prepareContender(contender, {
       clients,
       plainClients,
       receiver: partner,
       retry: settings.retry,
-      deployment,
-      concurrency: createFunctionConcurrency(settings.concurrency),
-      pollerLogger: {
-        error: () => {
-          failedBatches += 1;
-        },
-      },
+      concurrency: settings.concurrency,
     });
     const ids = Array.from({ length: settings.events }, (_, i) => `${label}-${i}`);
     const startedAt = Date.now();
     prepared.start();
     partner.start();
-    const submittedAt = await submit(
+    const submittedAt = await submitPaced(
       clients,
       prepared.queueUrl,
-      partner.baseUrl,
-      ids,
+      ids.map((eventId) => ({ eventId, baseUrl: partner.baseUrl })),
       settings.submitRate,
       settings.retry,
     );
@@ -407,7 +361,7 @@ export const runRateLimitedOnce = async (
       deliveredAt: new Map(partner.deliveredAt),
       phases: phasesOf(partner.startedAt() ?? startedAt, settings),
       wallMs: Date.now() - startedAt,
-      failedBatches,
+      failedBatches: failedBatches(),
     };
   } finally {
     await partner.stop();
