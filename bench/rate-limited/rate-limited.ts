@@ -42,21 +42,24 @@ export interface RateLimitedSettings {
 export const DEFAULT_RATE_LIMITED_SETTINGS: Omit<RateLimitedSettings, "rounds"> = {
   fullRate: 20,
   phaseMs: 6_000,
-  restoredMs: 6_000,
-  // 300 at 25/s take 12 s; the partner admits 6 × 20 + 6 × 10 = 180 by then, so a backlog of
-  // about 120 is left for the restored phase to drain at 20/s: every phase is measured under load.
-  events: 300,
+  // Long enough to see a restored partner found again, not only the halving: the controller
+  // probes past its last cut within seconds, and the issue asks for re-convergence within 30 s.
+  restoredMs: 30_000,
+  // 850 at 25/s take 34 s; the partner admits 6 × 20 + 6 × 10 + 22 × 20 = 620 by then, so a
+  // backlog of about 230 is left to drain at 20/s until about 46 s: the restored phase (12–42 s)
+  // is measured under load from its first second to its last.
+  events: 850,
   submitRate: 25,
   concurrency: 10,
-  // Generous on purpose: 25 attempts (the deployment's ceiling) 1, 2, then 3 s apart are a window
-  // of about 70 s, while at the partner's pace the last event is due within about 20 s of the
-  // first send. No event should be dead-lettered by attempt exhaustion when it could be delivered;
-  // a dead letter here means a contender burned its attempts on 429s.
+  // Generous on purpose: 25 attempts (the deployment's ceiling) 1, 2, 4, then 5 s apart are a
+  // window of about 110 s, while at the partner's pace the last event is admitted about 46 s after
+  // the first send. No event should be dead-lettered by attempt exhaustion when it could be
+  // delivered; a dead letter here means a contender burned its attempts on 429s.
   retry: {
     maxAttempts: 25,
     baseDelaySeconds: 1,
     multiplier: 2,
-    maxDelaySeconds: 3,
+    maxDelaySeconds: 5,
     jitter: "none",
     timeoutMs: 3_000,
   },

@@ -68,10 +68,12 @@ describe("the rate-limited contenders", () => {
 
   it("leaves every event deliverable within its attempts at the partner's pace", () => {
     const s = DEFAULT_RATE_LIMITED_SETTINGS;
-    const capacityBySubmitEnd =
-      s.fullRate * (s.phaseMs / 1000) + (s.fullRate / 2) * (s.phaseMs / 1000);
-    const backlogSeconds = Math.max(0, s.events - capacityBySubmitEnd) / s.fullRate;
-    const lastDueSeconds = s.events / s.submitRate + backlogSeconds;
+    // The partner admits fullRate, half of it, then fullRate again (restored, and after): the
+    // last event is admitted once the phases' capacity has reached the number of events.
+    const fullPhases = (s.fullRate * (s.phaseMs + s.restoredMs)) / 1000;
+    const halvedPhase = ((s.fullRate / 2) * s.phaseMs) / 1000;
+    const afterPhasesSeconds = Math.max(0, s.events - fullPhases - halvedPhase) / s.fullRate;
+    const lastDueSeconds = (2 * s.phaseMs + s.restoredMs) / 1000 + afterPhasesSeconds;
     const windowSeconds = Array.from({ length: s.retry.maxAttempts - 1 }, (_, k) =>
       Math.min(s.retry.baseDelaySeconds * s.retry.multiplier ** k, s.retry.maxDelaySeconds),
     ).reduce((a, b) => a + b, 0);
