@@ -55,7 +55,7 @@ export const rateLimitedNotes = (result: RateLimitedResult): readonly string[] =
     return b === null ? "–" : `${b.low}–${b.high}`;
   };
   return [
-    `Partner: token bucket of ${s.fullRate} calls/s, cut to ${s.fullRate / 2} after ${s.phaseMs / 1000} s and restored after ${(2 * s.phaseMs) / 1000} s; 429 with Retry-After: 1 above it. ${s.events} events at ${s.submitRate}/s, ${s.rounds} rounds, function concurrency ${s.concurrency} for every contender.`,
+    `Partner: token bucket of ${s.fullRate} calls/s, cut to ${s.fullRate / 2} after ${s.phaseMs / 1000} s and restored after ${(2 * s.phaseMs) / 1000} s for ${s.restoredMs / 1000} s; 429 with Retry-After: 1 above it. ${s.events} events at ${s.submitRate}/s, ${s.rounds} rounds, function concurrency ${s.concurrency} for every contender.`,
     `A/A band (${result.twins.map((pair) => pair.join(" ÷ ")).join(", ")}): 429s per delivered ${band("refusalsPerDelivered")}, restored goodput ${band("restoredGoodput")}, p99 ${band("p99Ms")}. A ratio inside it is noise.`,
   ];
 };

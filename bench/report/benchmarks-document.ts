@@ -10,6 +10,19 @@ export type BenchJson = Partial<BenchResult> & {
   readonly run?: RunMetadata;
   readonly noisyNeighbour?: NoisyNeighbourResult;
   readonly rateLimited?: RateLimitedResult;
+  /** The run the rate-limited figures come from: this one, or a scenario run of its own. */
+  readonly rateLimitedRun?: RunMetadata;
+};
+
+/**
+ * The full run, with the rate-limited partner taken from a run of that scenario alone when the
+ * full run has none (the scenario takes about 20 minutes; a full run need not repeat it). Either
+ * way `rateLimitedRun` says which run the table is from.
+ */
+export const withRecordedRateLimited = (full: BenchJson, recorded?: BenchJson): BenchJson => {
+  if (full.rateLimited !== undefined) return { ...full, rateLimitedRun: full.run };
+  if (recorded?.rateLimited === undefined) return full;
+  return { ...full, rateLimited: recorded.rateLimited, rateLimitedRun: recorded.run };
 };
 
 /** How the noisy neighbour's figures become Markdown (bench/noisy-neighbour). */

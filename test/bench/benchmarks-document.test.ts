@@ -1,14 +1,15 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { BENCH_OPTIONS } from "../../bench/bench-options.js";
-import { noisyNeighbourMarkdown } from "../../bench/noisy-neighbour/noisy-table.js";
 import {
   BenchmarksTemplateError,
   markdownTable,
   parseBenchOutput,
   RATE_LIMITED_ABSENT,
   renderBenchmarks,
+  withRecordedRateLimited,
 } from "../../bench/report/benchmarks-document.js";
+import { benchmarksFromFiles } from "../../bench/report/benchmarks-files.js";
 
 const TEMPLATE = readFileSync("bench/report/BENCHMARKS.template.md", "utf8");
 const noNoisy = () => "(noisy)";
@@ -72,9 +73,25 @@ describe("the benchmark template's commands", () => {
 
 describe("BENCHMARKS.md", () => {
   it("is what its template and the cited run give: no figure in it is typed by hand", () => {
-    const run = parseBenchOutput(readFileSync("bench/results/latest.json", "utf8"));
-    expect(readFileSync("BENCHMARKS.md", "utf8")).toBe(
-      renderBenchmarks(TEMPLATE, run, noisyNeighbourMarkdown),
-    );
+    expect(readFileSync("BENCHMARKS.md", "utf8")).toBe(benchmarksFromFiles());
+  });
+});
+
+describe("withRecordedRateLimited", () => {
+  const full = { run: { commit: "full" } } as never;
+  const scenario = { run: { commit: "scenario" }, rateLimited: { from: "scenario" } } as never;
+  const fullWithIt = { run: { commit: "full" }, rateLimited: { from: "full" } } as never;
+
+  it.each([
+    ["the full run's own table, cited to it", fullWithIt, scenario, "full", "full"],
+    ["the scenario run's table when the full run has none", full, scenario, "scenario", "scenario"],
+    ["nothing when neither has one", full, undefined, undefined, undefined],
+  ])("takes %s", (_case, main, recorded, from, commit) => {
+    const merged = withRecordedRateLimited(main, recorded) as {
+      rateLimited?: { from: string };
+      rateLimitedRun?: { commit: string };
+    };
+    expect(merged.rateLimited?.from).toBe(from);
+    expect(merged.rateLimitedRun?.commit).toBe(commit);
   });
 });
