@@ -51,6 +51,7 @@ export const Invariant = {
   LEGAL_TRANSITIONS: "legal-status-transitions",
   TARGET_CONCURRENCY: "10-target-concurrency-limit",
   DEFERRED_NEVER_LOST: "10-a-deferred-event-is-never-lost",
+  THROTTLED_NEVER_CHARGED: "10-a-throttled-event-is-never-charged-an-attempt",
   DEFERRAL_WITHIN_DEADLINE: "10-a-deferral-never-passes-the-deadline",
   HEALTHY_BREAKER_CLOSED: "10-a-healthy-target's-breaker-never-opens",
   FORGED_COPY_NEVER_MOVED: "8-a-forged-dead-letter-copy-is-never-redriven",
@@ -263,6 +264,12 @@ export const checkInvariants = (state: FinalState): Violation[] => {
   // check above counts attempts against calls — ends like any event, and never waits past the
   // deadline (the deferring worker's clock may run ahead of true time by the skew bound).
   const deferred = new Map(trace.deferrals.map((d) => [d.eventId, d]));
+  // A throttled event (held back by a breaker, a declared limit or a learned one) whose record
+  // counts more attempts than its calls was charged for being held back.
+  for (const finding of findings) {
+    if (finding.problem === GuaranteeProblem.ATTEMPTS_NOT_CALLS && deferred.has(finding.eventId))
+      fail(Invariant.THROTTLED_NEVER_CHARGED, `${finding.detail}, after being deferred`);
+  }
   for (const envelope of state.submitted) {
     const id = envelope.eventId;
     if (!deferred.has(id)) continue;
