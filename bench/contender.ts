@@ -259,7 +259,8 @@ export const redeliveryDeployment = (
 export const createRedeliveryQueues = (context: ContenderContext, prefix: string) =>
   createQueuePair(context.clients.sqs, prefix, context.deployment.mappings[0].queue);
 
-const SQS_MAX_BATCH_ENTRIES = 10;
+/** The most entries one SQS batch call takes. */
+export const SQS_MAX_BATCH_ENTRIES = 10;
 
 /**
  * What a redelivery-based consumer does for a short retry with a long visibility timeout: each

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { SendMessageBatchCommand } from "@aws-sdk/client-sqs";
 import type { AwsClients } from "../../lib/adapters/aws-clients.js";
-import { benchEnvelope, type RetryShape } from "../contender.js";
+import { benchEnvelope, type RetryShape, SQS_MAX_BATCH_ENTRIES } from "../contender.js";
 
 /** One event to send: its id and the origin of the target it goes to. */
 export interface PlannedEvent {
@@ -10,7 +10,6 @@ export interface PlannedEvent {
 }
 
 const SEND_TICK_MS = 50;
-const SQS_MAX_BATCH_ENTRIES = 10;
 
 /**
  * Sends `events` at `rate` per second, in batches of at most 10 per tick, and returns each

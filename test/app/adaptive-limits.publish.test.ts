@@ -1,36 +1,24 @@
 import { describe, expect, it } from "vitest";
 import { type AdaptiveLimiter, createAdaptiveLimiter } from "../../lib/app/adaptive-limits.js";
 import { LEARNED_WRITE_INTERVAL_MS } from "../../lib/app/learned-limit-publisher.js";
-import {
-  type AdaptiveLimitSettings,
-  adaptiveSettingsFor,
-  LimitChange,
-  type LimitObservation,
-} from "../../lib/core/adaptive-limit.js";
+import { LimitChange } from "../../lib/core/adaptive-limit.js";
 import { BreakerState } from "../../lib/core/circuit-breaker.js";
 import { LEARNED_REFRESH_MS } from "../../lib/core/learned-limits.js";
 import type { Log } from "../../lib/core/observability.js";
-import type { AttemptResult } from "../../lib/core/outcome.js";
 import type { LearnedLimitWrite, TargetStateStore } from "../../lib/core/ports.js";
 import { seededRandom } from "../../lib/core/random.js";
 import { createMemoryTargetStateStore } from "../simulation/memory-target-state-store.js";
+import {
+  answered,
+  ADAPTIVE_TEST_SETTINGS as settings,
+  ADAPTIVE_TARGET as TARGET,
+} from "../support/adaptive-observations.js";
 import { FIXED_NOW_MS } from "../support/factories.js";
 
 /*
  * What one instance's learned limits cost the target's item (issue #35): nothing while the target
  * is healthy, one write per material change, at most one per target per interval, none awaited.
  */
-
-const TARGET = "http:https://partner.example:443";
-const settings: AdaptiveLimitSettings = adaptiveSettingsFor(
-  { maxCallsPerSecond: 1_000, maxConcurrentCalls: 100 },
-  1_000,
-);
-
-const answered = (statusCode: number, retryAfter?: string): LimitObservation => {
-  const result: AttemptResult = { kind: "response", statusCode, retryAfter, durationMs: 50 };
-  return { kind: "call", call: { result, timeoutMs: 10_000 } };
-};
 
 const publishingLimiter = (options: { failing?: boolean } = {}) => {
   const time = { nowMs: FIXED_NOW_MS };

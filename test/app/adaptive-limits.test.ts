@@ -2,34 +2,22 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { type AdaptiveLimiter, createAdaptiveLimiter } from "../../lib/app/adaptive-limits.js";
 import { LimitKind } from "../../lib/app/target-limits.js";
-import {
-  type AdaptiveLimitSettings,
-  adaptiveSettingsFor,
-  LimitChange,
-  type LimitObservation,
-} from "../../lib/core/adaptive-limit.js";
+import { LimitChange } from "../../lib/core/adaptive-limit.js";
 import { BreakerState } from "../../lib/core/circuit-breaker.js";
 import type { Log } from "../../lib/core/observability.js";
-import type { AttemptResult } from "../../lib/core/outcome.js";
 import { seededRandom } from "../../lib/core/random.js";
 import { rateWindowOf } from "../../lib/core/target-limits.js";
+import {
+  answered,
+  ADAPTIVE_TEST_SETTINGS as settings,
+  ADAPTIVE_TARGET as TARGET,
+} from "../support/adaptive-observations.js";
 import { FIXED_NOW_MS } from "../support/factories.js";
 
 /*
  * One instance's adaptive limits, in memory on a moved clock: what it admits and defers once a
  * target has pushed back, and that a target which never did is admitted as without them.
  */
-
-const TARGET = "http:https://partner.example:443";
-const settings: AdaptiveLimitSettings = adaptiveSettingsFor(
-  { maxCallsPerSecond: 1_000, maxConcurrentCalls: 100 },
-  1_000,
-);
-
-const answered = (statusCode: number, retryAfter?: string): LimitObservation => {
-  const result: AttemptResult = { kind: "response", statusCode, retryAfter, durationMs: 50 };
-  return { kind: "call", call: { result, timeoutMs: 10_000 } };
-};
 
 const limiterAt = (options: { maxTargets?: number } = {}) => {
   const time = { nowMs: FIXED_NOW_MS };
