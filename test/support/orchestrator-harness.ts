@@ -6,7 +6,7 @@ import { type OperatorReport, runOperatorRequest } from "../../lib/app/operator-
 import { type RedriveDeps, type RedriveReport, redrive } from "../../lib/app/redrive.js";
 import type { RedriveRequestInput } from "../../lib/app/redrive-request.js";
 import type { ReplayDeps } from "../../lib/app/replay.js";
-import { BreakerState } from "../../lib/core/circuit-breaker.js";
+import { type Breaker, BreakerState } from "../../lib/core/circuit-breaker.js";
 import type { DeadLetterMessage } from "../../lib/core/dead-letter.js";
 import type { Envelope } from "../../lib/core/envelope.js";
 import { CountingMetrics } from "../../lib/core/observability.js";
@@ -65,6 +65,8 @@ export const createOrchestratorHarness = async (
   const tableName = await createTestTable(prefix);
   const receiver = new ScriptedReceiver(() => ({ status: 200 }));
   const baseUrl = await receiver.start();
+  /** When `startWorkers` last ran: a breaker opened before it was opened by other workers. */
+  let workersStartedAtMs = 0;
   const metrics = new CountingMetrics();
   const workers = harnessWorkers({ clients, queues, tableName, metrics });
   const { config } = workers;
@@ -120,6 +122,7 @@ export const createOrchestratorHarness = async (
 
     /** Starts `count` workers, each polling both input queues like the deployed function. */
     async startWorkers(options: WorkerOptions = {}): Promise<void> {
+      workersStartedAtMs = Date.now();
       workers.start(options);
     },
 
@@ -161,12 +164,19 @@ export const createOrchestratorHarness = async (
      * Waits until the receiver's breaker (or `key`'s) is open in the table. A worker new to a
      * target holds its failures a flush interval, so a count of failed calls says little of when.
      */
+    /**
+     * Waits until `key`'s breaker is open in the store, opened since the workers last started: the
+     * tests of a file share the receiver, so its key's item may still say open from an earlier
+     * test, before this test's workers have opened (and learned) it themselves.
+     */
     async waitForBreakerOpen(
       key = naturalTargetKey({ type: "http", url: baseUrl }),
       timeoutMs = 20_000,
     ) {
       const deadline = Date.now() + timeoutMs;
-      while ((await ports.targetState.get(key))?.breaker.state !== BreakerState.OPEN) {
+      const openedHere = (breaker: Breaker | undefined) =>
+        breaker?.state === BreakerState.OPEN && breaker.changedAtMs >= workersStartedAtMs;
+      while (!openedHere((await ports.targetState.get(key))?.breaker)) {
         if (Date.now() > deadline) throw new Error(`${key}'s breaker did not open`);
         await sleep(100);
       }
