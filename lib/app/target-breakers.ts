@@ -130,9 +130,14 @@ export const createTargetBreakers = (deps: TargetBreakersDeps): TargetBreakers =
   });
   const cached = (key: string): CachedBreaker =>
     cache.get(key) ?? counting({ key, breaker: closedBreaker(clock()), version: 0 });
-  /** Takes the stored breaker as this instance's view; `restart`: drop the counts it held. */
+  /**
+   * Takes the stored breaker as this instance's view; `restart`: drop the counts it held. Answers
+   * to concurrent writes come back in any order, so one older than the view is ignored: a lost
+   * race's answer, read before the winner's opening, must not close the breaker again here.
+   */
   const adopt = (stored: StoredBreaker, restart: boolean): void => {
     const entry = cached(stored.key);
+    if (stored.version < entry.stored.version) return;
     cache.set(stored.key, restart ? counting(stored) : { ...entry, stored });
   };
   /** The deferrals a write of the target's item takes along (see {@link wrote}). */
