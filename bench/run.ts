@@ -12,6 +12,7 @@
  *   npm run bench -- --scenario noisy-neighbour --noisy-rounds 4   # steadier p99s (a multiple of 2)
  *   npm run bench -- --scenario retries         # only the healthy and flaky scenarios
  *   npm run bench -- --scenario rate-limited    # only a partner whose quota is halved mid-run
+ *   npm run bench -- --scenario saturating      # only a partner that slows and sheds load past its capacity
  *   npm run bench -- --tracing                  # Ricochet tracing on vs off (and its A/A twin), same run
  *
  * With --json the last line printed is one JSON object. Progress goes to stderr.
@@ -28,11 +29,13 @@ import { noisyNeighbourTable } from "./noisy-neighbour/noisy-table.js";
 import { runRateLimited } from "./rate-limited/rate-limited.js";
 import { rateLimitedTable } from "./rate-limited/rate-table.js";
 import { figureRows } from "./report/figure-rows.js";
+import { runSaturating } from "./saturating/saturating.js";
+import { saturatingTable } from "./saturating/saturating-table.js";
 import { finished, startRunMetadata } from "./support/run-metadata.js";
 import type { AnswerLatency } from "./support/seeded-receiver.js";
 
 /** What `--scenario` selects; `all` (the default) runs every one, in this order. */
-const SCENARIOS = ["all", "retries", "noisy-neighbour", "rate-limited"] as const;
+const SCENARIOS = ["all", "retries", "noisy-neighbour", "rate-limited", "saturating"] as const;
 type Scenario = (typeof SCENARIOS)[number];
 
 const scenarioOf = (value: string | undefined): Scenario => {
@@ -136,7 +139,7 @@ try {
   const comparison = values.tracing ? { baseline: ricochet, twin: ricochetAA } : undefined;
   const progress = (line: string) => console.error(`[bench] ${line}`);
   const result =
-    scenario === "noisy-neighbour" || scenario === "rate-limited"
+    scenario !== "all" && scenario !== "retries"
       ? undefined
       : await runBenchmark({
           local,
@@ -154,7 +157,7 @@ try {
         });
   // Its own event counts, rate and concurrency: --events, --rate and --concurrency are the retries'.
   const noisyNeighbour =
-    scenario === "retries" || scenario === "rate-limited"
+    scenario !== "all" && scenario !== "noisy-neighbour"
       ? undefined
       : await runNoisyNeighbour({
           local,
@@ -168,6 +171,10 @@ try {
     scenario === "all" || scenario === "rate-limited"
       ? await runRateLimited({ local, progress })
       : undefined;
+  const saturating =
+    scenario === "all" || scenario === "saturating"
+      ? await runSaturating({ local, progress })
+      : undefined;
   if (values.json) {
     console.log(
       JSON.stringify({
@@ -175,12 +182,14 @@ try {
         ...result,
         ...(noisyNeighbour === undefined ? {} : { noisyNeighbour }),
         ...(rateLimited === undefined ? {} : { rateLimited }),
+        ...(saturating === undefined ? {} : { saturating }),
       }),
     );
   } else {
     if (result !== undefined) printTables(result);
     if (noisyNeighbour !== undefined) console.log(`\n${noisyNeighbourTable(noisyNeighbour)}`);
     if (rateLimited !== undefined) console.log(`\n${rateLimitedTable(rateLimited)}`);
+    if (saturating !== undefined) console.log(`\n${saturatingTable(saturating)}`);
   }
 } finally {
   await local.stop();

@@ -6,6 +6,14 @@ import { powertools } from "../contenders/powertools.js";
 import { createRicochetContender, ricochet } from "../contenders/ricochet.js";
 import { type ContenderSetup, clientsFor, liveMessages } from "../harness.js";
 import { submitPaced } from "../support/paced-submit.js";
+import {
+  checkRounds,
+  mean3,
+  medianRatios,
+  type RatioBand,
+  ratioBands,
+  runRotatedRounds,
+} from "../support/paired-rounds.js";
 import { prepareContender } from "../support/prepare-contender.js";
 import { type RateStep, startRateLimitedPartner } from "./partner.js";
 import {
@@ -166,13 +174,6 @@ export interface RateFigures {
   readonly p99Ms: number | null;
 }
 
-const mean = (values: readonly (number | null)[]): number | null => {
-  const known = values.filter((v): v is number => v !== null);
-  return known.length === 0
-    ? null
-    : Math.round((known.reduce((a, b) => a + b, 0) / known.length) * 1000) / 1000;
-};
-
 /** Figures of one run, phases as the partner ran them. */
 export const runFigures = (run: RateObservation): RateFigures => {
   const [full, halved, restored] = run.phases;
@@ -215,13 +216,13 @@ export const pooledFigures = (runs: readonly RateObservation[]): RateFigures => 
   const logs = runs.flatMap((run) => run.log);
   return {
     goodputShare: {
-      full: mean(each.map((f) => f.goodputShare.full)) ?? 0,
-      halved: mean(each.map((f) => f.goodputShare.halved)) ?? 0,
-      restored: mean(each.map((f) => f.goodputShare.restored)) ?? 0,
+      full: mean3(each.map((f) => f.goodputShare.full)) ?? 0,
+      halved: mean3(each.map((f) => f.goodputShare.halved)) ?? 0,
+      restored: mean3(each.map((f) => f.goodputShare.restored)) ?? 0,
     },
     reconvergeSeconds: {
-      halved: mean(each.map((f) => f.reconvergeSeconds.halved)),
-      restored: mean(each.map((f) => f.reconvergeSeconds.restored)),
+      halved: mean3(each.map((f) => f.reconvergeSeconds.halved)),
+      restored: mean3(each.map((f) => f.reconvergeSeconds.restored)),
     },
     refusalsPerDelivered: perDelivered(refusals(logs), delivered),
     attemptsPerDelivered: perDelivered(logs.length, delivered),
@@ -255,20 +256,8 @@ export interface RateLimitedResult {
   /** Median per-round ratio subject ÷ contender; the twins' entry is the run's noise. */
   readonly ratios: Record<string, RateVersus>;
   /** Per figure, the lowest and highest per-round A/A ratio (twin ÷ subject). */
-  readonly noiseBand: Record<
-    keyof RateVersus,
-    { readonly low: number; readonly high: number } | null
-  >;
+  readonly noiseBand: Record<keyof RateVersus, RatioBand | null>;
 }
-
-const median = (values: readonly number[]): number | null => {
-  if (values.length === 0) return null;
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  const value =
-    sorted.length % 2 === 1 ? sorted[mid] : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
-  return value === undefined ? null : Math.round(value * 1000) / 1000;
-};
 
 const RATIO_FIGURES: Record<keyof RateVersus, (f: RateFigures) => number | null> = {
   refusalsPerDelivered: (f) => f.refusalsPerDelivered,
@@ -276,51 +265,13 @@ const RATIO_FIGURES: Record<keyof RateVersus, (f: RateFigures) => number | null>
   p99Ms: (f) => f.p99Ms,
 };
 
-/** Per-round ratios a ÷ b of one figure, rounds paired by index; rounds with a zero or null dropped. */
-export const roundRatios = (
-  a: readonly RateFigures[],
-  b: readonly RateFigures[],
-  pick: (f: RateFigures) => number | null,
-): number[] =>
-  a.flatMap((fa, i) => {
-    const fb = b[i];
-    const x = pick(fa);
-    const y = fb === undefined ? null : pick(fb);
-    return x === null || y === null || y === 0 ? [] : [x / y];
-  });
-
-export const versus = (a: readonly RateFigures[], b: readonly RateFigures[]): RateVersus => ({
-  refusalsPerDelivered: median(roundRatios(a, b, RATIO_FIGURES.refusalsPerDelivered)),
-  restoredGoodput: median(roundRatios(a, b, RATIO_FIGURES.restoredGoodput)),
-  p99Ms: median(roundRatios(a, b, RATIO_FIGURES.p99Ms)),
-});
+export const versus = (a: readonly RateFigures[], b: readonly RateFigures[]): RateVersus =>
+  medianRatios(a, b, RATIO_FIGURES);
 
 export const noiseBandOf = (
   twin: readonly RateFigures[],
   original: readonly RateFigures[],
-): RateLimitedResult["noiseBand"] => {
-  const band = (pick: (f: RateFigures) => number | null) => {
-    const ratios = roundRatios(twin, original, pick);
-    if (ratios.length === 0) return null;
-    const r3 = (v: number) => Math.round(v * 1000) / 1000;
-    return { low: r3(Math.min(...ratios)), high: r3(Math.max(...ratios)) };
-  };
-  return {
-    refusalsPerDelivered: band(RATIO_FIGURES.refusalsPerDelivered),
-    restoredGoodput: band(RATIO_FIGURES.restoredGoodput),
-    p99Ms: band(RATIO_FIGURES.p99Ms),
-  };
-};
-
-/**
- * `list` rotated `shift` places, as the other scenarios rotate their rounds: drift and
- * after-effects fall on each contender in turn.
- */
-export const rotated = <T>(list: readonly T[], shift: number): T[] => {
-  const n = list.length;
-  const by = n === 0 ? 0 : ((shift % n) + n) % n;
-  return [...list.slice(by), ...list.slice(0, by)];
-};
+): RateLimitedResult["noiseBand"] => ratioBands(twin, original, RATIO_FIGURES);
 
 /** One contender's run against a fresh partner, its schedule started with the first send. */
 export const runRateLimitedOnce = async (
@@ -388,34 +339,20 @@ export const runRateLimited = async (options: {
     ...partial,
     rounds: options.settings?.rounds ?? contenders.length,
   };
-  if (!Number.isInteger(settings.rounds) || settings.rounds % contenders.length !== 0) {
-    throw new Error(
-      `rate-limited rounds must be a multiple of ${contenders.length}, so that each contender takes every place equally often; got ${settings.rounds}`,
-    );
-  }
+  checkRounds("rate-limited", settings.rounds, contenders.length);
   const progress = options.progress ?? (() => {});
   const plainClients = clientsFor(options.local);
   try {
-    const order: { run: string; contenders: string[] }[] = [];
-    const runs = new Map<string, RateObservation[]>();
-    for (let round = 0; round < settings.rounds; round += 1) {
-      const inOrder = rotated(contenders, round);
-      const label = `rate${round}`;
-      order.push({ run: label, contenders: inOrder.map((c) => c.name) });
-      for (const contender of inOrder) {
-        const run = await runRateLimitedOnce(
-          contender,
-          label,
-          settings,
-          options.local,
-          plainClients,
-        );
-        runs.set(contender.name, [...(runs.get(contender.name) ?? []), run]);
-        progress(
-          `rate-limited ${label} ${contender.name}: ${run.deliveredAt.size} of ${settings.events} delivered, ${run.log.length} calls in ${run.wallMs} ms`,
-        );
-      }
-    }
+    const { order, runs } = await runRotatedRounds({
+      contenders,
+      rounds: settings.rounds,
+      labelOf: (round) => `rate${round}`,
+      runOnce: (contender, label) =>
+        runRateLimitedOnce(contender, label, settings, options.local, plainClients),
+      describe: (contender, label, run) =>
+        `rate-limited ${label} ${contender.name}: ${run.deliveredAt.size} of ${settings.events} delivered, ${run.log.length} calls in ${run.wallMs} ms`,
+      progress,
+    });
     const figures: Record<string, RateContenderFigures> = {};
     for (const contender of contenders) {
       const own = runs.get(contender.name) ?? [];

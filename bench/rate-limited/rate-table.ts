@@ -1,51 +1,35 @@
-import Table from "cli-table3";
+import {
+  type ComparisonRows,
+  comparisonMarkdown,
+  comparisonRows,
+  comparisonTable,
+  percent,
+} from "../support/comparison-table.js";
 import type { RateFigures, RateLimitedResult, RateVersus } from "./rate-limited.js";
 
-type Cell = number | string | null | undefined;
-
-const text = (value: Cell): string => (value === null || value === undefined ? "–" : String(value));
-const percent = (share: number): string => `${Math.round(share * 100)} %`;
-
-const FIGURE_ROWS: readonly (readonly [string, (f: RateFigures) => Cell])[] = [
-  ["goodput, full quota (share of N)", (f) => percent(f.goodputShare.full)],
-  ["goodput, halved (share of N/2)", (f) => percent(f.goodputShare.halved)],
-  ["goodput, restored (share of N)", (f) => percent(f.goodputShare.restored)],
-  ["s to re-converge after the cut", (f) => f.reconvergeSeconds.halved],
-  ["s to re-converge after the restore", (f) => f.reconvergeSeconds.restored],
-  ["429s per delivered event", (f) => f.refusalsPerDelivered],
-  ["attempts per delivered event", (f) => f.attemptsPerDelivered],
-  ["delivered", (f) => f.delivered],
-  ["dead-lettered or undelivered", (f) => f.deadLettered],
-  ["delivery p50 ms", (f) => f.p50Ms],
-  ["delivery p99 ms", (f) => f.p99Ms],
-];
-
-const RATIO_ROWS: readonly (readonly [string, keyof RateVersus])[] = [
-  ["429s per delivered", "refusalsPerDelivered"],
-  ["restored goodput", "restoredGoodput"],
-  ["p99", "p99Ms"],
-];
+const ROWS: ComparisonRows<RateFigures, keyof RateVersus> = {
+  figures: [
+    ["goodput, full quota (share of N)", (f) => percent(f.goodputShare.full)],
+    ["goodput, halved (share of N/2)", (f) => percent(f.goodputShare.halved)],
+    ["goodput, restored (share of N)", (f) => percent(f.goodputShare.restored)],
+    ["s to re-converge after the cut", (f) => f.reconvergeSeconds.halved],
+    ["s to re-converge after the restore", (f) => f.reconvergeSeconds.restored],
+    ["429s per delivered event", (f) => f.refusalsPerDelivered],
+    ["attempts per delivered event", (f) => f.attemptsPerDelivered],
+    ["delivered", (f) => f.delivered],
+    ["dead-lettered or undelivered", (f) => f.deadLettered],
+    ["delivery p50 ms", (f) => f.p50Ms],
+    ["delivery p99 ms", (f) => f.p99Ms],
+  ],
+  ratios: [
+    ["429s per delivered", "refusalsPerDelivered"],
+    ["restored goodput", "restoredGoodput"],
+    ["p99", "p99Ms"],
+  ],
+};
 
 /** The scenario's rows, a column per contender, for either renderer. */
-export const rateLimitedRows = (
-  result: RateLimitedResult,
-): { readonly head: readonly string[]; readonly rows: readonly (readonly string[])[] } => {
-  const names = Object.keys(result.contenders);
-  const rows: string[][] = FIGURE_ROWS.map(([label, pick]) => [
-    label,
-    ...names.map((name) => {
-      const figures = result.contenders[name]?.pooled;
-      return figures === undefined ? "–" : text(pick(figures));
-    }),
-  ]);
-  for (const [label, key] of RATIO_ROWS) {
-    rows.push([
-      `${result.subject} ÷ contender, ${label} (median of rounds)`,
-      ...names.map((name) => (name === result.subject ? "1" : text(result.ratios[name]?.[key]))),
-    ]);
-  }
-  return { head: ["figure", ...names], rows };
-};
+export const rateLimitedRows = (result: RateLimitedResult) => comparisonRows(result, ROWS);
 
 /** What the table is read against: the partner's schedule and the A/A band. */
 export const rateLimitedNotes = (result: RateLimitedResult): readonly string[] => {
@@ -60,23 +44,8 @@ export const rateLimitedNotes = (result: RateLimitedResult): readonly string[] =
   ];
 };
 
-export const rateLimitedTable = (result: RateLimitedResult): string => {
-  const { head, rows } = rateLimitedRows(result);
-  const table = new Table({ head: [...head] });
-  for (const row of rows) table.push([...row]);
-  return ["Rate-limited partner", table.toString(), ...rateLimitedNotes(result)].join("\n");
-};
+export const rateLimitedTable = (result: RateLimitedResult): string =>
+  comparisonTable("Rate-limited partner", rateLimitedRows(result), rateLimitedNotes(result));
 
-const escapeCell = (cell: string): string => cell.replaceAll("|", "\\|");
-
-export const rateLimitedMarkdown = (result: RateLimitedResult): string => {
-  const { head, rows } = rateLimitedRows(result);
-  const line = (cells: readonly string[]) => `| ${cells.map(escapeCell).join(" | ")} |`;
-  return [
-    line(head),
-    line(head.map(() => "---")),
-    ...rows.map(line),
-    "",
-    ...rateLimitedNotes(result).map((note) => `- ${note}`),
-  ].join("\n");
-};
+export const rateLimitedMarkdown = (result: RateLimitedResult): string =>
+  comparisonMarkdown(rateLimitedRows(result), rateLimitedNotes(result));

@@ -8,9 +8,9 @@ import {
   RATE_TWINS,
   rateContenders,
   rateSteps,
-  rotated,
   runFigures,
 } from "../../bench/rate-limited/rate-limited.js";
+import { rotated } from "../../bench/support/paired-rounds.js";
 import { naturalTargetKey } from "../../lib/core/target-key.js";
 
 describe("the rate-limited partner's schedule", () => {
