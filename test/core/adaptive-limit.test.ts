@@ -501,7 +501,7 @@ describe("adaptive limit properties", () => {
     );
   });
 
-  it("finds a restored partner's capacity within 10 s, at any capacity", () => {
+  it("finds a restored partner's capacity within 12 s, at any capacity", () => {
     fc.assert(
       fc.property(
         fc.integer({ min: 10, max: 1_000 }),
@@ -518,10 +518,13 @@ describe("adaptive limit properties", () => {
             durationMs: 100_000,
           });
           const second = (s: number) => restoredMs + s * 1_000;
-          const reached = [...Array(10).keys()].find(
+          // Where in its saw-tooth the restore finds the rate decides the time: at most 10 s over
+          // every capacity from 10 to 1 000 in steps of 7, with and without the hint; 16 without
+          // probing, and over 12 s for 162 of those 284.
+          const reached = [...Array(13).keys()].find(
             (s) => ratePerSecond(calls, second(s), second(s + 1), admitted) >= 0.9 * capacity,
           );
-          expect(reached).toBeLessThanOrEqual(10);
+          expect(reached).toBeLessThanOrEqual(12);
         },
       ),
       { numRuns: 20 },
