@@ -303,6 +303,58 @@ describe("the latency guard", () => {
   });
 });
 
+describe("the calls in flight a busy target can take", () => {
+  const busyCall = (result: AttemptResult, inFlight: number): LimitObservation => ({
+    kind: "call",
+    call: { result, timeoutMs: 10_000 },
+    inFlight,
+  });
+
+  it.each([
+    { case: "a 503", result: response(503), learned: 4 },
+    { case: "a Lambda throttle", result: failure(ErrorCategory.THROTTLED, true), learned: 4 },
+    {
+      case: "a timeout of a sent request",
+      result: failure(ErrorCategory.TIMEOUT, true),
+      learned: 4,
+    },
+    { case: "a 429 (a quota's answer)", result: response(429), learned: undefined },
+    { case: "a 500 (the breaker's business)", result: response(500), learned: undefined },
+  ])("after $case with 5 calls in flight, allows $learned at once", ({ result, learned }) => {
+    const limit = observed(limitAt(50), [busyCall(result, 5)]);
+    expect(allowance(limit, NOW, settings).learnedConcurrency).toBe(learned);
+    if (learned !== undefined)
+      expect(allowance(limit, NOW, settings).maxConcurrentCalls).toBe(learned);
+  });
+
+  it("learns nothing of its concurrency when the calls in flight are not known", () => {
+    const limit = observed(limitAt(50), [call(response(503))]);
+    expect(limit.concurrencyLimit).toBeUndefined();
+  });
+
+  it("never cuts below one call in flight", () => {
+    const limit = observed(limitAt(50), [busyCall(response(503), 1)]);
+    expect(allowance(limit, NOW, settings).maxConcurrentCalls).toBe(1);
+  });
+
+  it("grows back by one call in flight per two seconds of healthy calls", () => {
+    const cut = observed(limitAt(10), [busyCall(response(503), 5)]);
+    expect(cut.concurrencyLimit).toBe(4);
+    // About ten calls a second: after one second not yet, after two and a bit one more.
+    const healthy = (n: number) => Array.from({ length: n }, () => busyCall(response(200), 4));
+    const after = (n: number) => observed({ ...cut, previousWindowCalls: 8 }, healthy(n), 100);
+    expect(allowance(after(10), NOW + 1_000, settings).learnedConcurrency).toBe(4);
+    expect(allowance(after(24), NOW + 2_400, settings).learnedConcurrency).toBe(5);
+  });
+
+  it("is cut again from the calls in flight, and never raised by a cut", () => {
+    const first = observed(limitAt(50), [busyCall(response(503), 10)]);
+    const later = next(first, busyCall(response(503), 20), NOW + 2_000, settings);
+    expect(first.concurrencyLimit).toBe(8);
+    expect(later.concurrencyLimit).toBe(8);
+  });
+});
+
 describe("allowance", () => {
   it("is zero while the breaker is open, and the learned rate again once it is not", () => {
     const open = observed(limitAt(40), [breaker(BreakerState.OPEN)]);
