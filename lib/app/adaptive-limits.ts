@@ -16,7 +16,7 @@ import {
   createLearnedLimitPublisher,
   type LearnedLimitPublisher,
 } from "./learned-limit-publisher.js";
-import { type CallPermit, type LimitAdmission, LimitKind, NO_PERMIT } from "./target-limits.js";
+import { type CallPermit, type LimitAdmission, LimitKind } from "./target-limits.js";
 
 /*
  * Each target held, on this instance, to the pace its calls say it can take (issue #35): the
@@ -92,7 +92,11 @@ export interface AdaptiveLimiterDeps {
  */
 const isEngaged = (limit: AdaptiveLimit, nowMs: number, settings: AdaptiveLimitSettings) => {
   const allowed = allowance(limit, nowMs, settings);
-  return allowed.notBeforeMs !== undefined || allowed.callsPerSecond < settings.maxCallsPerSecond;
+  return (
+    allowed.notBeforeMs !== undefined ||
+    allowed.callsPerSecond < settings.maxCallsPerSecond ||
+    allowed.learnedConcurrency !== undefined
+  );
 };
 
 /** The changes operators are told of: a cut, a pause and the breaker; not each small increase. */
@@ -111,7 +115,7 @@ const averagedHold = (average: number | undefined, heldMs: number): number =>
 /**
  * Calls in flight allowed: the controller's (Little's law on the call's latency), but never
  * fewer than a second's calls, nor than the rate needs for as long as a permit is held (with the
- * controller's headroom). Messages come in batches and the rate is counted per aligned second,
+ * controller's headroom), unless the target's overloads taught how many it can take at once. Messages come in batches and the rate is counted per aligned second,
  * so a second's calls may all start at once; and a permit covers the claim and the record's
  * writes as well as the call. Held to Little's law on a 5 ms call, a target allowed 3 calls/s got
  * one at a time and every other message of each batch deferred, half its rate delivered.
@@ -127,7 +131,7 @@ const concurrencyOf = (
     ((perSecond * (target.holdMs ?? 0)) / 1_000) * settings.concurrencyHeadroom,
   );
   const most = Math.max(allowed.maxConcurrentCalls, perSecond, needed);
-  return Math.min(settings.maxConcurrentCalls, most);
+  return Math.min(settings.maxConcurrentCalls, most, allowed.learnedConcurrency ?? most);
 };
 
 /** The call `target` asks for now, counted into its aligned second. */
@@ -187,7 +191,9 @@ export const createAdaptiveLimiter = (deps: AdaptiveLimiterDeps): AdaptiveLimite
     const settings = settingsFor(key);
     const nowMs = clock();
     const target = touch(key, nowMs, settings);
-    if (!isEngaged(target.limit, nowMs, settings)) return { verdict: "call", permit: NO_PERMIT };
+    // Counted in flight even when not held back: the first overload learns from how many were out.
+    if (!isEngaged(target.limit, nowMs, settings))
+      return { verdict: "call", permit: permitFor(target) };
     const allowed = allowance(target.limit, nowMs, settings);
     if (allowed.notBeforeMs !== undefined)
       return { verdict: "defer", untilMs: allowed.notBeforeMs, limit: LimitKind.RATE };
@@ -209,23 +215,34 @@ export const createAdaptiveLimiter = (deps: AdaptiveLimiterDeps): AdaptiveLimite
     const nowMs = clock();
     const target = touch(key, nowMs, settings);
     const before = target.limit;
-    const after = next(before, observation, nowMs, settings);
+    // The gate tells a call's end after giving back its permit: the calls still out, and this one.
+    const seen =
+      observation.kind === "call" && observation.inFlight === undefined
+        ? { ...observation, inFlight: target.inFlight + 1 }
+        : observation;
+    const after = next(before, seen, nowMs, settings);
     target.limit = after;
-    const cut = after.callsPerSecond < before.callsPerSecond;
+    const unlimited = Number.POSITIVE_INFINITY;
+    const cut =
+      after.callsPerSecond < before.callsPerSecond ||
+      (after.concurrencyLimit ?? unlimited) < (before.concurrencyLimit ?? unlimited);
     const paused = after.pauseUntilMs !== before.pauseUntilMs;
-    const told = (cut || paused) && TOLD_CHANGES.has(after.reason);
-    if (told)
+    const logged = (cut || paused) && TOLD_CHANGES.has(after.reason);
+    if (logged)
       log.info("target limit lowered", {
         target: key,
         callsPerSecond: Math.floor(after.callsPerSecond),
         reason: after.reason,
+        ...(after.concurrencyLimit === undefined
+          ? {}
+          : { maxConcurrentCalls: Math.floor(after.concurrencyLimit) }),
         ...(after.pauseUntilMs === undefined ? {} : { pausedUntilMs: after.pauseUntilMs }),
       });
     if (publisher === undefined) return;
     // Material: a cut or pause, the breaker's zero or its end, held back or no longer.
     const breaker = after.breakerOpen !== before.breakerOpen;
     const shownChanged = publisher.shows(key) !== isEngaged(after, nowMs, settings);
-    publisher.observed(key, told || breaker || shownChanged);
+    publisher.observed(key, logged || breaker || shownChanged);
   };
 
   /** `key`'s limit as operators see it, if it holds calls back at `nowMs`. */

@@ -138,6 +138,26 @@ describe("adaptive limits on one instance", () => {
     expect(limiter.admit(TARGET)).toMatchObject({ verdict: "defer", limit: LimitKind.CONCURRENCY });
   });
 
+  it("holds a busy target to the calls in flight its 503 taught, however high its rate", async () => {
+    const { limiter, time, told } = limiterAt();
+    callAll(limiter, 50, 200);
+    const out = Array.from({ length: 5 }, () => limiter.admit(TARGET));
+    const [refused] = out;
+    if (refused?.verdict !== "call") throw new Error("the first call was turned away");
+    // The gate gives the permit back, then tells the answer: 4 still out and this one, 5.
+    await refused.permit.release();
+    limiter.observe(TARGET, answered(503));
+    for (const admission of out.slice(1))
+      if (admission.verdict === "call") await admission.permit.release();
+    time.nowMs = rateWindowOf(time.nowMs) + 1_000;
+
+    const held = Array.from({ length: 10 }, () => limiter.admit(TARGET));
+    expect(held.filter((a) => a.verdict === "call")).toHaveLength(4);
+    expect(held.at(-1)).toMatchObject({ verdict: "defer", limit: LimitKind.CONCURRENCY });
+    expect(told.at(-1)).toMatchObject({ reason: LimitChange.OVERLOAD, maxConcurrentCalls: 4 });
+    expect(limiter.engaged()[0]?.maxConcurrentCalls).toBe(4);
+  });
+
   it("forgets the least recently called target beyond its bound, which starts again unlimited", () => {
     const { limiter, time } = limiterAt({ maxTargets: 2 });
     callAll(limiter, 10, 200);
