@@ -1,6 +1,7 @@
 import type { BenchResult, ContenderFigures } from "../harness.js";
 import type { NoisyNeighbourResult } from "../noisy-neighbour/noisy-neighbour.js";
 import type { RateLimitedResult } from "../rate-limited/rate-limited.js";
+import type { SaturatingResult } from "../saturating/saturating.js";
 import * as prices from "../support/list-prices.js";
 import type { RunMetadata } from "../support/run-metadata.js";
 import { figureRows } from "./figure-rows.js";
@@ -12,31 +13,49 @@ export type BenchJson = Partial<BenchResult> & {
   readonly rateLimited?: RateLimitedResult;
   /** The run the rate-limited figures come from: this one, or a scenario run of its own. */
   readonly rateLimitedRun?: RunMetadata;
+  readonly saturating?: SaturatingResult;
+  /** The run the saturating figures come from: this one, or a scenario run of its own. */
+  readonly saturatingRun?: RunMetadata;
 };
 
+/** The scenarios a run of their own may supply (each takes about 20 minutes). */
+export const RECORDED_SCENARIOS = {
+  rateLimited: { flag: "rate-limited", runKey: "rateLimitedRun" },
+  saturating: { flag: "saturating", runKey: "saturatingRun" },
+} as const;
+export type RecordedScenario = keyof typeof RECORDED_SCENARIOS;
+
 /**
- * The full run, with the rate-limited partner taken from a run of that scenario alone when the
- * full run has none (the scenario takes about 20 minutes; a full run need not repeat it). Either
- * way `rateLimitedRun` says which run the table is from.
+ * The full run, with `scenario` taken from a run of that scenario alone when the full run has
+ * none (a full run need not repeat it). Either way its `…Run` entry says which run the table is
+ * from.
  */
-export const withRecordedRateLimited = (full: BenchJson, recorded?: BenchJson): BenchJson => {
-  if (full.rateLimited !== undefined) return { ...full, rateLimitedRun: full.run };
-  if (recorded?.rateLimited === undefined) return full;
-  return { ...full, rateLimited: recorded.rateLimited, rateLimitedRun: recorded.run };
+export const withRecorded = (
+  full: BenchJson,
+  scenario: RecordedScenario,
+  recorded?: BenchJson,
+): BenchJson => {
+  const { runKey } = RECORDED_SCENARIOS[scenario];
+  if (full[scenario] !== undefined) return { ...full, [runKey]: full.run };
+  if (recorded?.[scenario] === undefined) return full;
+  return { ...full, [scenario]: recorded[scenario], [runKey]: recorded.run };
 };
 
-/** How the noisy neighbour's figures become Markdown (bench/noisy-neighbour). */
-export type NoisyMarkdown = (result: NoisyNeighbourResult) => string;
-
-/** How the rate-limited partner's figures become Markdown (bench/rate-limited). */
-export type RateLimitedMarkdown = (result: RateLimitedResult) => string;
+/** How each scenario's figures become Markdown (bench/noisy-neighbour, rate-limited, saturating). */
+export interface ScenarioMarkdown {
+  readonly noisy: (result: NoisyNeighbourResult) => string;
+  readonly rateLimited?: (result: RateLimitedResult) => string;
+  readonly saturating?: (result: SaturatingResult) => string;
+}
 
 /**
- * What `{{table:rateLimited}}` says for a run recorded before the scenario existed (or without
- * it): the document stays true to its run instead of refusing to render.
+ * What a recorded scenario's table says for a run recorded before the scenario existed (or
+ * without it): the document stays true to its run instead of refusing to render.
  */
-export const RATE_LIMITED_ABSENT =
-  "*The rate-limited scenario was not in the recorded run; `npm run bench -- --scenario rate-limited` runs it.*";
+export const scenarioAbsent = (scenario: RecordedScenario): string => {
+  const { flag } = RECORDED_SCENARIOS[scenario];
+  return `*The ${flag} scenario was not in the recorded run; \`npm run bench -- --scenario ${flag}\` runs it.*`;
+};
 
 /** A `{{…}}` the template names that the run cannot fill. */
 export class BenchmarksTemplateError extends Error {
@@ -100,14 +119,13 @@ const valueAt = (json: unknown, path: string): string | undefined => {
 /**
  * BENCHMARKS.md from its template and one run's JSON. Every figure comes from the run:
  * `{{value:a.b.c}}` is a value of the JSON, `{{table:flaky}}`, `{{table:healthy}}`,
- * `{{table:noisy}}`, `{{table:rateLimited}}` and `{{table:prices}}` are whole tables. A placeholder the run cannot fill
+ * `{{table:noisy}}`, `{{table:rateLimited}}`, `{{table:saturating}}` and `{{table:prices}}` are whole tables. A placeholder the run cannot fill
  * is an error naming every one, never an empty cell.
  */
 export const renderBenchmarks = (
   template: string,
   json: BenchJson,
-  noisyMarkdown: NoisyMarkdown,
-  rateLimitedMarkdown?: RateLimitedMarkdown,
+  markdown: ScenarioMarkdown,
 ): string => {
   const problems: string[] = [];
   const tables: Record<string, () => string | undefined> = {
@@ -115,11 +133,15 @@ export const renderBenchmarks = (
       json.contenders === undefined ? undefined : contendersTable(json.contenders, true),
     healthy: () => (json.healthy === undefined ? undefined : contendersTable(json.healthy, false)),
     noisy: () =>
-      json.noisyNeighbour === undefined ? undefined : noisyMarkdown(json.noisyNeighbour),
+      json.noisyNeighbour === undefined ? undefined : markdown.noisy(json.noisyNeighbour),
     rateLimited: () =>
-      json.rateLimited === undefined || rateLimitedMarkdown === undefined
-        ? RATE_LIMITED_ABSENT
-        : rateLimitedMarkdown(json.rateLimited),
+      json.rateLimited === undefined || markdown.rateLimited === undefined
+        ? scenarioAbsent("rateLimited")
+        : markdown.rateLimited(json.rateLimited),
+    saturating: () =>
+      json.saturating === undefined || markdown.saturating === undefined
+        ? scenarioAbsent("saturating")
+        : markdown.saturating(json.saturating),
     prices: pricesTable,
   };
   const rendered = template.replace(

@@ -5,6 +5,8 @@
  * sharper answer to "which did better in the same run".
  */
 
+import { type NoiseBand, noiseBand } from "./noise-band.js";
+
 const round3 = (value: number): number => Math.round(value * 1000) / 1000;
 
 /**
@@ -46,16 +48,19 @@ export const roundRatios = <F>(
     return x === null || y === null || y === 0 ? [] : [x / y];
   });
 
-/** The lowest and highest of an A/A pair's per-round ratios: what the same code measures apart. */
-export interface RatioBand {
-  readonly low: number;
-  readonly high: number;
-}
+/** How far apart the same code measures in one run (bench/support/noise-band.ts). */
+export type RatioBand = NoiseBand;
 
-export const ratioBand = (ratios: readonly number[]): RatioBand | null =>
-  ratios.length === 0
-    ? null
-    : { low: round3(Math.min(...ratios)), high: round3(Math.max(...ratios)) };
+/**
+ * The A/A band of an A/A pair's per-round ratios, made symmetric as the retries scenario's is:
+ * which of the twins is divided by the other is arbitrary, so r and 1/r are the same noise.
+ */
+export const ratioBand = (ratios: readonly number[]): RatioBand | null => {
+  const band = noiseBand(
+    ratios.length === 0 ? null : { median: 0, min: Math.min(...ratios), max: Math.max(...ratios) },
+  );
+  return band === null ? null : { low: round3(band.low), high: round3(band.high) };
+};
 
 /** Per named figure: the median per-round ratio a ÷ b. */
 export const medianRatios = <F, K extends string>(

@@ -5,14 +5,15 @@ import {
   BenchmarksTemplateError,
   markdownTable,
   parseBenchOutput,
-  RATE_LIMITED_ABSENT,
   renderBenchmarks,
-  withRecordedRateLimited,
+  scenarioAbsent,
+  withRecorded,
 } from "../../bench/report/benchmarks-document.js";
 import { benchmarksFromFiles } from "../../bench/report/benchmarks-files.js";
 
 const TEMPLATE = readFileSync("bench/report/BENCHMARKS.template.md", "utf8");
-const noNoisy = () => "(noisy)";
+const noNoisy = { noisy: () => "(noisy)" };
+const withTables = { ...noNoisy, rateLimited: () => "(rate)", saturating: () => "(saturating)" };
 
 describe("renderBenchmarks", () => {
   it("fills values and tables from the run", () => {
@@ -24,15 +25,20 @@ describe("renderBenchmarks", () => {
     expect(text).toMatch(/^commit abc1234, band 1\.1\n\| what \| list price/);
   });
 
-  it("says the rate-limited scenario was not in a run that has no rateLimited section", () => {
-    expect(renderBenchmarks("{{table:rateLimited}}", {}, noNoisy, () => "(rate)")).toBe(
-      RATE_LIMITED_ABSENT,
-    );
+  it.each([
+    ["rateLimited", "rate-limited"],
+    ["saturating", "saturating"],
+  ] as const)("says the %s scenario was not in a run that has no such section", (key, flag) => {
+    expect(renderBenchmarks(`{{table:${key}}}`, {}, withTables)).toBe(scenarioAbsent(key));
+    expect(scenarioAbsent(key)).toContain(`npm run bench -- --scenario ${flag}`);
   });
 
-  it("renders the rate-limited table when the run has it", () => {
-    const run = { rateLimited: {} } as never;
-    expect(renderBenchmarks("{{table:rateLimited}}", run, noNoisy, () => "(rate)")).toBe("(rate)");
+  it.each([
+    ["rateLimited", "(rate)"],
+    ["saturating", "(saturating)"],
+  ] as const)("renders the %s table when the run has it", (key, table) => {
+    const run = { [key]: {} } as never;
+    expect(renderBenchmarks(`{{table:${key}}}`, run, withTables)).toBe(table);
   });
 
   it("names every placeholder the run cannot fill instead of leaving a blank", () => {
@@ -77,21 +83,31 @@ describe("BENCHMARKS.md", () => {
   });
 });
 
-describe("withRecordedRateLimited", () => {
+describe("withRecorded", () => {
   const full = { run: { commit: "full" } } as never;
-  const scenario = { run: { commit: "scenario" }, rateLimited: { from: "scenario" } } as never;
-  const fullWithIt = { run: { commit: "full" }, rateLimited: { from: "full" } } as never;
+  const scenario = {
+    run: { commit: "scenario" },
+    rateLimited: { from: "scenario" },
+    saturating: { from: "scenario" },
+  } as never;
+  const fullWithIt = {
+    run: { commit: "full" },
+    rateLimited: { from: "full" },
+    saturating: { from: "full" },
+  } as never;
 
   it.each([
     ["the full run's own table, cited to it", fullWithIt, scenario, "full", "full"],
     ["the scenario run's table when the full run has none", full, scenario, "scenario", "scenario"],
     ["nothing when neither has one", full, undefined, undefined, undefined],
   ])("takes %s", (_case, main, recorded, from, commit) => {
-    const merged = withRecordedRateLimited(main, recorded) as {
-      rateLimited?: { from: string };
-      rateLimitedRun?: { commit: string };
-    };
-    expect(merged.rateLimited?.from).toBe(from);
-    expect(merged.rateLimitedRun?.commit).toBe(commit);
+    for (const key of ["rateLimited", "saturating"] as const) {
+      const merged = withRecorded(main, key, recorded) as Record<
+        string,
+        { from?: string; commit?: string } | undefined
+      >;
+      expect(merged[key]?.from).toBe(from);
+      expect(merged[`${key}Run`]?.commit).toBe(commit);
+    }
   });
 });
