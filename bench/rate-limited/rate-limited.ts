@@ -1,20 +1,13 @@
-import { setTimeout as sleep } from "node:timers/promises";
 import type { AwsClients, LocalAwsTarget } from "../../lib/adapters/aws-clients.js";
-import { ENV } from "../../lib/contract/environment.js";
-import type { Contender, RetryShape } from "../contender.js";
-import { powertools } from "../contenders/powertools.js";
-import { createRicochetContender, ricochet } from "../contenders/ricochet.js";
-import { type ContenderSetup, clientsFor, liveMessages } from "../harness.js";
-import { submitPaced } from "../support/paced-submit.js";
+import type { RetryShape } from "../contender.js";
 import {
-  checkRounds,
-  mean3,
-  medianRatios,
-  type RatioBand,
-  ratioBands,
-  runRotatedRounds,
-} from "../support/paired-rounds.js";
-import { prepareContender } from "../support/prepare-contender.js";
+  adaptiveContenders,
+  type Comparison,
+  type PartnerContender,
+  runAdaptiveScenario,
+  runPaced,
+} from "../support/adaptive-contenders.js";
+import { mean3 } from "../support/paired-rounds.js";
 import { type RateStep, startRateLimitedPartner } from "./partner.js";
 import {
   deliveryLatency,
@@ -74,45 +67,9 @@ export const DEFAULT_RATE_LIMITED_SETTINGS: Omit<RateLimitedSettings, "rounds"> 
   settleTimeoutMs: 90_000,
 };
 
-/** The contender the claims are about, and its A/A twin: the same code under two names. */
-export const RATE_SUBJECT = "ricochetAdaptive";
-export const RATE_TWINS: readonly (readonly [string, string])[] = [
-  ["ricochetAdaptiveAA", RATE_SUBJECT],
-];
-
-/** A contender that may need the partner's address (static limits are keyed by its origin). */
-export interface RateContender {
-  readonly name: string;
-  make(baseUrl: string): Contender;
-}
-
-/** The key a loopback HTTP target's limits are declared under (lib/core/target-key.ts). */
-export const partnerKey = (baseUrl: string): string => `http:${baseUrl}`;
-
-const fixed = (contender: Contender): RateContender => ({
-  name: contender.name,
-  make: () => contender,
-});
-
-export const rateContenders = (fullRate: number): readonly RateContender[] => {
-  const adaptive = { [ENV.ADAPTIVE_LIMITS]: "on" };
-  return [
-    fixed(createRicochetContender(RATE_SUBJECT, adaptive)),
-    fixed(createRicochetContender("ricochetAdaptiveAA", adaptive)),
-    {
-      name: "ricochetStatic",
-      // Static limits set right for the first phase: the partner's full quota.
-      make: (baseUrl) =>
-        createRicochetContender("ricochetStatic", {
-          [ENV.TARGETS]: JSON.stringify({
-            overrides: { [partnerKey(baseUrl)]: { maxCallsPerSecond: fullRate } },
-          }),
-        }),
-    },
-    fixed(ricochet),
-    fixed(powertools),
-  ];
-};
+/** Static limits set right for the first phase: the partner's full quota. */
+export const rateContenders = (fullRate: number): readonly PartnerContender[] =>
+  adaptiveContenders({ maxCallsPerSecond: fullRate });
 
 /** The partner's rate over a run: full, halved, restored. */
 export const rateSteps = (
@@ -232,14 +189,6 @@ export const pooledFigures = (runs: readonly RateObservation[]): RateFigures => 
   };
 };
 
-export interface RateContenderFigures {
-  readonly setup: ContenderSetup;
-  readonly pooled: RateFigures;
-  readonly perRound: readonly RateFigures[];
-  readonly failedBatches: number;
-  readonly wallMs: number;
-}
-
 /** A figure's ratio, subject ÷ other, per round: the median and the A/A band it is read against. */
 export interface RateVersus {
   readonly refusalsPerDelivered: number | null;
@@ -247,16 +196,9 @@ export interface RateVersus {
   readonly p99Ms: number | null;
 }
 
-export interface RateLimitedResult {
+export interface RateLimitedResult extends Comparison<RateFigures, keyof RateVersus> {
   readonly settings: RateLimitedSettings & { readonly steps: readonly RateStep[] };
   readonly order: readonly { readonly run: string; readonly contenders: readonly string[] }[];
-  readonly subject: string;
-  readonly twins: readonly (readonly [string, string])[];
-  readonly contenders: Record<string, RateContenderFigures>;
-  /** Median per-round ratio subject ÷ contender; the twins' entry is the run's noise. */
-  readonly ratios: Record<string, RateVersus>;
-  /** Per figure, the lowest and highest per-round A/A ratio (twin ÷ subject). */
-  readonly noiseBand: Record<keyof RateVersus, RatioBand | null>;
 }
 
 const RATIO_FIGURES: Record<keyof RateVersus, (f: RateFigures) => number | null> = {
@@ -265,61 +207,37 @@ const RATIO_FIGURES: Record<keyof RateVersus, (f: RateFigures) => number | null>
   p99Ms: (f) => f.p99Ms,
 };
 
-export const versus = (a: readonly RateFigures[], b: readonly RateFigures[]): RateVersus =>
-  medianRatios(a, b, RATIO_FIGURES);
-
-export const noiseBandOf = (
-  twin: readonly RateFigures[],
-  original: readonly RateFigures[],
-): RateLimitedResult["noiseBand"] => ratioBands(twin, original, RATIO_FIGURES);
-
 /** One contender's run against a fresh partner, its schedule started with the first send. */
 export const runRateLimitedOnce = async (
-  rateContender: RateContender,
+  rateContender: PartnerContender,
   label: string,
   settings: RateLimitedSettings,
   local: LocalAwsTarget,
   plainClients: AwsClients,
 ): Promise<RateObservation> => {
   const partner = await startRateLimitedPartner(rateSteps(settings));
-  const contender = rateContender.make(partner.baseUrl);
-  const clients = clientsFor(local);
   try {
-    const { prepared, failedBatches } = await prepareContender(contender, {
-      clients,
-      plainClients,
-      receiver: partner,
-      retry: settings.retry,
-      concurrency: settings.concurrency,
-    });
     const ids = Array.from({ length: settings.events }, (_, i) => `${label}-${i}`);
-    const startedAt = Date.now();
-    prepared.start();
-    partner.start();
-    const submittedAt = await submitPaced(
-      clients,
-      prepared.queueUrl,
-      ids.map((eventId) => ({ eventId, baseUrl: partner.baseUrl })),
-      settings.submitRate,
-      settings.retry,
-    );
-    const until = Date.now() + settings.settleTimeoutMs;
-    while (partner.deliveredAt.size < ids.length && Date.now() < until) {
-      if ((await liveMessages(plainClients, prepared.consumedQueueUrls)) === 0) break;
-      await sleep(250);
-    }
-    await prepared.stop();
+    const run = await runPaced({
+      contender: rateContender.make(partner.baseUrl),
+      receiver: partner,
+      events: ids.map((eventId) => ({ eventId, baseUrl: partner.baseUrl })),
+      delivered: () => partner.deliveredAt.size,
+      local,
+      plainClients,
+      settings,
+      onStart: () => partner.start(),
+    });
     return {
       log: [...partner.log],
-      submittedAt,
+      submittedAt: run.submittedAt,
       deliveredAt: new Map(partner.deliveredAt),
-      phases: phasesOf(partner.startedAt() ?? startedAt, settings),
-      wallMs: Date.now() - startedAt,
-      failedBatches: failedBatches(),
+      phases: phasesOf(partner.startedAt() ?? run.startedAtMs, settings),
+      wallMs: run.wallMs,
+      failedBatches: run.failedBatches,
     };
   } finally {
     await partner.stop();
-    clients.destroy();
   }
 };
 
@@ -334,56 +252,17 @@ export const runRateLimited = async (options: {
   readonly progress?: (line: string) => void;
 }): Promise<RateLimitedResult> => {
   const partial = { ...DEFAULT_RATE_LIMITED_SETTINGS, ...options.settings };
-  const contenders = rateContenders(partial.fullRate);
-  const settings: RateLimitedSettings = {
-    ...partial,
-    rounds: options.settings?.rounds ?? contenders.length,
-  };
-  checkRounds("rate-limited", settings.rounds, contenders.length);
-  const progress = options.progress ?? (() => {});
-  const plainClients = clientsFor(options.local);
-  try {
-    const { order, runs } = await runRotatedRounds({
-      contenders,
-      rounds: settings.rounds,
-      labelOf: (round) => `rate${round}`,
-      runOnce: (contender, label) =>
-        runRateLimitedOnce(contender, label, settings, options.local, plainClients),
-      describe: (contender, label, run) =>
-        `rate-limited ${label} ${contender.name}: ${run.deliveredAt.size} of ${settings.events} delivered, ${run.log.length} calls in ${run.wallMs} ms`,
-      progress,
-    });
-    const figures: Record<string, RateContenderFigures> = {};
-    for (const contender of contenders) {
-      const own = runs.get(contender.name) ?? [];
-      figures[contender.name] = {
-        setup: {
-          concurrency: settings.concurrency,
-          deployment: contender.make("http://127.0.0.1:1").deployment(settings.retry),
-        },
-        pooled: pooledFigures(own),
-        perRound: own.map(runFigures),
-        failedBatches: own.reduce((sum, run) => sum + run.failedBatches, 0),
-        wallMs: Math.max(0, ...own.map((run) => run.wallMs)),
-      };
-    }
-    const subjectRounds = figures[RATE_SUBJECT]?.perRound ?? [];
-    const ratios: Record<string, RateVersus> = {};
-    for (const contender of contenders) {
-      if (contender.name === RATE_SUBJECT) continue;
-      ratios[contender.name] = versus(subjectRounds, figures[contender.name]?.perRound ?? []);
-    }
-    const [twin, original] = RATE_TWINS[0] ?? ["", ""];
-    return {
-      settings: { ...settings, steps: rateSteps(settings) },
-      order,
-      subject: RATE_SUBJECT,
-      twins: RATE_TWINS,
-      contenders: figures,
-      ratios,
-      noiseBand: noiseBandOf(figures[twin]?.perRound ?? [], figures[original]?.perRound ?? []),
-    };
-  } finally {
-    plainClients.destroy();
-  }
+  const result = await runAdaptiveScenario({
+    scenario: "rate-limited",
+    local: options.local,
+    contenders: rateContenders(partial.fullRate),
+    settings: partial,
+    progress: options.progress,
+    runOnce: (contender, label, settings: RateLimitedSettings, plainClients) =>
+      runRateLimitedOnce(contender, label, settings, options.local, plainClients),
+    figuresOf: (run) => runFigures(run),
+    pooledOf: (runs) => pooledFigures(runs),
+    ratioFigures: RATIO_FIGURES,
+  });
+  return { ...result, settings: { ...result.settings, steps: rateSteps(result.settings) } };
 };

@@ -1,4 +1,5 @@
 import {
+  bandText,
   type ComparisonRows,
   comparisonMarkdown,
   comparisonRows,
@@ -34,10 +35,7 @@ export const rateLimitedRows = (result: RateLimitedResult) => comparisonRows(res
 /** What the table is read against: the partner's schedule and the A/A band. */
 export const rateLimitedNotes = (result: RateLimitedResult): readonly string[] => {
   const s = result.settings;
-  const band = (key: keyof RateVersus) => {
-    const b = result.noiseBand[key];
-    return b === null ? "–" : `${b.low}–${b.high}`;
-  };
+  const band = (key: keyof RateVersus) => bandText(result.noiseBand[key]);
   return [
     `Partner: token bucket of ${s.fullRate} calls/s, cut to ${s.fullRate / 2} after ${s.phaseMs / 1000} s and restored after ${(2 * s.phaseMs) / 1000} s for ${s.restoredMs / 1000} s; 429 with Retry-After: 1 above it. ${s.events} events at ${s.submitRate}/s, ${s.rounds} rounds, function concurrency ${s.concurrency} for every contender.`,
     `A/A band (${result.twins.map((pair) => pair.join(" ÷ ")).join(", ")}): 429s per delivered ${band("refusalsPerDelivered")}, restored goodput ${band("restoredGoodput")}, p99 ${band("p99Ms")}. A ratio inside it is noise.`,

@@ -1,4 +1,5 @@
 import {
+  bandText,
   type ComparisonRows,
   comparisonMarkdown,
   comparisonRows,
@@ -32,10 +33,7 @@ export const saturatingRows = (result: SaturatingResult) => comparisonRows(resul
 /** What the table is read against: the partner's shape and the A/A band. */
 export const saturatingNotes = (result: SaturatingResult): readonly string[] => {
   const s = result.settings;
-  const band = (key: keyof SaturatingVersus) => {
-    const b = result.noiseBand[key];
-    return b === null ? "–" : `${b.low}–${b.high}`;
-  };
+  const band = (key: keyof SaturatingVersus) => bandText(result.noiseBand[key]);
   return [
     `Partner: ${s.shape.capacity} calls at once, ${s.shape.baseLatencyMs} ms alone and ${s.shape.latencyAtCapacity}× that at capacity (at most ${Math.round(s.capacityPerSecond * 10) / 10} answers/s), 503 past it; healthy neighbour answers in ${s.shape.healthyLatencyMs} ms. ${s.events} events at ${s.submitRate}/s, one in ${s.healthyEvery} to the neighbour, ${s.rounds} rounds, function concurrency ${s.concurrency} for every contender. Goodput is measured while events are sent.`,
     `A/A band (${result.twins.map((pair) => pair.join(" ÷ ")).join(", ")}): healthy p99 ${band("healthyP99Ms")}, 503s per delivered ${band("overloadsPerDelivered")}, partner goodput ${band("goodputShare")}. A ratio inside it is noise.`,

@@ -1,20 +1,12 @@
-import { setTimeout as sleep } from "node:timers/promises";
 import type { AwsClients, LocalAwsTarget } from "../../lib/adapters/aws-clients.js";
-import { ENV } from "../../lib/contract/environment.js";
-import type { Contender, RetryShape } from "../contender.js";
-import { powertools } from "../contenders/powertools.js";
-import { createRicochetContender, ricochet } from "../contenders/ricochet.js";
-import { type ContenderSetup, clientsFor, liveMessages } from "../harness.js";
-import { partnerKey, type RateContender } from "../rate-limited/rate-limited.js";
-import { submitPaced } from "../support/paced-submit.js";
+import type { RetryShape } from "../contender.js";
 import {
-  checkRounds,
-  medianRatios,
-  type RatioBand,
-  ratioBands,
-  runRotatedRounds,
-} from "../support/paired-rounds.js";
-import { prepareContender } from "../support/prepare-contender.js";
+  adaptiveContenders,
+  type Comparison,
+  type PartnerContender,
+  runAdaptiveScenario,
+  runPaced,
+} from "../support/adaptive-contenders.js";
 import {
   capacityPerSecond,
   SaturatingTarget,
@@ -67,36 +59,9 @@ export const DEFAULT_SATURATING_SETTINGS: Omit<SaturatingSettings, "rounds"> = {
   settleTimeoutMs: 90_000,
 };
 
-/** The contender the claims are about, and its A/A twin: the same code under two names. */
-export const SATURATING_SUBJECT = "ricochetAdaptive";
-export const SATURATING_TWINS: readonly (readonly [string, string])[] = [
-  ["ricochetAdaptiveAA", SATURATING_SUBJECT],
-];
-
-const fixed = (contender: Contender): RateContender => ({
-  name: contender.name,
-  make: () => contender,
-});
-
-export const saturatingContenders = (capacity: number): readonly RateContender[] => {
-  const adaptive = { [ENV.ADAPTIVE_LIMITS]: "on" };
-  return [
-    fixed(createRicochetContender(SATURATING_SUBJECT, adaptive)),
-    fixed(createRicochetContender("ricochetAdaptiveAA", adaptive)),
-    {
-      name: "ricochetStatic",
-      // Static limits set right: the partner's capacity as its concurrency.
-      make: (baseUrl) =>
-        createRicochetContender("ricochetStatic", {
-          [ENV.TARGETS]: JSON.stringify({
-            overrides: { [partnerKey(baseUrl)]: { maxConcurrentCalls: capacity } },
-          }),
-        }),
-    },
-    fixed(ricochet),
-    fixed(powertools),
-  ];
-};
+/** Static limits set right: the partner's capacity as its concurrency. */
+export const saturatingContenders = (capacity: number): readonly PartnerContender[] =>
+  adaptiveContenders({ maxConcurrentCalls: capacity });
 
 /** The figures compared subject ÷ contender round by round, and read against the A/A band. */
 const RATIO_FIGURES = {
@@ -106,24 +71,9 @@ const RATIO_FIGURES = {
 } as const;
 export type SaturatingVersus = Record<keyof typeof RATIO_FIGURES, number | null>;
 
-export interface SaturatingContenderFigures {
-  readonly setup: ContenderSetup;
-  readonly pooled: SaturatingFigures;
-  readonly perRound: readonly SaturatingFigures[];
-  readonly failedBatches: number;
-  readonly wallMs: number;
-}
-
-export interface SaturatingResult {
+export interface SaturatingResult extends Comparison<SaturatingFigures, keyof SaturatingVersus> {
   readonly settings: SaturatingSettings & { readonly capacityPerSecond: number };
   readonly order: readonly { readonly run: string; readonly contenders: readonly string[] }[];
-  readonly subject: string;
-  readonly twins: readonly (readonly [string, string])[];
-  readonly contenders: Record<string, SaturatingContenderFigures>;
-  /** Median per-round ratio subject ÷ contender; the twins' entry is the run's noise. */
-  readonly ratios: Record<string, SaturatingVersus>;
-  /** Per figure, the lowest and highest per-round A/A ratio (twin ÷ subject). */
-  readonly noiseBand: Record<keyof SaturatingVersus, RatioBand | null>;
 }
 
 /** Which target each event of a run goes to: every `healthyEvery`-th to the neighbour. */
@@ -138,55 +88,38 @@ export const plannedTargets = (
 
 /** One contender's run against fresh partners, its window the stretch it was sent in. */
 export const runSaturatingOnce = async (
-  rateContender: RateContender,
+  rateContender: PartnerContender,
   label: string,
   settings: SaturatingSettings,
   local: LocalAwsTarget,
   plainClients: AwsClients,
 ): Promise<SaturatingObservation> => {
   const partners = await startSaturatingPartners(settings.shape);
-  const contender = rateContender.make(partners.partnerUrl);
-  const clients = clientsFor(local);
   try {
-    const { prepared, failedBatches } = await prepareContender(contender, {
-      clients,
-      plainClients,
-      receiver: partners,
-      retry: settings.retry,
-      concurrency: settings.concurrency,
-    });
     const planned = plannedTargets(label, settings);
     const urlOf = (target: SaturatingTarget) =>
       target === SaturatingTarget.PARTNER ? partners.partnerUrl : partners.healthyUrl;
-    prepared.start();
-    const windowStartMs = Date.now();
-    const submittedAt = await submitPaced(
-      clients,
-      prepared.queueUrl,
-      planned.map(({ eventId, target }) => ({ eventId, baseUrl: urlOf(target) })),
-      settings.submitRate,
-      settings.retry,
-    );
-    const windowEndMs = Date.now();
-    const until = windowEndMs + settings.settleTimeoutMs;
-    while (partners.deliveredAt.size < planned.length && Date.now() < until) {
-      if ((await liveMessages(plainClients, prepared.consumedQueueUrls)) === 0) break;
-      await sleep(250);
-    }
-    await prepared.stop();
+    const run = await runPaced({
+      contender: rateContender.make(partners.partnerUrl),
+      receiver: partners,
+      events: planned.map(({ eventId, target }) => ({ eventId, baseUrl: urlOf(target) })),
+      delivered: () => partners.deliveredAt.size,
+      local,
+      plainClients,
+      settings,
+    });
     return {
       log: [...partners.log],
-      submittedAt,
+      submittedAt: run.submittedAt,
       deliveredAt: new Map(partners.deliveredAt),
       targetOf: new Map(planned.map(({ eventId, target }) => [eventId, target])),
-      windowStartMs,
-      windowEndMs,
-      wallMs: Date.now() - windowStartMs,
-      failedBatches: failedBatches(),
+      windowStartMs: run.startedAtMs,
+      windowEndMs: run.sentAtMs,
+      wallMs: run.wallMs,
+      failedBatches: run.failedBatches,
     };
   } finally {
     await partners.stop();
-    clients.destroy();
   }
 };
 
@@ -200,60 +133,18 @@ export const runSaturating = async (options: {
   readonly progress?: (line: string) => void;
 }): Promise<SaturatingResult> => {
   const partial = { ...DEFAULT_SATURATING_SETTINGS, ...options.settings };
-  const contenders = saturatingContenders(partial.shape.capacity);
-  const settings: SaturatingSettings = {
-    ...partial,
-    rounds: options.settings?.rounds ?? contenders.length,
-  };
-  checkRounds("saturating", settings.rounds, contenders.length);
-  const plainClients = clientsFor(options.local);
-  try {
-    const { order, runs } = await runRotatedRounds({
-      contenders,
-      rounds: settings.rounds,
-      labelOf: (round) => `sat${round}`,
-      runOnce: (contender, label) =>
-        runSaturatingOnce(contender, label, settings, options.local, plainClients),
-      describe: (contender, label, run) =>
-        `saturating ${label} ${contender.name}: ${run.deliveredAt.size} of ${settings.events} delivered, ${run.log.length} calls in ${run.wallMs} ms`,
-      progress: options.progress ?? (() => {}),
-    });
-    const figures: Record<string, SaturatingContenderFigures> = {};
-    for (const contender of contenders) {
-      const own = runs.get(contender.name) ?? [];
-      figures[contender.name] = {
-        setup: {
-          concurrency: settings.concurrency,
-          deployment: contender.make("http://127.0.0.1:1").deployment(settings.retry),
-        },
-        pooled: pooledFigures(own, settings.shape),
-        perRound: own.map((run) => runFigures(run, settings.shape)),
-        failedBatches: own.reduce((sum, run) => sum + run.failedBatches, 0),
-        wallMs: Math.max(0, ...own.map((run) => run.wallMs)),
-      };
-    }
-    const subjectRounds = figures[SATURATING_SUBJECT]?.perRound ?? [];
-    const ratios: Record<string, SaturatingVersus> = {};
-    for (const contender of contenders) {
-      if (contender.name === SATURATING_SUBJECT) continue;
-      const theirs = figures[contender.name]?.perRound ?? [];
-      ratios[contender.name] = medianRatios(subjectRounds, theirs, RATIO_FIGURES);
-    }
-    const [twin, original] = SATURATING_TWINS[0] ?? ["", ""];
-    return {
-      settings: { ...settings, capacityPerSecond: capacityPerSecond(settings.shape) },
-      order,
-      subject: SATURATING_SUBJECT,
-      twins: SATURATING_TWINS,
-      contenders: figures,
-      ratios,
-      noiseBand: ratioBands(
-        figures[twin]?.perRound ?? [],
-        figures[original]?.perRound ?? [],
-        RATIO_FIGURES,
-      ),
-    };
-  } finally {
-    plainClients.destroy();
-  }
+  const result = await runAdaptiveScenario({
+    scenario: "saturating",
+    local: options.local,
+    contenders: saturatingContenders(partial.shape.capacity),
+    settings: partial,
+    progress: options.progress,
+    runOnce: (contender, label, settings: SaturatingSettings, plainClients) =>
+      runSaturatingOnce(contender, label, settings, options.local, plainClients),
+    figuresOf: (run, settings) => runFigures(run, settings.shape),
+    pooledOf: (runs, settings) => pooledFigures(runs, settings.shape),
+    ratioFigures: RATIO_FIGURES,
+  });
+  const capacity = capacityPerSecond(result.settings.shape);
+  return { ...result, settings: { ...result.settings, capacityPerSecond: capacity } };
 };

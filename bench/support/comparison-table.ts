@@ -8,6 +8,10 @@ export const cellText = (value: Cell): string =>
 
 export const percent = (share: number): string => `${Math.round(share * 100)} %`;
 
+/** An A/A band as the notes print it: `low–high`, or "–" when the twins did not both run. */
+export const bandText = (band: { readonly low: number; readonly high: number } | null): string =>
+  band === null ? "–" : `${band.low}–${band.high}`;
+
 /** What a scenario comparing contenders round by round reports, as its tables read it. */
 export interface ComparedResult<F, K extends string> {
   readonly subject: string;

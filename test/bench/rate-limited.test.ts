@@ -2,14 +2,11 @@ import { describe, expect, it } from "vitest";
 import { rateAt } from "../../bench/rate-limited/partner.js";
 import {
   DEFAULT_RATE_LIMITED_SETTINGS,
-  partnerKey,
   phasesOf,
-  RATE_SUBJECT,
-  RATE_TWINS,
-  rateContenders,
   rateSteps,
   runFigures,
 } from "../../bench/rate-limited/rate-limited.js";
+import { partnerKey } from "../../bench/support/adaptive-contenders.js";
 import { rotated } from "../../bench/support/paired-rounds.js";
 import { naturalTargetKey } from "../../lib/core/target-key.js";
 
@@ -44,18 +41,6 @@ describe("the rate-limited contenders", () => {
   it("declares static limits under the key Ricochet keeps the partner's limits under", () => {
     const baseUrl = "http://127.0.0.1:43210";
     expect(partnerKey(baseUrl)).toBe(naturalTargetKey({ type: "http", url: `${baseUrl}/e-1` }));
-  });
-
-  it("includes the subject, its A/A twin, static, no limits and Powertools", () => {
-    const names = rateContenders(20).map((c) => c.name);
-    expect(names).toEqual([
-      RATE_SUBJECT,
-      "ricochetAdaptiveAA",
-      "ricochetStatic",
-      "ricochet",
-      "powertools",
-    ]);
-    for (const pair of RATE_TWINS) for (const name of pair) expect(names).toContain(name);
   });
 
   it("gives each contender every place once over as many rounds as contenders", () => {

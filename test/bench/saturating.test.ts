@@ -6,15 +6,10 @@ import {
   SaturatingTarget,
   startSaturatingPartners,
 } from "../../bench/saturating/partners.js";
-import {
-  DEFAULT_SATURATING_SETTINGS,
-  plannedTargets,
-  SATURATING_SUBJECT,
-  SATURATING_TWINS,
-  saturatingContenders,
-} from "../../bench/saturating/saturating.js";
+import { DEFAULT_SATURATING_SETTINGS, plannedTargets } from "../../bench/saturating/saturating.js";
 import { pooledFigures, runFigures } from "../../bench/saturating/saturating-figures.js";
 import { saturatingMarkdown } from "../../bench/saturating/saturating-table.js";
+import { ADAPTIVE_SUBJECT, ADAPTIVE_TWINS } from "../../bench/support/adaptive-contenders.js";
 
 const SHAPE = { capacity: 4, baseLatencyMs: 100, latencyAtCapacity: 3, healthyLatencyMs: 5 };
 
@@ -57,18 +52,6 @@ describe("the saturating partner's answer time", () => {
 });
 
 describe("the saturating contenders", () => {
-  it("includes the subject, its A/A twin, static, no limits and Powertools", () => {
-    const names = saturatingContenders(4).map((c) => c.name);
-    expect(names).toEqual([
-      SATURATING_SUBJECT,
-      "ricochetAdaptiveAA",
-      "ricochetStatic",
-      "ricochet",
-      "powertools",
-    ]);
-    for (const pair of SATURATING_TWINS) for (const name of pair) expect(names).toContain(name);
-  });
-
   it("sends one event in healthyEvery to the neighbour and the rest to the partner", () => {
     const planned = plannedTargets("r", { events: 8, healthyEvery: 4 });
     expect(
@@ -166,9 +149,9 @@ describe("the saturating scenario's figures", () => {
     const markdown = saturatingMarkdown({
       settings: { ...DEFAULT_SATURATING_SETTINGS, rounds: 5, capacityPerSecond: 13.3 },
       order: [],
-      subject: SATURATING_SUBJECT,
-      twins: SATURATING_TWINS,
-      contenders: { [SATURATING_SUBJECT]: entry, ricochet: entry },
+      subject: ADAPTIVE_SUBJECT,
+      twins: ADAPTIVE_TWINS,
+      contenders: { [ADAPTIVE_SUBJECT]: entry, ricochet: entry },
       ratios: { ricochet: { healthyP99Ms: 1.25, overloadsPerDelivered: 0, goodputShare: 0.5 } },
       noiseBand: {
         healthyP99Ms: { low: 0.9, high: 1.1 },
@@ -176,7 +159,7 @@ describe("the saturating scenario's figures", () => {
         goodputShare: null,
       },
     });
-    expect(markdown).toContain(`| figure | ${SATURATING_SUBJECT} | ricochet |`);
+    expect(markdown).toContain(`| figure | ${ADAPTIVE_SUBJECT} | ricochet |`);
     expect(markdown).toContain(
       "| ricochetAdaptive ÷ contender, healthy neighbour p99 (median of rounds) | 1 | 1.25 |",
     );

@@ -342,9 +342,9 @@ describe("the calls in flight a busy target can take", () => {
     expect(cut.concurrencyLimit).toBe(4);
     // About ten calls a second: after one second not yet, after two and a bit one more.
     const healthy = (n: number) => Array.from({ length: n }, () => busyCall(response(200), 4));
-    const after = (n: number) => observed({ ...cut, previousWindowCalls: 8 }, healthy(n), 100);
-    expect(allowance(after(10), NOW + 1_000, settings).learnedConcurrency).toBe(4);
-    expect(allowance(after(24), NOW + 2_400, settings).learnedConcurrency).toBe(5);
+    const grownAfter = (n: number) => observed({ ...cut, previousWindowCalls: 8 }, healthy(n), 100);
+    expect(allowance(grownAfter(10), NOW + 1_000, settings).learnedConcurrency).toBe(4);
+    expect(allowance(grownAfter(24), NOW + 2_400, settings).learnedConcurrency).toBe(5);
   });
 
   it("is cut again from the calls in flight, and never raised by a cut", () => {
