@@ -567,12 +567,13 @@ describe("adaptive limit properties", () => {
           const { calls } = driveLimit(partner, {
             settings: tuned,
             startMs: NOW,
-            durationMs: 100_000,
+            // To 15 s after the restore: every second the test looks at has its calls.
+            durationMs: 105_000,
           });
           const second = (s: number) => restoredMs + s * 1_000;
           // Where in its saw-tooth the restore finds the rate decides the time: at most 10 s over
-          // every capacity from 10 to 1 000 in steps of 7, with and without the hint; 16 without
-          // probing, and over 12 s for 162 of those 284.
+          // every capacity from 10 to 1 000, with and without the hint; 16 without probing, and
+          // over 12 s for 162 of 284 capacities 7 apart.
           const reached = [...Array(13).keys()].find(
             (s) => ratePerSecond(calls, second(s), second(s + 1), admitted) >= 0.9 * capacity,
           );
