@@ -267,10 +267,17 @@ const saysWorkersBusy = (call: EndedCall): boolean =>
   !(call.result.kind === "response" && call.result.statusCode === 429);
 
 /**
+ * Whether the limit was cut less than `decreaseIntervalMs` ago: one overload moment counts once.
+ * A clock far behind the last cut does not block the next one.
+ */
+const cutRecently = (limit: AdaptiveLimit, nowMs: number, settings: AdaptiveLimitSettings) =>
+  limit.lastDecreaseAtMs !== undefined &&
+  Math.abs(nowMs - limit.lastDecreaseAtMs) < settings.decreaseIntervalMs;
+
+/**
  * Cut by `decreaseFactor`, from the rate actually sent when it is below the allowance (as TCP
  * halves the data in flight, not an unused window): a target allowed 10 000/s and sent 50/s gets
- * 40/s, not 8 000/s. At most once per `decreaseIntervalMs`; a clock far behind the last decrease
- * does not block the next one.
+ * 40/s, not 8 000/s. At most once per `decreaseIntervalMs` ({@link cutRecently}).
  */
 const decreased = (
   limit: AdaptiveLimit,
@@ -278,8 +285,7 @@ const decreased = (
   reason: LimitChange,
   settings: AdaptiveLimitSettings,
 ): AdaptiveLimit => {
-  const last = limit.lastDecreaseAtMs;
-  if (last !== undefined && Math.abs(nowMs - last) < settings.decreaseIntervalMs) return limit;
+  if (cutRecently(limit, nowMs, settings)) return limit;
   const from = Math.min(limit.callsPerSecond, sentRate(limit));
   return {
     ...limit,
@@ -306,8 +312,7 @@ const narrowed = (
   settings: AdaptiveLimitSettings,
   inFlight: number,
 ): AdaptiveLimit => {
-  const last = limit.lastDecreaseAtMs;
-  if (last !== undefined && Math.abs(nowMs - last) < settings.decreaseIntervalMs) return limit;
+  if (cutRecently(limit, nowMs, settings)) return limit;
   const current = limit.concurrencyLimit;
   if (current !== undefined && current < 2) return decreased(limit, nowMs, reason, settings);
   const cut = Math.max(1, Math.floor(inFlight * settings.decreaseFactor));
