@@ -115,9 +115,9 @@ const averagedHold = (average: number | undefined, heldMs: number): number =>
 /**
  * Calls in flight allowed: the controller's (Little's law on the call's latency), but never
  * fewer than a second's calls, nor than the rate needs for as long as a permit is held (with the
- * controller's headroom), unless the target's overloads taught how many it can take at once. Messages come in batches and the rate is counted per aligned second,
- * so a second's calls may all start at once; and a permit covers the claim and the record's
- * writes as well as the call. Held to Little's law on a 5 ms call, a target allowed 3 calls/s got
+ * controller's headroom), unless the target's overloads taught how many it can take at once.
+ * Messages come in batches and the rate is counted per aligned second, so a second's calls may
+ * all start at once; and a permit covers the claim and the record's writes as well as the call. Held to Little's law on a 5 ms call, a target allowed 3 calls/s got
  * one at a time and every other message of each batch deferred, half its rate delivered.
  */
 const concurrencyOf = (
