@@ -77,6 +77,11 @@ export interface AdaptiveLimitSettings {
    * that has gone quiet.
    */
   readonly minLoadShare: number;
+  /**
+   * Raised latency narrows the calls in flight only with this many times as many out as the
+   * baseline was learned at: see `crowded`.
+   */
+  readonly crowdingFactor: number;
   /** Weight of each healthy call's latency in the slow baseline average (about 1 / samples). */
   readonly baselineWeight: number;
   /** Weight of each healthy call's latency in the fast recent average. */
@@ -107,6 +112,7 @@ export const DEFAULT_ADAPTIVE_LIMIT_SETTINGS: AdaptiveLimitSettings = {
   latencyTolerance: 2,
   minLatencyRiseMs: 50,
   minLoadShare: 0.5,
+  crowdingFactor: 2,
   baselineWeight: 0.01,
   recentWeight: 0.1,
   concurrencyHeadroom: 2,
@@ -144,6 +150,8 @@ export type LimitChange = (typeof LimitChange)[keyof typeof LimitChange];
 export interface LatencyAverages {
   readonly baselineMs: number;
   readonly recentMs: number;
+  /** The calls in flight the baseline was learned at, averaged as slowly; unset until told. */
+  readonly baselineInFlight?: number | undefined;
 }
 
 /** One target's adaptive limit. */
@@ -151,7 +159,10 @@ export interface AdaptiveLimit {
   /** The allowed rate, calls/s, kept while the breaker is open so recovery starts from it. */
   readonly callsPerSecond: number;
   readonly breakerOpen: boolean;
+  /** When the rate was last cut. */
   readonly lastDecreaseAtMs?: number | undefined;
+  /** When the calls in flight allowed were last cut: apart from the rate's, see {@link cutRecently}. */
+  readonly lastNarrowedAtMs?: number | undefined;
   /** The rate the calls were sent at when the rate was last cut: above it, the increase probes. */
   readonly peakPerSecond?: number | undefined;
   /** When the rate passed `peakPerSecond` (or the last hint ended); unset below it. */
@@ -267,12 +278,18 @@ const saysWorkersBusy = (call: EndedCall): boolean =>
   !(call.result.kind === "response" && call.result.statusCode === 429);
 
 /**
- * Whether the limit was cut less than `decreaseIntervalMs` ago: one overload moment counts once.
+ * Whether a cut made at `lastCutAtMs` was less than `decreaseIntervalMs` ago: one overload moment
+ * counts once. The rate and the calls in flight are timed apart: a quota's 429s must cut the rate
+ * however recently raised latency narrowed the calls in flight, or a busy bench machine's slow
+ * loopback calls held a partner's rate at 38/s against a quota of 20 for seven seconds of 429s.
  * A clock far behind the last cut does not block the next one.
  */
-const cutRecently = (limit: AdaptiveLimit, nowMs: number, settings: AdaptiveLimitSettings) =>
-  limit.lastDecreaseAtMs !== undefined &&
-  Math.abs(nowMs - limit.lastDecreaseAtMs) < settings.decreaseIntervalMs;
+const cutRecently = (
+  lastCutAtMs: number | undefined,
+  nowMs: number,
+  settings: AdaptiveLimitSettings,
+): boolean =>
+  lastCutAtMs !== undefined && Math.abs(nowMs - lastCutAtMs) < settings.decreaseIntervalMs;
 
 /**
  * Cut by `decreaseFactor`, from the rate actually sent when it is below the allowance (as TCP
@@ -285,7 +302,7 @@ const decreased = (
   reason: LimitChange,
   settings: AdaptiveLimitSettings,
 ): AdaptiveLimit => {
-  if (cutRecently(limit, nowMs, settings)) return limit;
+  if (cutRecently(limit.lastDecreaseAtMs, nowMs, settings)) return limit;
   const from = Math.min(limit.callsPerSecond, sentRate(limit));
   return {
     ...limit,
@@ -303,7 +320,7 @@ const decreased = (
  * flight allowed are cut by `decreaseFactor` from those out (never below one, never raised by a
  * cut: calls ending late report fewer out), and the rate is kept, since it was not the rate the
  * target could not take. Once one call at a time is still too many, the rate is cut instead.
- * At most one cut per `decreaseIntervalMs`, of either.
+ * At most one cut of the calls in flight per `decreaseIntervalMs`.
  */
 const narrowed = (
   limit: AdaptiveLimit,
@@ -312,14 +329,14 @@ const narrowed = (
   settings: AdaptiveLimitSettings,
   inFlight: number,
 ): AdaptiveLimit => {
-  if (cutRecently(limit, nowMs, settings)) return limit;
   const current = limit.concurrencyLimit;
   if (current !== undefined && current < 2) return decreased(limit, nowMs, reason, settings);
+  if (cutRecently(limit.lastNarrowedAtMs, nowMs, settings)) return limit;
   const cut = Math.max(1, Math.floor(inFlight * settings.decreaseFactor));
   return {
     ...limit,
     concurrencyLimit: current === undefined ? cut : Math.min(current, cut),
-    lastDecreaseAtMs: nowMs,
+    lastNarrowedAtMs: nowMs,
     reason,
     changedAtMs: nowMs,
   };
@@ -420,19 +437,50 @@ const raisedAbove = (baselineMs: number, settings: AdaptiveLimitSettings): numbe
 const averaged = (
   latency: LatencyAverages | undefined,
   durationMs: number,
+  inFlight: number | undefined,
   settings: AdaptiveLimitSettings,
 ): LatencyAverages => {
-  if (latency === undefined) return { baselineMs: durationMs, recentMs: durationMs };
+  if (latency === undefined)
+    return {
+      baselineMs: durationMs,
+      recentMs: durationMs,
+      ...(inFlight === undefined ? {} : { baselineInFlight: inFlight }),
+    };
   const sample = Math.min(durationMs, 2 * raisedAbove(latency.baselineMs, settings));
-  const toward = (average: number, weight: number) => average + (sample - average) * weight;
+  const toward = (average: number, value: number, weight: number) =>
+    average + (value - average) * weight;
+  const known = latency.baselineInFlight;
+  const baselineInFlight =
+    inFlight === undefined || known === undefined
+      ? (known ?? inFlight)
+      : toward(known, inFlight, settings.baselineWeight);
   return {
-    baselineMs: toward(latency.baselineMs, settings.baselineWeight),
-    recentMs: toward(latency.recentMs, settings.recentWeight),
+    baselineMs: toward(latency.baselineMs, sample, settings.baselineWeight),
+    recentMs: toward(latency.recentMs, sample, settings.recentWeight),
+    ...(baselineInFlight === undefined ? {} : { baselineInFlight }),
   };
 };
 
 const latencyRaised = (latency: LatencyAverages, settings: AdaptiveLimitSettings): boolean =>
   latency.recentMs > raisedAbove(latency.baselineMs, settings);
+
+/**
+ * Whether raised latency came with more calls in flight than the baseline was learned at
+ * (`crowdingFactor` times as many): only then is it the target's queue growing with our calls,
+ * which fewer of them would shorten. Latency raised at the usual calls in flight is someone
+ * else's doing, the target's or the calling instance's own (a busy event loop times every call
+ * slow), and narrowing would only idle a target that can take the calls: on two busy cores a
+ * loopback partner answering at once was narrowed to one call at a time and its goodput halved.
+ * Unknown calls in flight leave the rate rule alone.
+ */
+const crowded = (
+  latency: LatencyAverages,
+  inFlight: number | undefined,
+  settings: AdaptiveLimitSettings,
+): boolean =>
+  inFlight === undefined ||
+  latency.baselineInFlight === undefined ||
+  inFlight >= settings.crowdingFactor * latency.baselineInFlight;
 
 /** The hold (and, for a long hint on an overload, the pause) a call's `Retry-After` asks for. */
 const heldBy = (
@@ -469,11 +517,11 @@ const afterHealthy = (
   settings: AdaptiveLimitSettings,
   inFlight: number | undefined,
 ): AdaptiveLimit => {
-  const latency = averaged(limit.latency, durationMs, settings);
+  const latency = averaged(limit.latency, durationMs, inFlight, settings);
   const withLatency = { ...limit, latency };
   if (!latencyRaised(latency, settings)) return increased(withLatency, nowMs, settings);
   const loaded = sentRate(limit) >= limit.callsPerSecond * settings.minLoadShare;
-  return loaded
+  return loaded && crowded(latency, inFlight, settings)
     ? overloaded(withLatency, nowMs, LimitChange.LATENCY, settings, inFlight)
     : withLatency;
 };

@@ -294,6 +294,27 @@ describe("the latency guard", () => {
     expect(later.callsPerSecond).toBeGreaterThanOrEqual(100);
   });
 
+  it.each([
+    { case: "more calls out than at its baseline", inFlight: 5, learned: 4 },
+    {
+      case: "as many calls out as at its baseline (not our crowding)",
+      inFlight: 3,
+      learned: undefined,
+    },
+  ])("with raised latency and $case, allows $learned at once", ({ inFlight, learned }) => {
+    const start = limitAt(100, {
+      latency: { baselineMs: 100, recentMs: 100, baselineInFlight: 2 },
+    });
+    const slowOut = Array(10).fill({
+      kind: "call",
+      call: { result: response(200, undefined, 400), timeoutMs: 10_000 },
+      inFlight,
+    });
+    const limit = observed(start, slowOut, 10);
+    expect(limit.concurrencyLimit).toBe(learned);
+    expect(limit.callsPerSecond).toBeGreaterThanOrEqual(100);
+  });
+
   it("learns the baseline from healthy calls only", () => {
     const limit = observed(limitAt(100), [
       call(response(200, undefined, 80)),
@@ -345,6 +366,16 @@ describe("the calls in flight a busy target can take", () => {
     const grownAfter = (n: number) => observed({ ...cut, previousWindowCalls: 8 }, healthy(n), 100);
     expect(allowance(grownAfter(10), NOW + 1_000, settings).learnedConcurrency).toBe(4);
     expect(allowance(grownAfter(24), NOW + 2_400, settings).learnedConcurrency).toBe(5);
+  });
+
+  it.each([
+    { case: "a quota's 429 cuts the rate", first: response(503), then: response(429) },
+    { case: "a 503 narrows the calls in flight", first: response(429), then: response(503) },
+  ])("$case within a second of a cut of the other limit", ({ first, then }) => {
+    const once = observed(limitAt(50), [busyCall(first, 10)]);
+    const twice = next(once, busyCall(then, 10), NOW + 100, settings);
+    expect(twice.callsPerSecond).toBe(40);
+    expect(twice.concurrencyLimit).toBe(8);
   });
 
   it("is cut again from the calls in flight, and never raised by a cut", () => {
