@@ -3,6 +3,7 @@ import type { RetryShape } from "../contender.js";
 import {
   adaptiveContenders,
   type Comparison,
+  type ScenarioRounds,
   type PartnerContender,
   runAdaptiveScenario,
   runPaced,
@@ -196,9 +197,10 @@ export interface RateVersus {
   readonly p99Ms: number | null;
 }
 
-export interface RateLimitedResult extends Comparison<RateFigures, keyof RateVersus> {
+export interface RateLimitedResult
+  extends Comparison<RateFigures, keyof RateVersus>,
+    ScenarioRounds {
   readonly settings: RateLimitedSettings & { readonly steps: readonly RateStep[] };
-  readonly order: readonly { readonly run: string; readonly contenders: readonly string[] }[];
 }
 
 const RATIO_FIGURES: Record<keyof RateVersus, (f: RateFigures) => number | null> = {

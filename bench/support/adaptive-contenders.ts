@@ -226,6 +226,9 @@ export const compareContenders = <O extends RunCounts, F, K extends string>(opti
   };
 };
 
+/** The order a scenario's runs were made in, and the warm-up before them. */
+export type ScenarioRounds = Pick<RotatedRuns<unknown>, "warmUp" | "order">;
+
 /** What a run records that its progress line reports. */
 export interface ObservedRun extends RunCounts {
   readonly deliveredAt: ReadonlyMap<string, number>;
@@ -258,9 +261,7 @@ export const runAdaptiveScenario = async <
   readonly figuresOf: (run: O, settings: S) => F;
   readonly pooledOf: (runs: readonly O[], settings: S) => F;
   readonly ratioFigures: Readonly<Record<K, (f: F) => number | null>>;
-}): Promise<
-  { readonly settings: S; readonly order: RotatedRuns<O>["order"] } & Comparison<F, K>
-> => {
+}): Promise<{ readonly settings: S } & ScenarioRounds & Comparison<F, K>> => {
   const { contenders, scenario } = options;
   const settings = {
     ...options.settings,
@@ -269,10 +270,11 @@ export const runAdaptiveScenario = async <
   checkRounds(scenario, settings.rounds, contenders.length);
   const plainClients = clientsFor(options.local);
   try {
-    const { order, runs } = await runRotatedRounds({
+    const { warmUp, order, runs } = await runRotatedRounds({
       contenders,
       rounds: settings.rounds,
       labelOf: (round) => `${scenario}${round}`,
+      warmUpLabel: `${scenario}-warm-up`,
       runOnce: (contender, label) => options.runOnce(contender, label, settings, plainClients),
       describe: (contender, label, run) =>
         `${scenario} ${label} ${contender.name}: ${run.deliveredAt.size} of ${settings.events} delivered, ${run.log.length} calls in ${run.wallMs} ms`,
@@ -280,6 +282,7 @@ export const runAdaptiveScenario = async <
     });
     return {
       settings,
+      ...(warmUp === undefined ? {} : { warmUp }),
       order,
       ...compareContenders({
         contenders,

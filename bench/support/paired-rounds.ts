@@ -99,22 +99,40 @@ export const checkRounds = (scenario: string, rounds: number, contenders: number
 
 /** Every round's order, and each contender's observations in round order. */
 export interface RotatedRuns<O> {
+  /** The run made before the rounds and counted nowhere, when one was asked for. */
+  readonly warmUp?: { readonly run: string; readonly contender: string } | undefined;
   readonly order: readonly { readonly run: string; readonly contenders: readonly string[] }[];
   readonly runs: ReadonlyMap<string, readonly O[]>;
 }
 
-/** Runs `rounds` rounds of every contender in turn, each round rotated one place. */
+/**
+ * Runs `rounds` rounds of every contender in turn, each round rotated one place. With
+ * `warmUpLabel`, round 0's first contender runs once more before them, under that label, and its
+ * figures are dropped: the first run of a process pays for its JIT, its connections and the
+ * emulators' first tables, and in the saturating scenario that run's neighbour p99 (646 ms
+ * against 64–77 for every other round) alone set the subject's pooled p99 and the A/A band.
+ */
 export const runRotatedRounds = async <C extends { readonly name: string }, O>(options: {
   readonly contenders: readonly C[];
   readonly rounds: number;
   /** A round's label; event ids are prefixed with it, so rounds never share an id. */
   readonly labelOf: (round: number) => string;
+  readonly warmUpLabel?: string | undefined;
   readonly runOnce: (contender: C, label: string) => Promise<O>;
   readonly describe: (contender: C, label: string, observation: O) => string;
   readonly progress: (line: string) => void;
 }): Promise<RotatedRuns<O>> => {
   const order: { run: string; contenders: string[] }[] = [];
   const runs = new Map<string, O[]>();
+  const first = options.contenders[0];
+  const warmUp =
+    options.warmUpLabel === undefined || first === undefined || options.rounds === 0
+      ? undefined
+      : { run: options.warmUpLabel, contender: first.name };
+  if (warmUp !== undefined && first !== undefined) {
+    const observation = await options.runOnce(first, warmUp.run);
+    options.progress(`${options.describe(first, warmUp.run, observation)} (warm-up, not counted)`);
+  }
   for (let round = 0; round < options.rounds; round += 1) {
     const inOrder = rotated(options.contenders, round);
     const label = options.labelOf(round);
@@ -125,5 +143,5 @@ export const runRotatedRounds = async <C extends { readonly name: string }, O>(o
       options.progress(options.describe(contender, label, observation));
     }
   }
-  return { order, runs };
+  return { ...(warmUp === undefined ? {} : { warmUp }), order, runs };
 };

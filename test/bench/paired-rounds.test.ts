@@ -65,4 +65,23 @@ describe("paired rounds", () => {
     ]);
     expect(runs.get("a")).toEqual(["r0", "r1"]);
   });
+
+  it("makes a warm-up run before the rounds and counts it in no contender's figures", async () => {
+    const seen: string[] = [];
+    const { warmUp, runs } = await runRotatedRounds({
+      contenders: [{ name: "a" }, { name: "b" }],
+      rounds: 2,
+      labelOf: (round) => `r${round}`,
+      warmUpLabel: "warm",
+      runOnce: async (contender, label) => {
+        seen.push(`${label}:${contender.name}`);
+        return label;
+      },
+      describe: () => "",
+      progress: () => {},
+    });
+    expect(seen).toEqual(["warm:a", "r0:a", "r0:b", "r1:b", "r1:a"]);
+    expect(warmUp).toEqual({ run: "warm", contender: "a" });
+    expect(runs.get("a")).toEqual(["r0", "r1"]);
+  });
 });
