@@ -258,24 +258,35 @@ const counted = (limit: AdaptiveLimit, nowMs: number): AdaptiveLimit => {
 const sentRate = (limit: AdaptiveLimit): number =>
   Math.max(limit.previousWindowCalls, limit.windowCalls);
 
-/**
- * Whether a failing call says the target is overloaded rather than broken: a 500 or a refused
- * connection is the breaker's business, and cutting the rate would not help it.
- */
-const isOverload = (call: EndedCall): boolean => {
-  const { result } = call;
-  if (result.kind === "response") return result.statusCode === 429 || result.statusCode === 503;
-  if (result.category === ErrorCategory.THROTTLED) return true;
-  return result.category === ErrorCategory.TIMEOUT && result.requestSent;
-};
+/** What kind of overload a failing call reports, if any. */
+const Overload = {
+  /** A 429: a quota ran dry; the rate is cut. */
+  QUOTA: "quota",
+  /**
+   * A 503, a Lambda throttle, a timeout of a sent request: the target ran out of workers, so the
+   * calls in flight teach its concurrency. The calls in flight when a token bucket ran dry say
+   * nothing about how many it can serve at once, hence the two kinds.
+   */
+  BUSY: "busy",
+} as const;
+type Overload = (typeof Overload)[keyof typeof Overload];
 
 /**
- * Whether an overload says the target ran out of workers (a 503, a Lambda throttle, a timeout),
- * so the calls in flight teach its concurrency. A 429 is a quota's answer: the calls in flight
- * when a token bucket ran dry say nothing about how many it can serve at once.
+ * The overload a failing call says the target is in; none when it says the target is broken
+ * rather than overloaded: a 500 or a refused connection is the breaker's business, and fewer
+ * calls would not mend it.
  */
-const saysWorkersBusy = (call: EndedCall): boolean =>
-  !(call.result.kind === "response" && call.result.statusCode === 429);
+const overloadOf = (call: EndedCall): Overload | undefined => {
+  const { result } = call;
+  if (result.kind === "response") {
+    if (result.statusCode === 429) return Overload.QUOTA;
+    return result.statusCode === 503 ? Overload.BUSY : undefined;
+  }
+  if (result.category === ErrorCategory.THROTTLED) return Overload.BUSY;
+  return result.category === ErrorCategory.TIMEOUT && result.requestSent
+    ? Overload.BUSY
+    : undefined;
+};
 
 /**
  * Whether a cut made at `lastCutAtMs` was less than `decreaseIntervalMs` ago: one overload moment
@@ -495,7 +506,7 @@ const heldBy = (
   const untilMs = nowMs + holdMs;
   // Calls in flight answer one after another: the latest end of their holds wins.
   const holdUntilMs = Math.max(limit.holdUntilMs ?? untilMs, untilMs);
-  const pauses = isOverload(call) && holdMs >= settings.minPauseMs;
+  const pauses = overloadOf(call) !== undefined && holdMs >= settings.minPauseMs;
   const pauseUntilMs = pauses
     ? Math.max(limit.pauseUntilMs ?? untilMs, untilMs)
     : limit.pauseUntilMs;
@@ -539,8 +550,9 @@ const afterCall = (
   const held = heldBy(counted(limit, nowMs), call, nowMs, settings);
   if (evidence === CallEvidence.HEALTHY)
     return afterHealthy(held, call.result.durationMs, nowMs, settings, inFlight);
-  if (!isOverload(call)) return held;
-  const busy = saysWorkersBusy(call) ? inFlight : undefined;
+  const overload = overloadOf(call);
+  if (overload === undefined) return held;
+  const busy = overload === Overload.BUSY ? inFlight : undefined;
   return overloaded(held, nowMs, LimitChange.OVERLOAD, settings, busy);
 };
 
