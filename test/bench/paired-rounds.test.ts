@@ -45,12 +45,14 @@ describe("paired rounds", () => {
     expect(() => checkRounds("saturating", 10, 5)).not.toThrow();
   });
 
-  it("runs every contender once a round, each round rotated one place", async () => {
+  /** Two rounds of contenders a and b, each run returning its label; the runs made, in order. */
+  const twoRounds = async (warmUpLabel?: string) => {
     const seen: string[] = [];
-    const { order, runs } = await runRotatedRounds({
+    const result = await runRotatedRounds({
       contenders: [{ name: "a" }, { name: "b" }],
       rounds: 2,
       labelOf: (round) => `r${round}`,
+      warmUpLabel,
       runOnce: async (contender, label) => {
         seen.push(`${label}:${contender.name}`);
         return label;
@@ -58,28 +60,22 @@ describe("paired rounds", () => {
       describe: () => "",
       progress: () => {},
     });
+    return { seen, ...result };
+  };
+
+  it("runs every contender once a round, each round rotated one place", async () => {
+    const { seen, order, runs, warmUp } = await twoRounds();
     expect(seen).toEqual(["r0:a", "r0:b", "r1:b", "r1:a"]);
     expect(order.map((o) => o.contenders)).toEqual([
       ["a", "b"],
       ["b", "a"],
     ]);
     expect(runs.get("a")).toEqual(["r0", "r1"]);
+    expect(warmUp).toBeUndefined();
   });
 
   it("makes a warm-up run before the rounds and counts it in no contender's figures", async () => {
-    const seen: string[] = [];
-    const { warmUp, runs } = await runRotatedRounds({
-      contenders: [{ name: "a" }, { name: "b" }],
-      rounds: 2,
-      labelOf: (round) => `r${round}`,
-      warmUpLabel: "warm",
-      runOnce: async (contender, label) => {
-        seen.push(`${label}:${contender.name}`);
-        return label;
-      },
-      describe: () => "",
-      progress: () => {},
-    });
+    const { seen, runs, warmUp } = await twoRounds("warm");
     expect(seen).toEqual(["warm:a", "r0:a", "r0:b", "r1:b", "r1:a"]);
     expect(warmUp).toEqual({ run: "warm", contender: "a" });
     expect(runs.get("a")).toEqual(["r0", "r1"]);
