@@ -3,10 +3,10 @@ import type { RetryShape } from "../contender.js";
 import {
   adaptiveContenders,
   type Comparison,
-  type ScenarioRounds,
   type PartnerContender,
   runAdaptiveScenario,
   runPaced,
+  type ScenarioRounds,
 } from "../support/adaptive-contenders.js";
 import { mean3 } from "../support/paired-rounds.js";
 import { type RateStep, startRateLimitedPartner } from "./partner.js";

@@ -369,11 +369,11 @@ describe("the calls in flight a busy target can take", () => {
   });
 
   it.each([
-    { case: "a quota's 429 cuts the rate", first: response(503), then: response(429) },
-    { case: "a 503 narrows the calls in flight", first: response(429), then: response(503) },
-  ])("$case within a second of a cut of the other limit", ({ first, then }) => {
+    { case: "a quota's 429 cuts the rate", first: response(503), second: response(429) },
+    { case: "a 503 narrows the calls in flight", first: response(429), second: response(503) },
+  ])("$case within a second of a cut of the other limit", ({ first, second }) => {
     const once = observed(limitAt(50), [busyCall(first, 10)]);
-    const twice = next(once, busyCall(then, 10), NOW + 100, settings);
+    const twice = next(once, busyCall(second, 10), NOW + 100, settings);
     expect(twice.callsPerSecond).toBe(40);
     expect(twice.concurrencyLimit).toBe(8);
   });
