@@ -111,6 +111,8 @@ export interface RotatedRuns<O> {
  * figures are dropped: the first run of a process pays for its JIT, its connections and the
  * emulators' first tables, and in the saturating scenario that run's neighbour p99 (646 ms
  * against 64–77 for every other round) alone set the subject's pooled p99 and the A/A band.
+ * One warm-up does not absorb it all: with it, the next run was still the slowest (219 ms
+ * against 62–80; docs/design-notes.md, "Adaptive per-target limits (#35)").
  */
 export const runRotatedRounds = async <C extends { readonly name: string }, O>(options: {
   readonly contenders: readonly C[];

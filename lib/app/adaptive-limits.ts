@@ -8,6 +8,7 @@ import {
   next,
   startingLimit,
 } from "../core/adaptive-limit.js";
+import { movingAverage } from "../core/moving-average.js";
 import type { Log } from "../core/observability.js";
 import type { TargetStateStore } from "../core/ports.js";
 import type { Clock, RandomSource } from "../core/random.js";
@@ -109,16 +110,14 @@ const TOLD_CHANGES: ReadonlySet<LimitChange> = new Set([
 /** Weight of each permit's hold time in its average. */
 const HOLD_WEIGHT = 0.1;
 
-const averagedHold = (average: number | undefined, heldMs: number): number =>
-  average === undefined ? heldMs : average + (heldMs - average) * HOLD_WEIGHT;
-
 /**
  * Calls in flight allowed: the controller's (Little's law on the call's latency), but never
  * fewer than a second's calls, nor than the rate needs for as long as a permit is held (with the
  * controller's headroom), unless the target's overloads taught how many it can take at once.
  * Messages come in batches and the rate is counted per aligned second, so a second's calls may
- * all start at once; and a permit covers the claim and the record's writes as well as the call. Held to Little's law on a 5 ms call, a target allowed 3 calls/s got
- * one at a time and every other message of each batch deferred, half its rate delivered.
+ * all start at once; and a permit covers the claim and the record's writes as well as the call.
+ * Held to Little's law on a 5 ms call, a target allowed 3 calls/s got one at a time and every
+ * other message of each batch deferred, half its rate delivered.
  */
 const concurrencyOf = (
   allowed: Allowance,
@@ -182,7 +181,7 @@ export const createAdaptiveLimiter = (deps: AdaptiveLimiterDeps): AdaptiveLimite
         if (released) return;
         released = true;
         target.inFlight -= 1;
-        target.holdMs = averagedHold(target.holdMs, clock() - startedMs);
+        target.holdMs = movingAverage(target.holdMs, clock() - startedMs, HOLD_WEIGHT);
       },
     };
   };

@@ -1,4 +1,5 @@
 import { BreakerState, DEFAULT_BREAKER_SETTINGS } from "./circuit-breaker.js";
+import { movingAverage } from "./moving-average.js";
 import { retryAfterOf } from "./outcome.js";
 import { ErrorCategory } from "./policy.js";
 import { parseRetryAfter } from "./retry-after.js";
@@ -458,16 +459,12 @@ const averaged = (
       ...(inFlight === undefined ? {} : { baselineInFlight: inFlight }),
     };
   const sample = Math.min(durationMs, 2 * raisedAbove(latency.baselineMs, settings));
-  const toward = (average: number, value: number, weight: number) =>
-    average + (value - average) * weight;
   const known = latency.baselineInFlight;
   const baselineInFlight =
-    inFlight === undefined || known === undefined
-      ? (known ?? inFlight)
-      : toward(known, inFlight, settings.baselineWeight);
+    inFlight === undefined ? known : movingAverage(known, inFlight, settings.baselineWeight);
   return {
-    baselineMs: toward(latency.baselineMs, sample, settings.baselineWeight),
-    recentMs: toward(latency.recentMs, sample, settings.recentWeight),
+    baselineMs: movingAverage(latency.baselineMs, sample, settings.baselineWeight),
+    recentMs: movingAverage(latency.recentMs, sample, settings.recentWeight),
     ...(baselineInFlight === undefined ? {} : { baselineInFlight }),
   };
 };
