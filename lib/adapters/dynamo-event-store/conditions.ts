@@ -36,8 +36,13 @@ const WAITING_VALUES = {
   ":scheduled": EventStatus.SCHEDULED,
 };
 
-/** In flight, but its holder's lease ran out (the holder died): another may take it over. */
-const LEASE_EXPIRED = "(#status = :inFlight AND leaseExpiresAt < :nowMs)";
+/**
+ * In flight, but its holder's lease ran out (the holder died): another may take it over. A record
+ * in flight with no lease at all reads as expired, as the pure rules read it (`?? 0`): otherwise
+ * it could never be claimed or redriven again (found by the claim-rule property test).
+ */
+const LEASE_EXPIRED =
+  "(#status = :inFlight AND (attribute_not_exists(leaseExpiresAt) OR leaseExpiresAt < :nowMs))";
 const leaseExpiredValues = (nowMs: number) => ({
   ":inFlight": EventStatus.IN_FLIGHT,
   ":nowMs": nowMs,
@@ -47,12 +52,15 @@ const leaseExpiredValues = (nowMs: number) => ({
 const SAME_ENVELOPE = "(attribute_not_exists(envelopeDigest) OR envelopeDigest = :digest)";
 
 /**
- * The placeholder an invalid envelope leaves (lib/adapters/dynamo-event-store/intake-writes.ts).
- * One written by an older release stored attemptBudget 0 and stays unclaimable (it would keep
- * that budget); the pure rule cannot see the difference, this condition can.
+ * The placeholder an invalid envelope leaves (lib/adapters/dynamo-event-store/intake-writes.ts):
+ * no attempt made (`isInvalidPlaceholder`, which reads a missing count as 0). One written by an
+ * older release stored attemptBudget 0 and stays unclaimable (it would keep that budget); the
+ * pure rule cannot see the difference, this condition can: the one place they differ on purpose
+ * (test/adapters/dynamo-event-store/conditions.claim-rule.integration.test.ts).
  */
 const INVALID_PLACEHOLDER =
-  "(#status = :rejected AND deadLetterReason = :invalidEnvelope AND attribute_not_exists(attemptBudget))";
+  "(#status = :rejected AND deadLetterReason = :invalidEnvelope AND " +
+  "(attribute_not_exists(attempts) OR attempts = :zero) AND attribute_not_exists(attemptBudget))";
 
 /**
  * A claim at `generation` (lib/core/claim.ts, mayClaim): a new event, or one of the same envelope
@@ -70,6 +78,7 @@ export const claimCondition = (request: ClaimRequest): ExpressionPart => ({
     ...leaseExpiredValues(request.nowMs),
     ":rejected": EventStatus.REJECTED,
     ":invalidEnvelope": DeadLetterReason.INVALID_ENVELOPE,
+    ":zero": 0,
     ":digest": request.envelopeDigest,
     ":generation": request.generation,
     ":previous": request.generation - 1,
