@@ -38,6 +38,7 @@ export {
   validateEnvelope,
 } from "./core/envelope.js";
 export {
+  ConfigurationError,
   type InputProblem,
   InvalidEnvelopeError,
   InvalidRequestError,

@@ -1,5 +1,5 @@
 import { MetricName } from "../contract/metric-names.js";
-import type { ClaimVerdict } from "../core/claim-verdict.js";
+import type { ClaimVerdict, claimVerdict } from "../core/claim-verdict.js";
 import type { Envelope } from "../core/envelope.js";
 import type { ReceivedMessage } from "../core/ports.js";
 import { dropCancelled, refuseConflict } from "./event-refusals.js";

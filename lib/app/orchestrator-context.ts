@@ -3,7 +3,7 @@ import { DEFAULT_TIMEOUT_MS, type Envelope } from "../core/envelope.js";
 import { DEFAULT_LAMBDA_TIMEOUT_MS } from "../core/lambda-target-policy.js";
 import { type Log, type Metrics, metricTargetOf } from "../core/observability.js";
 import type { RetryPolicy } from "../core/policy.js";
-import type { PolicyLimits } from "../core/policy-limits.js";
+import type { DEFAULT_POLICY_LIMITS, PolicyLimits } from "../core/policy-limits.js";
 import {
   MessageOrigin,
   type MessageSchedule,

@@ -1,6 +1,6 @@
 import { MAX_SQS_VISIBILITY_TIMEOUT_SECONDS } from "../contract/aws-limits.js";
 import type { RetryPolicy } from "../core/policy.js";
-import type { PolicyLimits } from "../core/policy-limits.js";
+import type { DEFAULT_POLICY_LIMITS, PolicyLimits } from "../core/policy-limits.js";
 import type { CallerIdentity, DeadLetterQueue, EventStore, IngressQueue } from "../core/ports.js";
 import type { Clock } from "../core/random.js";
 import {

@@ -13,7 +13,7 @@ export const ENV = {
   /** Ricochet's own queue (retries, hops, redrives); only Ricochet's roles may send to it. */
   INTERNAL_QUEUE_URL: "RICOCHET_INTERNAL_QUEUE_URL",
   DEAD_LETTER_QUEUE_URL: "RICOCHET_DEAD_LETTER_QUEUE_URL",
-  /** JSON of a policy override applied over {@link DEFAULT_POLICY}. */
+  /** JSON of a policy override applied over the default policy (`DEFAULT_POLICY`, lib/core/policy.ts). */
   DEFAULT_POLICY: "RICOCHET_DEFAULT_POLICY",
   /** Comma-separated hosts or CIDR ranges that HTTP targets may reach despite the default refusals. */
   ALLOWED_TARGET_HOSTS: "RICOCHET_ALLOWED_TARGET_HOSTS",

@@ -51,5 +51,5 @@ export const TARGET_DIMENSION = "target";
 /** The `target` value every target not named for metrics is counted under. */
 export const OTHER_TARGETS = "other";
 
-/** The most targets a deployment may name for metrics of their own (see {@link metricTargetOf}). */
+/** The most targets a deployment may name for metrics of their own (see `metricTargetOf`, lib/core/observability.ts). */
 export const MAX_METRIC_TARGETS = 20;

@@ -1,4 +1,8 @@
-import { type MetricName, OTHER_TARGETS } from "../contract/metric-names.js";
+import {
+  type MAX_METRIC_TARGETS,
+  type MetricName,
+  OTHER_TARGETS,
+} from "../contract/metric-names.js";
 /**
  * The logging and metrics the orchestrator and redrive need, as small ports: Powertools Logger
  * and Metrics satisfy them in Lambda, and tests and the simulation pass in-memory ones.

@@ -63,7 +63,7 @@ export const MAX_DELAY_LIMIT_SECONDS = 14 * 24 * 3600;
 
 /**
  * The fields of a retry policy. Every field is optional here so the same shape serves as a
- * per-event override; {@link RetryPolicySchema} is the complete, cross-checked policy.
+ * per-event override; {@link CompletePolicySchema} is the complete, cross-checked policy.
  */
 export const PolicyFieldsSchema = z.strictObject({
   maxAttempts: z

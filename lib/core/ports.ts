@@ -1,6 +1,6 @@
 import type { Breaker } from "./circuit-breaker.js";
 import type { DeadLetterMessage } from "./dead-letter.js";
-import type { DeferralCause } from "./deferral.js";
+import type { DeferralCause, DeferralNote } from "./deferral.js";
 import type { Envelope } from "./envelope.js";
 import type { LearnedLimitEntry } from "./learned-limits.js";
 import type { AttemptResult } from "./outcome.js";
@@ -12,11 +12,12 @@ import type {
   EventRecord,
   PendingDeadLetter,
   RedriveEntry,
+  UnverifiedCaller,
 } from "./record.js";
 import type { EventStatus } from "./status.js";
 import type { isStuck } from "./stuck.js";
 import type { targetKeyOfRecord } from "./target-key.js";
-import type { TargetNotes } from "./target-view.js";
+import type { stateChangeStamps, TargetNotes, targetErrorExcerpt } from "./target-view.js";
 import type { TraceContext } from "./trace-context.js";
 
 /*

@@ -2,6 +2,7 @@ import type { DeadLetterReason } from "./decide.js";
 import type { DeferralNote } from "./deferral.js";
 import type { Outcome, OutcomeClass } from "./outcome.js";
 import type { EventStatus } from "./status.js";
+import type { targetKeyOfRecord } from "./target-key.js";
 
 /** Whose credentials an audit entry's `caller` names: it says which of two different things it is. */
 export const CallerSource = {

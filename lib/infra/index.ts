@@ -1,9 +1,11 @@
 /**
  * Ricochet's public entry point for CDK apps (`ricochet/infra`): the construct, its props and
- * encryption choice, and the stack `cdk deploy` builds from this repository, for apps that want it
- * whole.
+ * encryption choice, the stack `cdk deploy` builds from this repository, for apps that want it
+ * whole, and the error both throw on invalid configuration.
  */
 
+/** What the construct and the stack throw on invalid props or context, and its base class. */
+export { ConfigurationError, RicochetError } from "../core/errors.js";
 export type { ResourceOverrides } from "./resource-overrides.js";
 export { RetryOrchestrator, TABLE_KEYS } from "./retry-orchestrator.js";
 export {

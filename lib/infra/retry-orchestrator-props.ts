@@ -60,7 +60,7 @@ export class OrchestratorEncryption {
   ) {}
 }
 
-/** Configuration of a {@link RetryOrchestrator}. Every field is optional. */
+/** Configuration of a `RetryOrchestrator` construct. Every field is optional. */
 export interface RetryOrchestratorProps extends ResourceOverrides {
   /**
    * The deployment's retry policy, applied over Ricochet's built-in default; an event's own

@@ -35,6 +35,7 @@ import { targetKeying } from "../core/target-groups.js";
 import { targetSettingsResolver } from "../core/target-settings.js";
 import type { Tracer } from "../core/tracing.js";
 import { type RicochetConfig, retentionSeconds } from "./config.js";
+import type { loadTracer } from "./tracing.js";
 
 /** Lease time kept beyond the target's timeout: covers the result write and modest clock skew. */
 export const DEFAULT_LEASE_MARGIN_MS = 5_000;

@@ -1,7 +1,7 @@
 import { performance } from "node:perf_hooks";
 import { createAddressPolicy } from "../../core/address-policy.js";
 import { DEFAULT_TIMEOUT_MS, type Envelope } from "../../core/envelope.js";
-import type { AttemptResult } from "../../core/outcome.js";
+import type { AttemptResult, storedExcerpt } from "../../core/outcome.js";
 import { ErrorCategory } from "../../core/policy.js";
 import type { DeliveryRequest, DeliveryTarget } from "../../core/ports.js";
 import { secretHeaderValues, userinfoSecrets } from "../../core/redact.js";
