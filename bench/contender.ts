@@ -102,7 +102,7 @@ export interface BenchEnvelope {
 }
 
 /** Attempts allowed per event by every contender (Ricochet's budget, the others' maxReceiveCount). */
-export const MAX_ATTEMPTS = 10;
+const MAX_ATTEMPTS = 10;
 
 /**
  * The retries of the healthy and flaky scenarios: every retry 1 s after the failure. Jitter is
@@ -117,7 +117,7 @@ export const DEFAULT_RETRY: RetryShape = {
 };
 
 /** The shape as a Ricochet policy: what the envelope asks for and what the baselines follow. */
-export const retryPolicyOf = (retry: RetryShape): RetryPolicy => ({
+const retryPolicyOf = (retry: RetryShape): RetryPolicy => ({
   ...DEFAULT_POLICY,
   maxAttempts: retry.maxAttempts,
   baseDelaySeconds: retry.baseDelaySeconds,

@@ -79,7 +79,7 @@ export interface BenchOptions {
  * Invocations at once per contender: two for each of Ricochet's two mappings at Lambda's lowest
  * maximum concurrency (2), and the same four for every other contender.
  */
-export const DEFAULT_CONCURRENCY = 4;
+const DEFAULT_CONCURRENCY = 4;
 
 /** What a contender was given to work with in the run: the same budget for every one. */
 export interface ContenderSetup {
@@ -173,7 +173,7 @@ export interface ContenderFigures {
 }
 
 /** How noisy the run was: the same code under two names, compared like every contender. */
-export interface RunNoise {
+interface RunNoise {
   /** The A/A pair, e.g. `powertoolsAA` against `powertools`. */
   readonly pair: readonly [string, string];
   /** Its events/s ratio, round by round, in the flaky scenario. */
@@ -210,19 +210,19 @@ export interface BenchResult {
 }
 
 /** The A/A twin of the baseline: Powertools again under another name, so its ratio is noise. */
-export const powertoolsAA: Contender = createPowertoolsContender("powertoolsAA");
+const powertoolsAA: Contender = createPowertoolsContender("powertoolsAA");
 
 /** The contenders; round `r` runs them rotated by `r - 1`, so none always goes first. */
 export const CONTENDERS: readonly Contender[] = [ricochet, powertools, powertoolsAA, bareSqs];
 
 /** What the contenders are divided by, and its A/A twin, whose ratio to it is the run's noise. */
-export interface Comparison {
+interface Comparison {
   readonly baseline: Contender;
   readonly twin: Contender;
 }
 
 /** The default comparison: against Powertools, the recipe a team would otherwise deploy. */
-export const AGAINST_POWERTOOLS: Comparison = { baseline: powertools, twin: powertoolsAA };
+const AGAINST_POWERTOOLS: Comparison = { baseline: powertools, twin: powertoolsAA };
 
 /**
  * The order of round `round` (1-based; 0 is the warm-up) among `contenders`: drift and

@@ -25,7 +25,7 @@ const DAY_SECONDS = 86_400;
  * without the ingress queue's batching window), visibility
  * timeouts six times the function timeout, records kept 30 days with point-in-time recovery.
  */
-export const ricochetDeployment = (): FunctionDeployment => {
+const ricochetDeployment = (): FunctionDeployment => {
   const d = RETRY_ORCHESTRATOR_DEFAULTS;
   const timeoutSeconds = d.functionTimeout.toSeconds();
   const mapping = (queueRole: MappingDeployment["queueRole"]): MappingDeployment => ({

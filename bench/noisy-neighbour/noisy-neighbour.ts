@@ -220,7 +220,7 @@ export interface NoisyNeighbourResult {
 }
 
 /** One run: what its targets do, and whether the down one has an outage. */
-export interface NoisyRun {
+interface NoisyRun {
   /** Prefix of the run's event ids. */
   readonly label: string;
   /** How each target behaves in this run; event i goes to target i mod their number. */
@@ -228,7 +228,7 @@ export interface NoisyRun {
   readonly outage?: Outage;
 }
 
-export interface RunFigures {
+interface RunFigures {
   readonly observation: NoisyObservation;
   readonly awsRequests: number;
   readonly failedBatches: number;
@@ -240,7 +240,7 @@ export interface RunFigures {
  * ({@link NOISY_KINDS}), whatever it does in this one: the all-healthy run's "healthy" figures
  * cover the same 80% of events as the noisy runs', so their ratios compare like with like.
  */
-export const runNoisyOnce = async (
+const runNoisyOnce = async (
   contender: Contender,
   run: NoisyRun,
   events: number,

@@ -185,7 +185,7 @@ export interface RoundFigure {
 }
 
 /** Calls/min read against the A/A band: fewer or more only outside it. */
-export type CallsVerdict = "fewer" | "more" | "within noise";
+type CallsVerdict = "fewer" | "more" | "within noise";
 
 /** The subject against one other contender, round by round in the same run. */
 export interface Versus {
@@ -198,13 +198,13 @@ export interface Versus {
 }
 
 /** One figure's A/A ratios (twin ÷ original, per pair) and the widest band they give. */
-export interface FigureNoise {
+interface FigureNoise {
   readonly ratios: readonly (PairedRatio | null)[];
   readonly band: NoiseBand | null;
 }
 
 /** How far apart the same code measured in this scenario, figure by figure. */
-export interface ScenarioNoise {
+interface ScenarioNoise {
   /** The A/A pairs: [twin, original]. */
   readonly pairs: readonly (readonly [string, string])[];
   readonly healthyP99: FigureNoise;
@@ -212,7 +212,7 @@ export interface ScenarioNoise {
 }
 
 /** The scenario's targets for the subject, in absolute figures of the same run. */
-export interface Claims {
+interface Claims {
   /** Its pooled healthy p99 is below every other contender's (its own twin aside). */
   readonly healthyP99Lowest: boolean | null;
   /** Its calls/min to the down target are below every other contender's (its own twin aside). */

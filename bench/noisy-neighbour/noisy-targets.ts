@@ -25,7 +25,7 @@ export interface Outage {
 const Phase = { REFUSED: "refused", HANGING: "hanging", UP: "up" } as const;
 type Phase = (typeof Phase)[keyof typeof Phase];
 
-export interface NoisyTarget {
+interface NoisyTarget {
   readonly kind: TargetKind;
   /** `http://127.0.0.1:<port>`: one origin, so one breaker key, per target. */
   readonly baseUrl: string;

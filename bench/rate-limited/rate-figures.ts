@@ -16,7 +16,7 @@ export interface RatePhase {
 }
 
 /** Share of recovery counted as converged: goodput at or above this share of the new rate. */
-export const CONVERGED_SHARE = 0.9;
+const CONVERGED_SHARE = 0.9;
 
 const round3 = (value: number): number => Math.round(value * 1000) / 1000;
 

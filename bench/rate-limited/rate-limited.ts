@@ -69,7 +69,7 @@ export const DEFAULT_RATE_LIMITED_SETTINGS: Omit<RateLimitedSettings, "rounds"> 
 };
 
 /** Static limits set right for the first phase: the partner's full quota. */
-export const rateContenders = (fullRate: number): readonly PartnerContender[] =>
+const rateContenders = (fullRate: number): readonly PartnerContender[] =>
   adaptiveContenders({ maxCallsPerSecond: fullRate });
 
 /** The partner's rate over a run: full, halved, restored. */
@@ -162,7 +162,7 @@ export const runFigures = (run: RateObservation): RateFigures => {
  * over all events pooled; goodput shares and re-convergence times are means of the rounds', as
  * each round has its own clock.
  */
-export const pooledFigures = (runs: readonly RateObservation[]): RateFigures => {
+const pooledFigures = (runs: readonly RateObservation[]): RateFigures => {
   const each = runs.map(runFigures);
   const delivered = each.reduce((sum, f) => sum + f.delivered, 0);
   const submittedAt = new Map<string, number>();
@@ -210,7 +210,7 @@ const RATIO_FIGURES: Record<keyof RateVersus, (f: RateFigures) => number | null>
 };
 
 /** One contender's run against a fresh partner, its schedule started with the first send. */
-export const runRateLimitedOnce = async (
+const runRateLimitedOnce = async (
   rateContender: PartnerContender,
   label: string,
   settings: RateLimitedSettings,

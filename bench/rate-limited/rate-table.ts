@@ -30,10 +30,10 @@ const ROWS: ComparisonRows<RateFigures, keyof RateVersus> = {
 };
 
 /** The scenario's rows, a column per contender, for either renderer. */
-export const rateLimitedRows = (result: RateLimitedResult) => comparisonRows(result, ROWS);
+const rateLimitedRows = (result: RateLimitedResult) => comparisonRows(result, ROWS);
 
 /** What the table is read against: the partner's schedule and the A/A band. */
-export const rateLimitedNotes = (result: RateLimitedResult): readonly string[] => {
+const rateLimitedNotes = (result: RateLimitedResult): readonly string[] => {
   const s = result.settings;
   const band = (key: keyof RateVersus) => bandText(result.noiseBand[key]);
   return [

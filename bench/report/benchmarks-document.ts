@@ -19,7 +19,7 @@ export type BenchJson = Partial<BenchResult> & {
 };
 
 /** The scenarios a run of their own may supply (each takes about 20 minutes). */
-export const RECORDED_SCENARIOS = {
+const RECORDED_SCENARIOS = {
   rateLimited: { flag: "rate-limited", runKey: "rateLimitedRun" },
   saturating: { flag: "saturating", runKey: "saturatingRun" },
 } as const;

@@ -48,7 +48,7 @@ const partnerCalls = (log: readonly SaturatingCall[]) =>
   log.filter((call) => call.target === SaturatingTarget.PARTNER);
 
 /** Goodput in the window as a share of what the partner could give. */
-export const goodputShareOf = (
+const goodputShareOf = (
   run: Pick<SaturatingObservation, "log" | "windowStartMs" | "windowEndMs">,
   shape: SaturationShape,
 ): number => {

@@ -28,10 +28,10 @@ const ROWS: ComparisonRows<SaturatingFigures, keyof SaturatingVersus> = {
   ],
 };
 
-export const saturatingRows = (result: SaturatingResult) => comparisonRows(result, ROWS);
+const saturatingRows = (result: SaturatingResult) => comparisonRows(result, ROWS);
 
 /** What the table is read against: the partner's shape and the A/A band. */
-export const saturatingNotes = (result: SaturatingResult): readonly string[] => {
+const saturatingNotes = (result: SaturatingResult): readonly string[] => {
   const s = result.settings;
   const band = (key: keyof SaturatingVersus) => bandText(result.noiseBand[key]);
   return [

@@ -63,7 +63,7 @@ export const DEFAULT_SATURATING_SETTINGS: Omit<SaturatingSettings, "rounds"> = {
 };
 
 /** Static limits set right: the partner's capacity as its concurrency. */
-export const saturatingContenders = (capacity: number): readonly PartnerContender[] =>
+const saturatingContenders = (capacity: number): readonly PartnerContender[] =>
   adaptiveContenders({ maxConcurrentCalls: capacity });
 
 /** The figures compared subject ÷ contender round by round, and read against the A/A band. */
@@ -91,7 +91,7 @@ export const plannedTargets = (
   }));
 
 /** One contender's run against fresh partners, its window the stretch it was sent in. */
-export const runSaturatingOnce = async (
+const runSaturatingOnce = async (
   rateContender: PartnerContender,
   label: string,
   settings: SaturatingSettings,

@@ -162,7 +162,7 @@ export interface RunCounts {
 }
 
 /** One contender's figures over its rounds. */
-export interface ComparedContender<F> {
+interface ComparedContender<F> {
   readonly setup: ContenderSetup;
   readonly pooled: F;
   readonly perRound: readonly F[];

@@ -1,9 +1,9 @@
 import Table from "cli-table3";
 
 /** A cell as a figure gives it; null and undefined print as "–". */
-export type Cell = number | string | null | undefined;
+type Cell = number | string | null | undefined;
 
-export const cellText = (value: Cell): string =>
+const cellText = (value: Cell): string =>
   value === null || value === undefined ? "–" : String(value);
 
 export const percent = (share: number): string => `${Math.round(share * 100)} %`;

@@ -13,7 +13,7 @@ export const deliveryTimes = (
     .sort((a, b) => a - b);
 
 /** The share of events whose delivery times the throughput figure counts. */
-export const THROUGHPUT_SHARE = 0.95;
+const THROUGHPUT_SHARE = 0.95;
 
 /**
  * Events per second until {@link THROUGHPUT_SHARE} of `total` events were delivered. The last

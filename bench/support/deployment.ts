@@ -6,7 +6,7 @@
  */
 
 /** An SQS queue a function consumes. */
-export interface QueueDeployment {
+interface QueueDeployment {
   /** Seconds a received message stays hidden; Lambda refuses a mapping below the function timeout. */
   readonly visibilityTimeoutSeconds: number;
   /** Receives before SQS moves a message to the dead-letter queue (native redrive). */
@@ -25,7 +25,7 @@ export interface MappingDeployment {
 }
 
 /** Where a contender keeps its records, for the storage half of the DynamoDB bill. */
-export interface TableDeployment {
+interface TableDeployment {
   /** How long an item stays before its TTL removes it. */
   readonly retentionSeconds: number;
   /** Point-in-time recovery, billed per GB-month of table size on top of storage. */

@@ -55,7 +55,7 @@ export type RatioBand = NoiseBand;
  * The A/A band of an A/A pair's per-round ratios, made symmetric as the retries scenario's is:
  * which of the twins is divided by the other is arbitrary, so r and 1/r are the same noise.
  */
-export const ratioBand = (ratios: readonly number[]): RatioBand | null => {
+const ratioBand = (ratios: readonly number[]): RatioBand | null => {
   const band = noiseBand(
     ratios.length === 0 ? null : { median: 0, min: Math.min(...ratios), max: Math.max(...ratios) },
   );

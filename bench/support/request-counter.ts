@@ -47,7 +47,7 @@ const increment = (counts: Map<string, number>, key: string): void => {
 };
 
 /** SQS bills every 64 KiB chunk of a request's payload as one request. */
-export const SQS_BILLING_CHUNK_BYTES = 65_536;
+const SQS_BILLING_CHUNK_BYTES = 65_536;
 
 interface SqsMessageLike {
   readonly MessageBody?: string;

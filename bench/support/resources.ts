@@ -11,7 +11,7 @@ import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from "@
 import { recordTableDefinition } from "../../lib/adapters/dynamo-record-item.js";
 
 /** A uniquely named resource, so rounds and contenders never share state. */
-export const benchName = (prefix: string): string => `${prefix}-${randomUUID().slice(0, 8)}`;
+const benchName = (prefix: string): string => `${prefix}-${randomUUID().slice(0, 8)}`;
 
 /**
  * The role a bench queue plays for its contender (`in`, `internal` or `dlq`): the last part of

@@ -14,7 +14,7 @@ export const percentile = (values: readonly number[], p: number): number | null 
  * scheduled a retry, intended = finishedAt + delaySeconds, actual = when the receiver saw the
  * next call for that event (attempt n is the receiver's call n-1, so the retry is call n).
  */
-export const scheduleErrorSamples = (
+const scheduleErrorSamples = (
   records: readonly EventRecord[],
   calls: ReadonlyMap<string, readonly ReceiverCall[]>,
 ): number[] =>

@@ -9,7 +9,7 @@ import type { LearnedLimitEntry } from "../core/learned-limits.js";
  */
 
 /** The prefix of an instance's attribute; no other attribute of the item starts with it. */
-export const LEARNED_ATTRIBUTE_PREFIX = "learned#";
+const LEARNED_ATTRIBUTE_PREFIX = "learned#";
 
 /** The attribute `instanceId`'s entry lives in. */
 export const learnedAttributeOf = (instanceId: string): string =>

@@ -14,8 +14,8 @@ export interface DynamoTargetLimitsStoreOptions {
  * `#slot:<key>#<i>`, a rate counter under `#rate:<key>`. Event ids start with a letter or digit,
  * so none can collide, and no item carries `listedStatus`, so the status index never sees them.
  */
-export const SLOT_ITEM_PREFIX = "#slot:";
-export const RATE_ITEM_PREFIX = "#rate:";
+const SLOT_ITEM_PREFIX = "#slot:";
+const RATE_ITEM_PREFIX = "#rate:";
 
 /** Idle limit items (a target no longer called) are left to the table's TTL after this long. */
 const IDLE_ITEM_SECONDS = 86_400;

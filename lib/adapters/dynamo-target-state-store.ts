@@ -33,7 +33,7 @@ export const TARGET_ITEM_PREFIX = "#target:";
  * the sort key: `ricochet targets` is one Query of the index, with no registry item to keep and
  * no index to add. No status starts with `#`, so no status listing can ever return a target.
  */
-export const TARGET_LISTED_STATUS = "#target";
+const TARGET_LISTED_STATUS = "#target";
 
 const itemKey = (key: string) => ({ [RECORD_KEY]: `${TARGET_ITEM_PREFIX}${key}` });
 

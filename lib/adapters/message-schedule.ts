@@ -93,7 +93,7 @@ export const scheduleFromAttributes = (attributes: AnyAttributes): MessageSchedu
 };
 
 /** Prefix of every attribute name Ricochet reserves for its own messages. */
-export const RESERVED_ATTRIBUTE_PREFIX = "ricochet.";
+const RESERVED_ATTRIBUTE_PREFIX = "ricochet.";
 
 /** Names of the reserved attributes a message carries, in order, whatever their case. */
 export const reservedAttributeNames = (attributes: Record<string, unknown> | undefined): string[] =>

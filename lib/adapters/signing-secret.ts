@@ -58,7 +58,7 @@ export interface SigningSecretOptions {
   readonly now?: () => number;
 }
 
-export const DEFAULT_SECRET_CACHE_MS = 5 * 60_000;
+const DEFAULT_SECRET_CACHE_MS = 5 * 60_000;
 
 const NOT_FOUND = new Set([
   "ResourceNotFoundException",

@@ -54,7 +54,7 @@ const names = (error: unknown): string[] => {
 };
 
 /** Whether an SQS error names a queue that does not exist. */
-export const isMissingQueueError = (error: unknown): boolean =>
+const isMissingQueueError = (error: unknown): boolean =>
   names(error).some((name) => MISSING_QUEUE.has(name));
 
 /**

@@ -23,7 +23,7 @@ export interface OutgoingMessage {
  * `begin` when a message starts, `end` when it is done; between the two, its sends go through
  * `send`.
  */
-export interface SendScope {
+interface SendScope {
   send(message: OutgoingMessage): Promise<void>;
   begin(): void;
   end(): void;
@@ -64,7 +64,7 @@ export interface SqsSendBatcherOptions {
  * Half a second: a retry is late by at most this when a sibling's call is still running. The
  * default retry delays are whole seconds, from 5 s on.
  */
-export const DEFAULT_GATHER_MAX_MS = 500;
+const DEFAULT_GATHER_MAX_MS = 500;
 
 /** A scope's messages that are running and not waiting on one of their own sends. */
 interface ScopeState {

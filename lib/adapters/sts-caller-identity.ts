@@ -4,7 +4,7 @@ import type { AuditCaller, CallerSource } from "../core/record.js";
 import { redactCredentials } from "../core/redact.js";
 
 /** How long the lookup may take: an audit name is not worth holding an operator's action up. */
-export const CALLER_LOOKUP_TIMEOUT_MS = 5_000;
+const CALLER_LOOKUP_TIMEOUT_MS = 5_000;
 
 /**
  * Why nothing was asked when the clients have no STS (see `stsEndpointOf`): SQS or DynamoDB is

@@ -32,7 +32,7 @@ import { type CallPermit, type LimitAdmission, LimitKind } from "./target-limits
  */
 
 /** Targets whose limits one instance remembers; the least recently called is forgotten first. */
-export const MAX_LEARNED_TARGETS = 1_000;
+const MAX_LEARNED_TARGETS = 1_000;
 
 /** What one instance knows of one target: its limit, and its calls asked and in flight. */
 interface LearnedTarget {
@@ -46,7 +46,7 @@ interface LearnedTarget {
 }
 
 /** A target's learned limit as operators see it. */
-export interface LearnedLimit {
+interface LearnedLimit {
   readonly key: string;
   /** The rate allowed now, calls/s (0 while the breaker is open). */
   readonly callsPerSecond: number;

@@ -29,7 +29,7 @@ export interface CancelDeps {
   readonly callerIdentity?: CallerIdentity | undefined;
 }
 
-export interface CancelledEvent {
+interface CancelledEvent {
   readonly eventId: string;
   readonly previousStatus: EventStatus;
 }

@@ -43,7 +43,7 @@ export interface CleanRequest {
   readonly reason?: string | undefined;
 }
 
-export interface RemovedCopy {
+interface RemovedCopy {
   readonly eventId: string;
   readonly messageId: string;
   /** Why the copy is obsolete. */
@@ -63,7 +63,7 @@ export interface CleanReport {
 }
 
 /** Why a copy is obsolete given its event's record, or undefined when it must stay. */
-export const obsoleteBecause = (record: EventRecord | undefined): string | undefined =>
+const obsoleteBecause = (record: EventRecord | undefined): string | undefined =>
   record?.status === EventStatus.DELIVERED ? "event was delivered" : undefined;
 
 const eventIdOf = (message: ScannedMessage): string | undefined =>

@@ -22,7 +22,7 @@ import { naturalTargetKey } from "../core/target-key.js";
 /** How long a scanned message stays hidden if the scan dies before giving it back. */
 export const DEFAULT_SCAN_VISIBILITY_SECONDS = 10;
 /** A scan stops after this many messages whatever it found, so it always ends. */
-export const MAX_SCANNED_MESSAGES = 50_000;
+const MAX_SCANNED_MESSAGES = 50_000;
 
 const SummarySchema = z.looseObject({
   kind: z.literal(DEAD_LETTER_KIND),
@@ -122,7 +122,7 @@ const targetKeyOfCopy = (copy: DeadLetterMessage): string | undefined => {
  * Whether a scanned message passes the filter. An unreadable message has no event id or reason,
  * so it only passes a filter that asks for neither (then it is shown, so it is not forgotten).
  */
-export const matchesFilter = (message: ScannedMessage, filter: DeadLetterFilter): boolean => {
+const matchesFilter = (message: ScannedMessage, filter: DeadLetterFilter): boolean => {
   if (filter.sinceMs !== undefined && message.deadLetteredAtMs < filter.sinceMs) return false;
   if (filter.untilMs !== undefined && message.deadLetteredAtMs >= filter.untilMs) return false;
   if (!message.parsed.ok)
@@ -292,7 +292,7 @@ export const listingDetail = (listing: DeadLetterListing): string | undefined =>
     : formatProblems(listing.problems));
 
 /** Reads each event's record once, however many copies name it. */
-export const recordReader = (
+const recordReader = (
   store: Pick<EventStore, "get">,
 ): ((eventId: string) => Promise<EventRecord | undefined>) => {
   const records = new Map<string, Promise<EventRecord | undefined>>();

@@ -18,7 +18,7 @@ import type { Clock } from "../core/random.js";
 export const LEARNED_WRITE_INTERVAL_MS = 5_000;
 
 /** Targets whose writes one instance tracks, as many as it learns limits for. */
-export const MAX_PUBLISHED_TARGETS = 1_000;
+const MAX_PUBLISHED_TARGETS = 1_000;
 
 /** What this instance wrote of one target's limit, and whether a newer state waits. */
 interface Publication {

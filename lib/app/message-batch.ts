@@ -10,7 +10,7 @@ import { callMsOf, type MessageVerdict, type OrchestratorContext } from "./orche
  */
 
 /** The shortest call the orchestrator will start; less than this is not worth an attempt. */
-export const MIN_CALL_MS = 1_000;
+const MIN_CALL_MS = 1_000;
 
 /** How long a message's call may take when `remainingMs` is left: all of it but the margin. */
 export const callBudgetOf = ({ deps }: OrchestratorContext, remainingMs: number): number =>

@@ -12,9 +12,9 @@ import { parseRedriveRequest, type RedriveRequest } from "./redrive-request.js";
  */
 
 /** The most events one cancel or replay names, so a run (and a Lambda invocation) stays bounded. */
-export const MAX_OPERATOR_EVENTS = 1_000;
+const MAX_OPERATOR_EVENTS = 1_000;
 /** The reason recorded when the operator gives none. */
-export const NO_REASON_GIVEN = "no reason given";
+const NO_REASON_GIVEN = "no reason given";
 
 const identity = {
   by: z.string().trim().min(1, "must name who asks").max(200),
@@ -23,13 +23,13 @@ const identity = {
 };
 const eventIds = z.array(EventIdSchema).min(1).max(MAX_OPERATOR_EVENTS);
 
-export const CancelRequestSchema = z.strictObject({
+const CancelRequestSchema = z.strictObject({
   action: z.literal("cancel"),
   eventIds,
   ...identity,
 });
 
-export const ReplayRequestSchema = z.strictObject({
+const ReplayRequestSchema = z.strictObject({
   action: z.literal("replay"),
   eventIds,
   /**
@@ -83,8 +83,7 @@ export const parseReplayRequest: (value: unknown) => ReplayRequest = parseWith(
 );
 
 /** The actions the operator (redrive) function runs; a request that names none is a redrive. */
-export const OPERATOR_ACTIONS = ["redrive", "cancel", "replay", "sweep-stuck"] as const;
-export type OperatorAction = (typeof OPERATOR_ACTIONS)[number];
+const OPERATOR_ACTIONS = ["redrive", "cancel", "replay", "sweep-stuck"] as const;
 
 /** A validated request to the operator function, by action. */
 export type OperatorRequest =

@@ -8,13 +8,13 @@ export interface MovedEvent {
   readonly attemptBudget: number;
 }
 
-export interface SkippedMessage {
+interface SkippedMessage {
   readonly eventId?: string | undefined;
   readonly messageId: string;
   readonly reason: string;
 }
 
-export interface FailedMessage {
+interface FailedMessage {
   readonly eventId?: string | undefined;
   readonly messageId: string;
   readonly error: string;

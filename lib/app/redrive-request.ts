@@ -5,7 +5,7 @@ import { InvalidRequestError } from "../core/errors.js";
 import { toProblems } from "../core/zod-problems.js";
 
 /** Moves per second when the request does not say. Keeps a big redrive from flooding a target. */
-export const DEFAULT_REDRIVE_RATE = 10;
+const DEFAULT_REDRIVE_RATE = 10;
 /** Extra attempts granted when neither `resetAttempts` nor `extraAttempts` is given. */
 export const DEFAULT_EXTRA_ATTEMPTS = 1;
 /** The most messages one redrive selects, so a run (and a Lambda invocation) stays bounded. */
@@ -16,7 +16,7 @@ const instant = z.iso.datetime({
   error: "must be an ISO 8601 date-time with a time zone",
 });
 
-export const RedriveRequestSchema = z
+const RedriveRequestSchema = z
   .strictObject({
     eventIds: z.array(EventIdSchema).min(1).max(MAX_REDRIVE_LIMIT).optional(),
     reasons: z

@@ -20,10 +20,7 @@ import {
 } from "./redrive-request.js";
 
 export {
-  type FailedMessage,
-  type MovedEvent,
   type RedriveReport,
-  type SkippedMessage,
   SkipReason,
 } from "./redrive-report.js";
 

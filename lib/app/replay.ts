@@ -54,7 +54,7 @@ export interface ReplayDeps {
   readonly callerIdentity?: CallerIdentity | undefined;
 }
 
-export interface ReplayedEvent {
+interface ReplayedEvent {
   readonly eventId: string;
   /** The generation the replayed message carries. */
   readonly generation: number;

@@ -52,7 +52,7 @@ export const createProgram = (version: string): Command =>
     .exitOverride();
 
 /** The exit code an error thrown by a command maps to. */
-export const exitCodeFor = (error: unknown): ExitCode => {
+const exitCodeFor = (error: unknown): ExitCode => {
   if (error instanceof CommanderError) {
     return NOT_AN_ERROR.has(error.code) || error.exitCode === 0 ? ExitCode.OK : ExitCode.USAGE;
   }
@@ -69,7 +69,7 @@ export const exitCodeFor = (error: unknown): ExitCode => {
 };
 
 /** One line describing an error for an operator: our messages as they are, others with a label. */
-export const describeError = (error: unknown): string => {
+const describeError = (error: unknown): string => {
   if (error instanceof RicochetError) return error.message;
   if (error instanceof Error) return `unexpected ${error.name}: ${error.message}`;
   return `unexpected error: ${String(error)}`;
@@ -151,10 +151,6 @@ export const cellText = (value: unknown): string =>
 
 /** A table row of cells as {@link cellText} shows them. */
 export const inertRow = (cells: readonly unknown[]): string[] => cells.map(cellText);
-
-/** A `{ label: value }` row of a vertical table, its value as {@link cellText} shows it. */
-export const inertPair = (pair: Readonly<Record<string, unknown>>): Record<string, string> =>
-  Object.fromEntries(Object.entries(pair).map(([label, value]) => [label, cellText(value)]));
 
 /**
  * Prints a command's result: exactly one JSON document (and a newline) with `--json`, so the

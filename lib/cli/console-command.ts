@@ -12,7 +12,7 @@ import { untilSignal } from "./until-signal.js";
 /** Who the console's audit entries say asked, unless `--by` names someone. */
 export const CONSOLE_BY = "console";
 /** Seconds between refreshes of the event list against a deployment (each one reads the table). */
-export const DEPLOYED_REFRESH_SECONDS = 10;
+const DEPLOYED_REFRESH_SECONDS = 10;
 
 interface ConsoleFlags extends ResourceFlags {
   readonly port?: number;
@@ -20,7 +20,7 @@ interface ConsoleFlags extends ResourceFlags {
 }
 
 /** The deployment settings the console shares with the CLI's commands, from the same variables. */
-export const consoleSettingsFromEnv = (
+const consoleSettingsFromEnv = (
   by: string | undefined,
 ): Pick<ConsoleDeps, "defaultPolicy" | "policyLimits" | "breakers" | "by"> => ({
   defaultPolicy: defaultPolicyFromEnv(),

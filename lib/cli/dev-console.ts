@@ -6,7 +6,7 @@ import type { DevSession } from "../local/dev-session.js";
 import { CONSOLE_BY } from "./console-command.js";
 
 /** Seconds between refreshes of the event list under `npm start`: the emulators are free to read. */
-export const DEV_REFRESH_SECONDS = 2;
+const DEV_REFRESH_SECONDS = 2;
 
 /**
  * The web console over the local session's own ports and configuration, for `npm start`: what

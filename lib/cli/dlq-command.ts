@@ -19,7 +19,7 @@ import { createProgress } from "./progress.js";
 import { addResourceOptions, type ResourceFlags } from "./resources.js";
 
 /** Messages listed when `--limit` is not given. */
-export const DEFAULT_DLQ_LIST_LIMIT = 100;
+const DEFAULT_DLQ_LIST_LIMIT = 100;
 
 interface DlqListFlags extends ResourceFlags {
   readonly reason?: DeadLetterReason[];

@@ -18,13 +18,13 @@ import { parseDuration } from "./time-flags.js";
  * Records listed when `--limit` is not given, by status or the most recent: a terminal's
  * screenful or two, and enough to spot a pattern.
  */
-export const DEFAULT_EVENTS_LIMIT = 50;
+const DEFAULT_EVENTS_LIMIT = 50;
 
 /**
  * Items a listing reads when `--max-read` is not given: a few seconds and well under a dollar of
  * reads on DynamoDB, where an unbounded scan for a rare status would read the whole table.
  */
-export const DEFAULT_EVENTS_MAX_READ = 100_000;
+const DEFAULT_EVENTS_MAX_READ = 100_000;
 
 interface EventsFlags extends ResourceFlags {
   /** Absent: every status, the most recently updated first. */

@@ -61,10 +61,7 @@ export interface OperatorActionView {
 }
 
 /** The report as a table for a terminal, with a one-line summary under it. */
-export const renderOperatorAction = (
-  report: OperatorActionReport,
-  view: OperatorActionView,
-): string => {
+const renderOperatorAction = (report: OperatorActionReport, view: OperatorActionView): string => {
   const table = new Table({ head: ["", "event", "detail"], style: { head: [], border: [] } });
   const verb = report.dryRun ? view.wouldDo : view.done;
   for (const row of view.rows) table.push([verb, row.eventId, row.detail]);

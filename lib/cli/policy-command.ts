@@ -22,9 +22,9 @@ import { policyLimitsFromEnv } from "./policy-limits-from-env.js";
 import { parseDuration } from "./time-flags.js";
 
 /** Samples drawn by `policy explain` unless `--samples` says otherwise. */
-export const DEFAULT_EXPLAIN_SAMPLES = 10_000;
+const DEFAULT_EXPLAIN_SAMPLES = 10_000;
 /** Keeps `policy explain` interactive: 99 retries × this many samples still finish in seconds. */
-export const MAX_EXPLAIN_SAMPLES = 1_000_000;
+const MAX_EXPLAIN_SAMPLES = 1_000_000;
 
 interface ExplainFlags {
   readonly maxAttempts?: number;
@@ -53,7 +53,7 @@ const seconds = (value: number): string =>
   value < 60 ? `${value}s` : `${value}s (${formatSeconds(value)})`;
 
 /** The table and one-line summary `policy explain` prints without `--json`. */
-export const renderExplanation = (explanation: PolicyExplanation, samples: number): string => {
+const renderExplanation = (explanation: PolicyExplanation, samples: number): string => {
   const { policy } = explanation;
   const table = new Table({
     head: ["retry", "ceiling (s)", "range (s)", "p50 (s)", "p90 (s)", "p99 (s)"],

@@ -67,7 +67,7 @@ export const renderRedriveReport = (report: RedriveReport): string => {
 };
 
 /** The request the flags describe; validated by the redrive itself. */
-export const requestFromFlags = (flags: RedriveFlags): RedriveRequestInput => ({
+const requestFromFlags = (flags: RedriveFlags): RedriveRequestInput => ({
   eventIds: flags.eventId,
   reasons: flags.reason,
   target: flags.target,

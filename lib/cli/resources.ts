@@ -10,7 +10,7 @@ import { ConfigurationError, errorMessage, ResourceNotFoundError } from "../core
  */
 
 /** The stack the CLI reads outputs from unless `--stack` says otherwise. */
-export const DEFAULT_STACK_NAME = "Ricochet";
+const DEFAULT_STACK_NAME = "Ricochet";
 
 /** The stack's output keys, as the CDK stack declares them. */
 export const STACK_OUTPUT = {

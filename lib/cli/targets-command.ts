@@ -17,7 +17,7 @@ import { inertRow, parsePositiveWholeNumber, printResult, withJsonOption } from 
 import { addResourceOptions, type ResourceFlags } from "./resources.js";
 
 /** Targets listed when `--limit` is not given. */
-export const DEFAULT_TARGETS_LIMIT = 100;
+const DEFAULT_TARGETS_LIMIT = 100;
 
 interface TargetsFlags extends ResourceFlags {
   readonly limit: number;

@@ -25,7 +25,7 @@ export type UnfilteredRedriveGate =
  * Whether the request selects events by what they are (ids, reasons, target, time). `limit`
  * does not count: it bounds how many, not which.
  */
-export const isFilteredRedrive = (request: RedriveRequestInput): boolean =>
+const isFilteredRedrive = (request: RedriveRequestInput): boolean =>
   (request.eventIds?.length ?? 0) > 0 ||
   (request.reasons?.length ?? 0) > 0 ||
   request.target !== undefined ||

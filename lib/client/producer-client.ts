@@ -39,7 +39,7 @@ export type { SubmitTrace } from "../core/submit-trace.js";
 /** SQS's limit on entries in one `SendMessageBatch`. */
 export const MAX_BATCH_ENTRIES = 10;
 /** Tries of one batch entry before it is reported as rejected (the SDK retries inside each try). */
-export const DEFAULT_MAX_SEND_ATTEMPTS = 4;
+const DEFAULT_MAX_SEND_ATTEMPTS = 4;
 const BACKOFF_BASE_MS = 100;
 const BACKOFF_CAP_MS = 2_000;
 

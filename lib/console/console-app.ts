@@ -31,14 +31,14 @@ import { targetActivityFragment, targetsPage, targetTableFragment } from "./targ
 import { readTargetActivity, readTargetReports } from "./targets-view.js";
 
 /** The most dead-lettered messages the page lists (the scan hides each for a few seconds). */
-export const DEAD_LETTER_PAGE_LIMIT = 500;
+const DEAD_LETTER_PAGE_LIMIT = 500;
 /** The most targets the page lists. */
-export const TARGETS_PAGE_LIMIT = 100;
+const TARGETS_PAGE_LIMIT = 100;
 /**
  * How long a redrive's post waits for it before answering with its page: a small redrive's
  * report then comes at once, a long one's page follows it.
  */
-export const REDRIVE_ANSWER_WAIT_MS = 2_000;
+const REDRIVE_ANSWER_WAIT_MS = 2_000;
 
 /**
  * The largest body the console reads: the confirmation of the largest redrive (every event id

@@ -13,7 +13,7 @@ import { CONSOLE_TOKEN_HEADER } from "./request-guard.js";
 export const CONSOLE_SCRIPT_PATH = "/assets/console.js";
 
 /** The sessionStorage key the tab keeps the token under. */
-export const TOKEN_STORAGE_KEY = "ricochet-console-token";
+const TOKEN_STORAGE_KEY = "ricochet-console-token";
 
 /** The id of the shell's placeholder, which the script replaces with the page itself. */
 export const SHELL_ID = "console-shell";

@@ -6,7 +6,7 @@ import type { ConsoleDeps } from "./console-deps.js";
 import { readHtmx } from "./htmx-asset.js";
 
 /** The only address the console listens on: never another interface. */
-export const CONSOLE_HOST = "127.0.0.1";
+const CONSOLE_HOST = "127.0.0.1";
 
 /** A running console. */
 export interface RunningConsole {
@@ -18,7 +18,7 @@ export interface RunningConsole {
 }
 
 /** A fresh token: 256 random bits, URL-safe. */
-export const newConsoleToken = (): string => randomBytes(32).toString("base64url");
+const newConsoleToken = (): string => randomBytes(32).toString("base64url");
 
 /**
  * Starts the console on 127.0.0.1 (`port` 0: any free port) with a token of its own, which

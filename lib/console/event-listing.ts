@@ -14,7 +14,7 @@ import { targetKeyOfTyped } from "../core/target-key.js";
  */
 
 /** Events on one page of the list. */
-export const EVENTS_PAGE_SIZE = 25;
+const EVENTS_PAGE_SIZE = 25;
 /** A status's count is read up to this many; above, the page says "1000+". */
 export const COUNT_CAP = 1000;
 /**

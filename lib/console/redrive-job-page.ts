@@ -6,7 +6,7 @@ import { type Html, pageLayout } from "./page-layout.js";
 import type { RedriveJob } from "./redrive-jobs.js";
 
 /** Seconds between looks at a running redrive. */
-export const REDRIVE_POLL_SECONDS = 1;
+const REDRIVE_POLL_SECONDS = 1;
 
 /** Where a redrive's page is. */
 export const redriveJobUrl = (id: string, part?: "status"): string =>

@@ -23,7 +23,7 @@ export interface RedriveJob {
   readonly finished: Promise<void>;
 }
 
-export type JobStart =
+type JobStart =
   | { readonly kind: "started"; readonly job: RedriveJob }
   | { readonly kind: "busy"; readonly running: RedriveJob };
 

@@ -42,10 +42,7 @@ export interface GuardRefusal {
 export type GuardVerdict = { readonly kind: "pass" } | { readonly kind: "shell" } | GuardRefusal;
 
 /** The hosts the console answers as: its address and `localhost`, at its port. */
-export const ownHosts = (port: number): readonly string[] => [
-  `127.0.0.1:${port}`,
-  `localhost:${port}`,
-];
+const ownHosts = (port: number): readonly string[] => [`127.0.0.1:${port}`, `localhost:${port}`];
 
 /** Compares in time independent of where the strings differ, so a timing cannot guess it. */
 export const sameSecret = (given: string | undefined, expected: string): boolean => {

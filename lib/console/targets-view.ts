@@ -3,13 +3,13 @@ import { type TargetReport, targetReports } from "../core/target-report.js";
 import type { ConsoleDeps } from "./console-deps.js";
 
 /** The minutes the targets page charts. */
-export const ACTIVITY_MINUTES = 60;
+const ACTIVITY_MINUTES = 60;
 /**
  * The most event records the targets page's charts read: a bounded, eventually consistent
  * scan (about one read unit per eight 1 KB records), never the whole table. See
  * docs/design-notes.md, "Pictures of a target".
  */
-export const ACTIVITY_RECORDS_READ = 2_000;
+const ACTIVITY_RECORDS_READ = 2_000;
 
 /** What the charts were drawn from: the bound of the read, said on the page. */
 export interface ActivitySample {

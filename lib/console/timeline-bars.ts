@@ -15,7 +15,7 @@ import type { Html } from "./page-layout.js";
  */
 
 /** What a bar stands for. */
-export type BarKind = "attempt" | "call" | "wait" | "hop" | "deferral" | "running" | "action";
+type BarKind = "attempt" | "call" | "wait" | "hop" | "deferral" | "running" | "action";
 
 /** One bar: its span, its lane and its tooltip (free text already redacted by the timeline). */
 export interface TimelineBar extends TimeSpan {

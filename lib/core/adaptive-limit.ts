@@ -148,7 +148,7 @@ export const LimitChange = {
 export type LimitChange = (typeof LimitChange)[keyof typeof LimitChange];
 
 /** The healthy calls' latency: a slow baseline and a fast recent average, in ms. */
-export interface LatencyAverages {
+interface LatencyAverages {
   readonly baselineMs: number;
   readonly recentMs: number;
   /** The calls in flight the baseline was learned at, averaged as slowly; unset until told. */

@@ -118,7 +118,7 @@ export const classifyAddress = (address: string): AddressClass | undefined => {
 };
 
 /** The host every loopback spelling is keyed as: `localhost`, `[::1]`, `127.0.0.2`, `0.0.0.0`. */
-export const LOOPBACK_HOST = "127.0.0.1";
+const LOOPBACK_HOST = "127.0.0.1";
 
 /**
  * IPv6 literals that are another spelling of one IPv4 address, as a URL writes them (compressed,
@@ -160,7 +160,7 @@ export const canonicalHost = (hostname: string): string => {
 };
 
 /** The decision for one (hostname, address) pair. */
-export type AddressVerdict =
+type AddressVerdict =
   | { readonly allowed: true; readonly via: "public" | "allow_list" }
   | { readonly allowed: false; readonly kind: AddressClass; readonly reason: string };
 

@@ -77,7 +77,7 @@ const cutText = (text: string): string =>
   text.length <= MAX_SUMMARY_TEXT_CHARS ? text : `${text.slice(0, MAX_SUMMARY_TEXT_CHARS)}…`;
 
 /** The summary of a copy, bounded so that it always fits its share of the message. */
-export const summaryOf = (message: DeadLetterMessage): DeadLetterSummary => {
+const summaryOf = (message: DeadLetterMessage): DeadLetterSummary => {
   const { body: _body, ...summary } = message;
   let bounded: DeadLetterSummary = {
     ...summary,

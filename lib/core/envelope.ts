@@ -32,16 +32,14 @@ export const IsoInstantSchema = z.iso.datetime({
 });
 
 /** The punctuation an event id may hold besides letters and digits (`-` last: in a class, literal). */
-export const EVENT_ID_PUNCTUATION = [".", "_", ":", "@", "/", "+", "=", "-"] as const;
+const EVENT_ID_PUNCTUATION = [".", "_", ":", "@", "/", "+", "=", "-"] as const;
 
 /**
  * Event ids are letters, digits and a few punctuation marks, so that they are safe in logs,
  * headers and DynamoDB keys and cannot hide look-alike characters (a Cyrillic "а" in an
  * otherwise Latin id) or spaces.
  */
-export const EVENT_ID_PATTERN = new RegExp(
-  `^[A-Za-z0-9][A-Za-z0-9${EVENT_ID_PUNCTUATION.join("")}]*$`,
-);
+const EVENT_ID_PATTERN = new RegExp(`^[A-Za-z0-9][A-Za-z0-9${EVENT_ID_PUNCTUATION.join("")}]*$`);
 
 /** The event id rule in words: the problem an envelope gets, and the README's sentence. */
 export const EVENT_ID_RULE = `1–${MAX_EVENT_ID_LENGTH} characters: letters, digits and ${EVENT_ID_PUNCTUATION.join(" ")}, starting with a letter or digit`;
@@ -85,7 +83,7 @@ const anyCase = (word: string): string =>
   [...word].map((c) => (/[a-z]/i.test(c) ? `[${c.toUpperCase()}${c.toLowerCase()}]` : c)).join("");
 
 /** Most headers an HTTP target may carry. */
-export const MAX_HEADERS = 50;
+const MAX_HEADERS = 50;
 
 const HeadersSchema = z
   .record(
@@ -122,7 +120,7 @@ export const TargetGroupSchema = z
     "Shares one circuit breaker and one set of per-target limits among targets, e.g. a tenant's several URLs. Default: the URL's origin, or the Lambda function.",
   );
 
-export const HttpTargetSchema = z.strictObject({
+const HttpTargetSchema = z.strictObject({
   type: z.literal("http"),
   url: z
     .string()
@@ -147,7 +145,7 @@ export const HttpTargetSchema = z.strictObject({
 const LAMBDA_FUNCTION =
   /^(arn:aws[a-zA-Z-]*:lambda:[a-z0-9-]+:\d{12}:function:)?[a-zA-Z0-9_-]{1,64}(:(\$LATEST|[a-zA-Z0-9_-]{1,128}))?$/;
 
-export const LambdaTargetSchema = z.strictObject({
+const LambdaTargetSchema = z.strictObject({
   type: z.literal("lambda"),
   functionName: z
     .string()
@@ -156,7 +154,7 @@ export const LambdaTargetSchema = z.strictObject({
   group: TargetGroupSchema.optional(),
 });
 
-export const TargetSchema = z.discriminatedUnion("type", [HttpTargetSchema, LambdaTargetSchema], {
+const TargetSchema = z.discriminatedUnion("type", [HttpTargetSchema, LambdaTargetSchema], {
   error: (issue) =>
     issue.code === "invalid_union"
       ? 'must be an object whose "type" is "http" or "lambda"'
@@ -164,7 +162,7 @@ export const TargetSchema = z.discriminatedUnion("type", [HttpTargetSchema, Lamb
 });
 
 /** Depth of a JSON value, measured without recursion so hostile nesting cannot blow the stack. */
-export const jsonDepth = (value: unknown): number => {
+const jsonDepth = (value: unknown): number => {
   let deepest = 0;
   const stack: [unknown, number][] = [[value, 1]];
   while (stack.length > 0) {

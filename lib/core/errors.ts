@@ -83,9 +83,6 @@ export class StoreUnavailableError extends RicochetError {}
 /** A queue call failed (throttling, outage, message rejected). */
 export class QueueUnavailableError extends RicochetError {}
 
-/** A delivery target was refused before any call was made (unsafe address, not allowed). */
-export class TargetRefusedError extends RicochetError {}
-
 /** A message (body and attributes together) is larger than SQS accepts. */
 export class MessageTooLargeError extends RicochetError {
   public constructor(

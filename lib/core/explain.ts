@@ -5,7 +5,7 @@ import { applyPolicyLimits, type PolicyLimits } from "./policy-limits.js";
 import type { RandomSource } from "./random.js";
 
 /** What one retry of a policy looks like: its range and how the drawn delays spread in it. */
-export interface RetryExplanation {
+interface RetryExplanation {
   /** 1 for the first retry (the second attempt). */
   readonly retry: number;
   readonly ceilingSeconds: number;

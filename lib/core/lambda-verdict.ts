@@ -27,7 +27,7 @@ export const VerdictErrorType = {
 export type VerdictErrorType = (typeof VerdictErrorType)[keyof typeof VerdictErrorType];
 
 /** The key of a function result that carries a verdict. */
-export const VERDICT_RESULT_KEY = "ricochet";
+const VERDICT_RESULT_KEY = "ricochet";
 
 /**
  * What a Lambda target may answer instead of success: `retry` (like HTTP 503, with

@@ -60,10 +60,7 @@ const newestFirst = (entries: readonly LearnedLimitEntry[]): LearnedLimitEntry[]
   [...entries].sort((a, b) => b.writtenAtMs - a.writtenAtMs);
 
 /** The entries readers count: fresh ones, at most {@link MAX_LEARNED_ENTRIES}, newest first. */
-export const freshEntries = (
-  entries: readonly LearnedLimitEntry[],
-  nowMs: number,
-): LearnedLimitEntry[] =>
+const freshEntries = (entries: readonly LearnedLimitEntry[], nowMs: number): LearnedLimitEntry[] =>
   newestFirst(entries)
     .filter((entry) => isFresh(entry, nowMs))
     .slice(0, MAX_LEARNED_ENTRIES);

@@ -33,7 +33,7 @@ const statusOrCategory = z.union([
 ]);
 
 /** Most names in one of the policy's Lambda error-type lists. */
-export const MAX_ERROR_TYPES = 50;
+const MAX_ERROR_TYPES = 50;
 
 const VERDICT_TYPES: readonly string[] = Object.values(VerdictErrorType);
 

@@ -377,7 +377,7 @@ export interface IngressQueue {
 }
 
 /** The sends of one batch: see {@link IngressQueue.gatherSends}. */
-export interface SendGathering {
+interface SendGathering {
   /** The queue to send through while the batch runs. */
   readonly queue: IngressQueue;
   /** A message of the batch started: a gathered send may wait for it to send or end. */

@@ -17,7 +17,7 @@ export const CallerSource = {
 export type CallerSource = (typeof CallerSource)[keyof typeof CallerSource];
 
 /** What STS's GetCallerIdentity answered: AWS's word, bound to the request's signature. */
-export interface VerifiedCaller {
+interface VerifiedCaller {
   readonly source: CallerSource;
   /** `arn:aws:iam::…:user/ana`, `arn:aws:sts::…:assumed-role/role/session`. */
   readonly arn: string;
@@ -43,8 +43,6 @@ export type AuditCaller = VerifiedCaller | UnverifiedCaller;
 
 /** How many finished attempts a record keeps; older ones are dropped, the count stays exact. */
 export const MAX_HISTORY_ENTRIES = 20;
-/** How many redrive audit entries a record keeps. */
-export const MAX_REDRIVE_ENTRIES = 20;
 
 /** One finished (or abandoned) attempt, as kept in a record's history. */
 export interface AttemptEntry {
@@ -128,7 +126,7 @@ export interface PendingDeadLetter {
 }
 
 /** Conflicting resubmissions seen for an event: same id, another envelope. */
-export interface ConflictSummary {
+interface ConflictSummary {
   readonly count: number;
   readonly lastAt: string;
   /** Digest of the most recent losing envelope. */

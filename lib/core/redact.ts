@@ -20,10 +20,7 @@ const SECRET_HEADER_NAMES: ReadonlySet<string> = new Set([
 const SECRET_NAME_PARTS = ["token", "secret", "password", "api-key", "signature"] as const;
 
 /** Whether a header's value is a secret: a known credential header, or a name that says so. */
-export const isSecretHeaderName = (
-  name: string,
-  extraSecretNames: readonly string[] = [],
-): boolean => {
+const isSecretHeaderName = (name: string, extraSecretNames: readonly string[] = []): boolean => {
   const lower = name.toLowerCase();
   return (
     SECRET_HEADER_NAMES.has(lower) ||

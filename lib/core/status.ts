@@ -21,7 +21,7 @@ export const ALL_STATUSES: readonly EventStatus[] = Object.values(EventStatus);
  * Statuses an event never leaves on its own; only an operator moves it back to `pending`: a
  * redrive (rejected, dead-lettered) or a replay (delivered). A cancelled event never comes back.
  */
-export const TERMINAL_STATUSES: ReadonlySet<EventStatus> = new Set([
+const TERMINAL_STATUSES: ReadonlySet<EventStatus> = new Set([
   EventStatus.DELIVERED,
   EventStatus.REJECTED,
   EventStatus.DEAD_LETTERED,
@@ -37,7 +37,7 @@ export const isTerminal = (status: EventStatus): boolean => TERMINAL_STATUSES.ha
  * (lib/core/deferral.ts); an invalid envelope leaves a `rejected` placeholder. A redrive whose
  * record has expired (lib/core/redrive-rule.ts) creates one `pending` too.
  */
-export const INITIAL_STATUSES: ReadonlySet<EventStatus> = new Set([
+const INITIAL_STATUSES: ReadonlySet<EventStatus> = new Set([
   EventStatus.PENDING,
   EventStatus.SCHEDULED,
   EventStatus.IN_FLIGHT,

@@ -16,8 +16,8 @@ import { groupKey, naturalSpellingOf, naturalTargetKey } from "./target-key.js";
 export type TargetGroups = Readonly<Record<string, readonly string[]>>;
 
 /** The most groups, and members per group, a deployment declares (they travel in one env var). */
-export const MAX_TARGET_GROUPS = 200;
-export const MAX_GROUP_MEMBERS = 500;
+const MAX_TARGET_GROUPS = 200;
+const MAX_GROUP_MEMBERS = 500;
 
 const NATURAL_KEY_FORMS =
   "lambda:<function name or unqualified ARN>, or http:<scheme>://<canonical host>:<port> (the port always written)";

@@ -37,7 +37,7 @@ export const rateVerdict = (windowStartMs: number, count: number, limit: number)
  * one write. The counter's item takes about 1,000 writes a second: counted one call at a time, a
  * target called 5,000 times a second would need 5,000.
  */
-export const MAX_RATE_BATCH_SHARE = 0.05;
+const MAX_RATE_BATCH_SHARE = 0.05;
 
 /**
  * How many calls an instance asks the shared counter for at once: one more than it used recently

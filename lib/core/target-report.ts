@@ -38,7 +38,7 @@ export interface TargetReport {
 }
 
 /** A target's learned limit as operators are shown it; `changedAt` is ISO 8601. */
-export interface LearnedLimitReport extends Omit<LearnedLimitSummary, "changedAtMs"> {
+interface LearnedLimitReport extends Omit<LearnedLimitSummary, "changedAtMs"> {
   readonly changedAt: string;
 }
 

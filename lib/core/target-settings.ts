@@ -24,7 +24,7 @@ export interface TargetLimits {
 }
 
 /** Everything one target is held to. */
-export interface TargetSettings extends TargetLimits {
+interface TargetSettings extends TargetLimits {
   /** Its breaker's settings; they only matter when the breakers are on. */
   readonly breaker: BreakerSettings;
 }
@@ -36,11 +36,11 @@ export interface TargetSettings extends TargetLimits {
 export const MAX_TARGET_LIMIT = 10_000;
 
 /** Overrides for one target (or for all, as defaults): breaker fields and the two limits. */
-export const TargetSettingsOverrideSchema = BreakerSettingsSchema.extend({
+const TargetSettingsOverrideSchema = BreakerSettingsSchema.extend({
   maxConcurrentCalls: z.int().min(1).max(MAX_TARGET_LIMIT).optional(),
   maxCallsPerSecond: z.int().min(1).max(MAX_TARGET_LIMIT).optional(),
 });
-export type TargetSettingsOverride = z.infer<typeof TargetSettingsOverrideSchema>;
+type TargetSettingsOverride = z.infer<typeof TargetSettingsOverrideSchema>;
 
 /** Whether `key` is a target's own key or a group's, so that an override can ever match. */
 const isTargetOrGroupKey = (key: string): boolean => {

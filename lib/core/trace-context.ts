@@ -38,9 +38,6 @@ export const TRACE_ATTRIBUTE = {
   TRACESTATE: "tracestate",
 } as const;
 
-/** X-Ray's system attribute on an SQS message. */
-export const AWS_TRACE_HEADER = "AWSTraceHeader";
-
 // A header longer than this is no trace context, whatever it holds: reading stops there.
 const MAX_TRACEPARENT_LENGTH = 256;
 // The W3C limit for `tracestate` (32 members of at most 256 characters would be far more).
@@ -88,7 +85,7 @@ export const parseTracestate = (value: unknown): string | undefined => {
 };
 
 /** X-Ray's header as a W3C context: its `Root` is the trace id with the version and dash removed. */
-export const parseXRayTraceHeader = (value: unknown): TraceContext | undefined => {
+const parseXRayTraceHeader = (value: unknown): TraceContext | undefined => {
   if (typeof value !== "string" || value.length > MAX_XRAY_HEADER_LENGTH) return undefined;
   const fields = new Map<string, string>();
   for (const part of value.split(";")) {

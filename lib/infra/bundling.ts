@@ -40,7 +40,7 @@ export const prebuiltBundleDir = (name: FunctionName): string =>
 export const EXTERNAL_MODULES: readonly string[] = ["@aws-sdk/*"];
 
 /** esbuild's name for the Node.js version of `Runtime.NODEJS_24_X`. */
-export const BUNDLE_TARGET = "node24";
+const BUNDLE_TARGET = "node24";
 
 /*
  * ESM output cannot call `require`, yet some CommonJS dependencies do (for Node built-ins);

@@ -2,7 +2,7 @@ import { ENV } from "../contract/environment.js";
 import { parseList } from "../runtime/config.js";
 
 /** The demo receiver's address: the demo's targets are on this machine. */
-export const DEMO_RECEIVER_HOST = "127.0.0.1";
+const DEMO_RECEIVER_HOST = "127.0.0.1";
 
 /** Hosts a local run lets HTTP targets reach beyond the template's list, and on whose word. */
 export interface HostAllowance {

@@ -11,7 +11,7 @@ const EVENT_SOURCE_MAPPING = "AWS::Lambda::EventSourceMapping";
 const FUNCTION = "AWS::Lambda::Function";
 
 /** How the local poller drives the orchestrator: the event source mapping's and function's settings. */
-export interface PollerSettings {
+interface PollerSettings {
   readonly batchSize: number;
   readonly batchingWindowMs: number;
   readonly maxConcurrency: number;

@@ -61,7 +61,7 @@ export interface EventSourcePollerOptions {
 }
 
 /** Counts since start; read them to wait for progress or assert on what happened. */
-export interface PollerStats {
+interface PollerStats {
   readonly receivedMessages: number;
   readonly invocations: number;
   readonly deletedMessages: number;

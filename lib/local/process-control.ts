@@ -10,16 +10,6 @@ export const hasExited = (child: ChildProcess): boolean =>
 export const exitOf = (child: ChildProcess): Promise<void> =>
   hasExited(child) ? Promise.resolve() : once(child, "exit").then(() => undefined);
 
-/** Whether a pid names a live process (a signal 0 probe). */
-export const isAlive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
 const signal = (child: ChildProcess, name: NodeJS.Signals, group: boolean): void => {
   if (child.pid === undefined || hasExited(child)) return;
   try {

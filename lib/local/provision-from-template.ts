@@ -36,14 +36,14 @@ const QUEUE_ATTRIBUTES = [
   "MaximumMessageSize",
 ] as const;
 
-export interface LocalQueue {
+interface LocalQueue {
   readonly logicalId: string;
   readonly name: string;
   readonly url: string;
   readonly arn: string;
 }
 
-export interface LocalTable {
+interface LocalTable {
   readonly logicalId: string;
   readonly name: string;
   readonly arn: string;
@@ -87,7 +87,7 @@ export const referencedLogicalId = (
  * A local resource name from a logical id: SQS and DynamoDB both accept letters, digits, `-` and
  * `_`, and the id's hash suffix keeps two stacks' names apart.
  */
-export const localName = (prefix: string, logicalId: string): string =>
+const localName = (prefix: string, logicalId: string): string =>
   `${prefix}-${logicalId}`.replace(/[^A-Za-z0-9_-]/g, "-").slice(0, 80);
 
 const resourcesOfType = (template: CfnTemplate, ...types: string[]): [string, CfnResource][] =>
@@ -172,7 +172,7 @@ const provisionQueues = async (
 const asArray = <T>(value: unknown): T[] => (Array.isArray(value) ? (value as T[]) : []);
 
 /** The CreateTable input for a `Table` or `GlobalTable`'s properties. */
-export const createTableInput = (name: string, props: Props): CreateTableCommandInput => {
+const createTableInput = (name: string, props: Props): CreateTableCommandInput => {
   const billingMode = (props.BillingMode as BillingMode | undefined) ?? "PROVISIONED";
   const throughput = isRecord(props.ProvisionedThroughput)
     ? {

@@ -45,7 +45,7 @@ export const DEFAULT_LEASE_MARGIN_MS = 5_000;
  * `SendMessageBatch`; every such re-send is late by at most this. A batch's own re-sends wait
  * for the batch instead, up to `sendGatherMaxMs`.
  */
-export const SEND_BATCH_WINDOW_MS = 10;
+const SEND_BATCH_WINDOW_MS = 10;
 
 /**
  * The longest a batch's re-send waits for the batch's other messages: a tenth of the lease margin

@@ -32,13 +32,13 @@ export const LAYER_IMPORTS = {
   ],
 } as const satisfies Record<string, readonly string[]>;
 
-export type Layer = keyof typeof LAYER_IMPORTS;
+type Layer = keyof typeof LAYER_IMPORTS;
 
 /** Packages the pure layers may not import: they talk to AWS, so they belong in adapters. */
 const AWS_PACKAGE = /^(@aws-sdk\/|@smithy\/|aws-cdk-lib|constructs|@aws-lambda-powertools\/)/;
 const PURE_LAYERS: ReadonlySet<Layer> = new Set<Layer>(["contract", "core", "app"]);
 
-export const layerOf = (libPath: string): Layer | undefined => {
+const layerOf = (libPath: string): Layer | undefined => {
   const parts = libPath.split("/");
   if (parts.length === 1) return "entry";
   const folder = parts[0] as string;

@@ -18,7 +18,7 @@ import { streamFor } from "../support/random-streams.js";
  */
 
 /** Who the chaos run's operator is, in the audit entries. */
-export const CHAOS_OPERATOR = "chaos-operator";
+const CHAOS_OPERATOR = "chaos-operator";
 /** Share of the first clean's deletes that fail (throttled). */
 const DELETE_FAULT_SHARE = 0.3;
 /** The clean's hold on the copies it scanned: short, so that slow reads outlast it. */

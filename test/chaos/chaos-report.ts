@@ -27,7 +27,7 @@ import { Reply } from "./chaos-script.js";
 import type { ClaimTraces } from "./claim-trace.js";
 
 /** One broken guarantee. */
-export interface ChaosViolation {
+interface ChaosViolation {
   readonly invariant: Invariant;
   readonly eventId?: string | undefined;
   readonly detail: string;

@@ -38,7 +38,7 @@ export interface QueueCounts {
   readonly delayed: number;
 }
 
-export const queueCounts = async (clients: AwsClients, queueUrl: string): Promise<QueueCounts> => {
+const queueCounts = async (clients: AwsClients, queueUrl: string): Promise<QueueCounts> => {
   const { Attributes } = await clients.sqs.send(
     new GetQueueAttributesCommand({
       QueueUrl: queueUrl,

@@ -15,7 +15,7 @@ import type { SimulationWorld } from "./simulation-world.js";
  * through that invocation's faults.
  */
 
-export interface Instance {
+interface Instance {
   readonly breakers: TargetBreakers | undefined;
   readonly limits: TargetLimiter | undefined;
   readonly adaptive: AdaptiveLimiter | undefined;

@@ -32,7 +32,7 @@ export const StaleReceipt = {
 export type StaleReceipt = (typeof StaleReceipt)[keyof typeof StaleReceipt];
 
 /** SQS's longest visibility timeout. */
-export const MAX_VISIBILITY_SECONDS = 43_200;
+const MAX_VISIBILITY_SECONDS = 43_200;
 
 /** How a message was sent: by whom, with which attributes. */
 export interface SendOptions {

@@ -182,7 +182,7 @@ export const drawBulkyEvents = (seed: number, startMs: number): ScenarioEvent[] 
 };
 
 /** The receiver every honest HTTP event of a run goes to (its limits and breaker are shared). */
-export const SHARED_ORIGIN = "https://receiver.example.com";
+const SHARED_ORIGIN = "https://receiver.example.com";
 /** A healthy receiver slower than the hostile producer's timeouts: its breaker must stay closed. */
 export const SLOW_ORIGIN = "https://slow.example.com";
 /** Events of each shared-target move per run: more than the sensitive breakers' minimum calls. */

@@ -60,7 +60,7 @@ export const drawControls = (
   });
 
 /** A process for one try, with the ports it reaches the deployment through. */
-export interface ControlRun {
+interface ControlRun {
   readonly process: Process & { readonly stopped: Promise<void> };
   readonly ports: { readonly store: EventStore; readonly ingress: IngressQueue };
 }

@@ -40,7 +40,7 @@ const LISTS_DURING_CLEAN = 3;
 const PAUSE_BETWEEN_LISTS_MS = 700;
 
 /** A process the operator's run lives in, and what it can reach through its faulty ports. */
-export interface OperatorRun {
+interface OperatorRun {
   readonly process: Process & { readonly stopped: Promise<void> };
   readonly ports: {
     readonly store: EventStore;

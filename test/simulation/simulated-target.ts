@@ -31,7 +31,7 @@ export type Behaviour = (typeof Behaviour)[keyof typeof Behaviour];
 export type BehaviourWeights = Readonly<Partial<Record<Behaviour, number>>>;
 
 /** How long the slow receiver takes to answer. */
-export const SLOW_SERVICE_MS = 300;
+const SLOW_SERVICE_MS = 300;
 
 /** One call as the receiver saw it, with true virtual times. */
 export interface TargetCall {

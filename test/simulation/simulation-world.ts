@@ -31,7 +31,7 @@ export const START_MS = Date.UTC(2030, 0, 1);
 const RESULT_WRITE_FAULT_SHARE = 0.15;
 
 /** The options with their defaults filled in. */
-export interface RunSettings {
+interface RunSettings {
   readonly events: number;
   readonly workers: number;
   readonly faultRate: number;

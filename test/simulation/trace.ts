@@ -36,7 +36,7 @@ export interface InvocationTrace {
 }
 
 /** A deferral the orchestrator made: the event went back to the queue without a claim. */
-export interface DeferralTrace {
+interface DeferralTrace {
   readonly eventId: string;
   /** When the re-sent copy is due, in the deferring worker's clock. */
   readonly untilMs: number;
@@ -45,7 +45,7 @@ export interface DeferralTrace {
 }
 
 /** An operator's cancel the store recorded, in true virtual time. */
-export interface CancelTrace {
+interface CancelTrace {
   readonly eventId: string;
   /** The status the event was cancelled in. */
   readonly from: string;
@@ -53,7 +53,7 @@ export interface CancelTrace {
 }
 
 /** An operator's replay the store recorded: the event went back to pending at `generation`. */
-export interface ReplayTrace {
+interface ReplayTrace {
   readonly eventId: string;
   readonly generation: number;
   readonly trueAtMs: number;

@@ -333,7 +333,7 @@ export const FLOOD_TIMEOUT_MS = 100;
  * Spellings of one host name that reach the same place: the fully-qualified trailing dot, with
  * case and the default port on top (a URL parser folds those two alone, not the dot).
  */
-export const respellings = (host: string, scheme: "http" | "https"): readonly string[] => {
+const respellings = (host: string, scheme: "http" | "https"): readonly string[] => {
   const port = scheme === "https" ? 443 : 80;
   const shouted = host.toUpperCase();
   return [`${host}.`, `${shouted}.`, `${host}.:${port}`, `${shouted}.:${port}`];

@@ -175,7 +175,7 @@ export interface AppCommandOptions {
  * The environment commands run in from the app: offline (nothing may come from a registry), no
  * Docker (a build that needed it would fail rather than wait), no CDK version check.
  */
-export const appEnv = (options: AppCommandOptions = {}): NodeJS.ProcessEnv => ({
+const appEnv = (options: AppCommandOptions = {}): NodeJS.ProcessEnv => ({
   PATH: options.node === undefined ? process.env.PATH : pathWithNode(options.node),
   HOME: process.env.HOME,
   npm_config_offline: "true",

@@ -138,7 +138,7 @@ export const startDeployedFunctions = async (
 };
 
 /** An event to the receiver, with a short fixed retry delay. */
-export const deployedEvent = (
+const deployedEvent = (
   deployed: DeployedFunctions,
   eventId: string,
   policy: Record<string, unknown> = {},

@@ -15,7 +15,7 @@ type Emulator = "moto" | "fauxqs";
  * other run it asserts as before. Add a gap here only with evidence that the emulator, not
  * Ricochet, is what differs from AWS.
  */
-export const EMULATOR_GAPS = {
+const EMULATOR_GAPS = {
   consumedCapacityBySize: {
     moto: "moto reports 0.5 write capacity units for every UpdateItem, whatever the item's size",
   },
@@ -46,7 +46,7 @@ const currentEmulator = (): Emulator | undefined => {
 };
 
 /** Why this run's emulator lacks `gap`, or undefined when the test should run. */
-export const gapReason = (gap: EmulatorGap): string | undefined => {
+const gapReason = (gap: EmulatorGap): string | undefined => {
   const emulator = currentEmulator();
   if (emulator === undefined) return undefined;
   const reasons: Partial<Record<Emulator, string>> = EMULATOR_GAPS[gap];

@@ -116,16 +116,6 @@ export const constantRandom =
 /** The largest value a {@link RandomSource} may return: draws the top of any range. */
 export const TOP_OF_RANGE = 1 - Number.EPSILON;
 
-/** A random source replaying `values` in order, then repeating the last one. */
-export const sequenceRandom = (...values: number[]): RandomSource => {
-  let index = 0;
-  return () => {
-    const value = values[Math.min(index, values.length - 1)] ?? 0;
-    index += 1;
-    return value;
-  };
-};
-
 /** A claim of `eventId` at generation 0 by `worker-a`, made at `nowMs`. */
 export const aClaimRequest = (
   eventId: string,

@@ -1,7 +1,7 @@
 import { type Browser, chromium } from "playwright-core";
 
 /** Debian's chromium, or the one RICOCHET_CHROMIUM names. */
-export const CHROMIUM = process.env.RICOCHET_CHROMIUM ?? "/usr/bin/chromium";
+const CHROMIUM = process.env.RICOCHET_CHROMIUM ?? "/usr/bin/chromium";
 
 /**
  * Headless Chromium for the console's browser tests. The background-networking flags matter:

@@ -1,15 +1,13 @@
 import type { RicochetClientContext } from "../../lib/adapters/targets/lambda-target.js";
 import { type FunctionReply, startLoopbackLambda } from "./loopback-lambda.js";
 
-export type { FunctionReply } from "./loopback-lambda.js";
-
 /*
  * Lambda targets for the tests: functions whose replies the test scripts, answered over the
  * Invoke API by the loopback server (./loopback-lambda.ts).
  */
 
 /** One invocation the stand-in answered. */
-export interface Invocation {
+interface Invocation {
   readonly functionName: string;
   /** The event the function received: the envelope's payload. */
   readonly event: unknown;

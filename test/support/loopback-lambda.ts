@@ -20,7 +20,7 @@ export type FunctionReply =
     };
 
 /** One Invoke call as the server read it. */
-export interface InvokeCall {
+interface InvokeCall {
   readonly functionName: string;
   /** The request path, as the SDK built it. */
   readonly path: string;

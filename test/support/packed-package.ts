@@ -17,7 +17,7 @@ const PACKAGE_INPUTS = ["lib", "bin", "functions", "scripts", "schema", "docs"];
 const PACKAGE_FILES = ["package.json", "package-lock.json", "tsconfig.json", "tsconfig.build.json"];
 
 /** Packed tarballs, by content hash. Outside node_modules, which may be shared with a checkout. */
-export const PACKAGE_CACHE = join(tmpdir(), "ricochet-package-cache");
+const PACKAGE_CACHE = join(tmpdir(), "ricochet-package-cache");
 
 const filesUnder = async (dir: string): Promise<string[]> => {
   const entries = await readdir(join(PROJECT_ROOT, dir), { recursive: true, withFileTypes: true });
@@ -28,7 +28,7 @@ const filesUnder = async (dir: string): Promise<string[]> => {
 };
 
 /** A hash of every file the build reads, so a cached tarball is reused only when it is current. */
-export const packageInputsHash = async (): Promise<string> => {
+const packageInputsHash = async (): Promise<string> => {
   const hash = createHash("sha256");
   const files = [...PACKAGE_FILES, ...(await Promise.all(PACKAGE_INPUTS.map(filesUnder))).flat()];
   for (const file of files) {

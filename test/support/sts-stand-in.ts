@@ -16,7 +16,7 @@ export interface StandInIdentity {
 }
 
 /** How the stand-in answers from now on. */
-export type StandInMode =
+type StandInMode =
   | { readonly kind: "answer" }
   /** An STS error, e.g. 403 ExpiredToken. */
   | {

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 
 /** The documents users learn Ricochet from: the README and every guide in docs/. */
-export const USER_DOCUMENTS: readonly string[] = [
+const USER_DOCUMENTS: readonly string[] = [
   "README.md",
   ...readdirSync("docs")
     .filter((name) => name.endsWith(".md"))

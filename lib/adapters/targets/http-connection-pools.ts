@@ -6,7 +6,7 @@ import { Agent as HttpsAgent } from "node:https";
  * servers (load balancers keep 60 s), so the pool seldom offers a socket the server is closing.
  * A server's `Keep-Alive: timeout=` hint shortens it further.
  */
-export const IDLE_CONNECTION_MS = 4_000;
+const IDLE_CONNECTION_MS = 4_000;
 
 /** A target's kept-alive connections, one pool per scheme. */
 export interface ConnectionPools {

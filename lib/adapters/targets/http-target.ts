@@ -11,8 +11,6 @@ import { callHttp, type HttpCallPlan } from "./http-call.js";
 import { createConnectionPools } from "./http-connection-pools.js";
 import { parseTargetUrl } from "./http-target-url.js";
 
-export { IDLE_CONNECTION_MS } from "./http-connection-pools.js";
-
 /** Options of {@link createHttpTarget}. */
 export interface HttpTargetOptions {
   /**
@@ -34,8 +32,8 @@ export interface HttpTargetOptions {
   readonly now?: () => number;
 }
 
-export const DEFAULT_USER_AGENT = "Ricochet/1 (+retry orchestrator)";
-export const DEFAULT_MAX_BODY_EXCERPT_BYTES = 512;
+const DEFAULT_USER_AGENT = "Ricochet/1 (+retry orchestrator)";
+const DEFAULT_MAX_BODY_EXCERPT_BYTES = 512;
 
 const invalidTarget = (message: string, durationMs: number): AttemptResult => ({
   kind: "error",

@@ -14,7 +14,7 @@ import { type DemoSnapshot, takeSnapshot } from "./demo-snapshot.js";
 import { type DemoSummary, summarize } from "./demo-summary.js";
 
 /** Who the demo's redrives are recorded as. */
-export const DEMO_REDRIVER = "ricochet-dev-demo";
+const DEMO_REDRIVER = "ricochet-dev-demo";
 /** Healthy events submitted a second time once delivered, to show duplicate suppression. */
 const DUPLICATES = 3;
 const POLL_MS = 500;

@@ -33,7 +33,7 @@ export const DEMO_POLICY = {
  * answered at all, so it times out whatever the load, and its later calls are as safe as any.
  */
 /** The Retry-After the rate-limited behaviour sends. */
-export const RETRY_AFTER_SECONDS = 2;
+const RETRY_AFTER_SECONDS = 2;
 
 /** One event of the demo: its id and what the receiver will do with it. */
 export interface DemoEvent {

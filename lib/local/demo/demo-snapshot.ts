@@ -26,7 +26,7 @@ const LIVE_COUNTS = [
 ] as const;
 
 /** Messages on a queue in any state: visible, received but not deleted, and delayed. */
-export const liveMessageCount = async (sqs: SQSClient, queueUrl: string): Promise<number> => {
+const liveMessageCount = async (sqs: SQSClient, queueUrl: string): Promise<number> => {
   const { Attributes } = await sqs.send(
     new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: [...LIVE_COUNTS] }),
   );

@@ -16,7 +16,7 @@ import { SMOKE_POLICY, SMOKE_SCENARIOS, type SmokeScenario } from "./smoke-scena
  */
 
 /** Who the smoke's redrive is recorded as, on the event's audit entry. */
-export const SMOKE_REDRIVER = "ricochet-smoke";
+const SMOKE_REDRIVER = "ricochet-smoke";
 const DEFAULT_POLL_MS = 500;
 
 /** What the check drives and reads. */
@@ -39,13 +39,13 @@ export interface SmokeCheckOptions {
 }
 
 /** Status and attempts of a record; `null` where no record was found. */
-export interface SmokeOutcome {
+interface SmokeOutcome {
   readonly status: EventStatus | null;
   readonly attempts: number | null;
 }
 
 /** One scenario's line in the summary. */
-export interface SmokeResult {
+interface SmokeResult {
   readonly scenario: string;
   readonly eventId: string;
   readonly ok: boolean;

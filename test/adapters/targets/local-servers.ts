@@ -12,7 +12,7 @@ import {
  */
 
 /** One request as the receiver saw it. */
-export interface SeenRequest {
+interface SeenRequest {
   readonly method: string;
   readonly url: string;
   readonly headers: IncomingMessage["headers"];

@@ -9,7 +9,7 @@ export const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
  * Environment of a child `ricochet dev`: no inherited endpoint, so it starts its own emulators,
  * and no inherited allowed hosts, so only what a test passes in `extra` is allowed.
  */
-export const childEnv = (extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv => {
+const childEnv = (extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv => {
   const env = { ...process.env };
   for (const name of Object.keys(env)) if (name.startsWith("AWS_ENDPOINT_URL")) delete env[name];
   delete env[ENV.ALLOWED_TARGET_HOSTS];

