@@ -1,7 +1,7 @@
 import type { Context } from "aws-lambda";
 import { createAwsClients } from "../lib/adapters/aws-clients.js";
 import { createPowertoolsLog, EmbeddedMetrics } from "../lib/adapters/powertools-observability.js";
-import { type OperatorReport, runOperatorRequest } from "../lib/app/operator-function.js";
+import { type OperatorReport, runOperatorRequest } from "../lib/app/operator/operator-function.js";
 import { loadConfig } from "../lib/runtime/config.js";
 import { operatorFunctionDeps } from "../lib/runtime/operator-function-deps.js";
 import { loadTracer } from "../lib/runtime/tracing.js";

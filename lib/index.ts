@@ -5,9 +5,9 @@
  * redrive function; for the authors of Lambda targets, the verdicts a function may answer with.
  */
 
-export type { CancelReport } from "./app/cancel.js";
-export type { RedriveReport } from "./app/redrive.js";
-export type { ReplayReport } from "./app/replay.js";
+export type { CancelReport } from "./app/operator/cancel.js";
+export type { RedriveReport } from "./app/operator/redrive.js";
+export type { ReplayReport } from "./app/operator/replay.js";
 export {
   createRicochetOperatorClient,
   type RicochetOperatorClient,

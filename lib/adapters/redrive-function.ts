@@ -1,10 +1,10 @@
 import { InvokeCommand, type InvokeCommandOutput, type LambdaClient } from "@aws-sdk/client-lambda";
 import * as z from "zod";
-import type { CancelReport } from "../app/cancel.js";
-import type { CancelRequestInput, ReplayRequestInput } from "../app/operator-request.js";
-import type { RedriveReport } from "../app/redrive.js";
-import type { RedriveRequestInput } from "../app/redrive-request.js";
-import type { ReplayReport } from "../app/replay.js";
+import type { CancelReport } from "../app/operator/cancel.js";
+import type { CancelRequestInput, ReplayRequestInput } from "../app/operator/operator-request.js";
+import type { RedriveReport } from "../app/operator/redrive.js";
+import type { RedriveRequestInput } from "../app/operator/redrive-request.js";
+import type { ReplayReport } from "../app/operator/replay.js";
 import { RedriveFunctionError } from "../core/errors.js";
 import { truncate } from "../core/outcome.js";
 import { ALL_STATUSES } from "../core/status.js";

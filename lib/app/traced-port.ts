@@ -3,8 +3,8 @@ import { inSpan, type SpanAttributes, type Tracer } from "../core/tracing.js";
 
 /*
  * A port whose chosen methods run in spans: how the orchestrator's and the operator function's
- * steps are traced without knowing of tracing (lib/app/traced-steps.ts,
- * lib/app/traced-operator.ts).
+ * steps are traced without knowing of tracing (lib/app/orchestrator/traced-steps.ts,
+ * lib/app/operator/traced-operator.ts).
  */
 
 /** How one port method is traced: its span's name, and what its arguments and value say. */

@@ -1,6 +1,6 @@
 import type { Command } from "commander";
-import { type CancelReport, cancelEvents } from "../app/cancel.js";
-import { parseCancelRequest } from "../app/operator-request.js";
+import { type CancelReport, cancelEvents } from "../app/operator/cancel.js";
+import { parseCancelRequest } from "../app/operator/operator-request.js";
 import { withAwsSession } from "./aws-session.js";
 import { recordRetentionSecondsFromEnv } from "./deployment-from-env.js";
 import {

@@ -5,19 +5,7 @@ import { ConfigurationError } from "../core/errors.js";
 import { BREAKER_FLAG } from "../local/dev-breaker-setting.js";
 import { readBreakerSetting } from "../runtime/config.js";
 import { parsePositiveWholeNumber, parseWholeNumber } from "./cli-support.js";
-
-/** The flags of `ricochet dev`. */
-export interface DevFlags {
-  readonly demo: boolean;
-  readonly once: boolean;
-  readonly json: boolean;
-  readonly events: number;
-  readonly seed?: number;
-  /** Unset when the flag is not given (a default would print as "[]" in the help). */
-  readonly allowHost?: readonly string[];
-  /** `--circuit-breaker`: `on`, `off` or JSON settings; unset: the template's (or the env's). */
-  readonly circuitBreaker?: string;
-}
+import type { DevFlags } from "./dev-flags.js";
 
 /** Commander parser of `--circuit-breaker`: read as the functions read their variable. */
 const checkBreakerSetting = (value: string): string => {

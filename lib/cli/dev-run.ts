@@ -17,8 +17,8 @@ import { describeHostAllowances, hostAllowances } from "../local/dev-host-allowa
 import { progressLine } from "../local/dev-progress.js";
 import { type DevSession, startDevSession } from "../local/dev-session.js";
 import { ExitCode } from "./cli-support.js";
-import type { DevFlags } from "./dev-command.js";
 import { startDevConsole } from "./dev-console.js";
+import type { DevFlags } from "./dev-flags.js";
 import { untilSignal } from "./until-signal.js";
 
 /** The scripted run gives up after this long; the requirement is under 3 minutes for 200 events. */

@@ -1,7 +1,11 @@
 import Table from "cli-table3";
 import type { Command } from "commander";
-import { type CleanReport, cleanDeadLetters } from "../app/dead-letter-clean.js";
-import { type DeadLetterListing, listDeadLetters, listingDetail } from "../app/dead-letter-scan.js";
+import { type CleanReport, cleanDeadLetters } from "../app/operator/dead-letter-clean.js";
+import {
+  type DeadLetterListing,
+  listDeadLetters,
+  listingDetail,
+} from "../app/operator/dead-letter-scan.js";
 import { countOf } from "../core/count-text.js";
 import type { DeadLetterReason } from "../core/decide.js";
 import { systemClock } from "../core/random.js";

@@ -1,6 +1,6 @@
 import Table from "cli-table3";
 import type { Command } from "commander";
-import type { FailedEvent, RefusedEvent } from "../app/operator-action.js";
+import type { FailedEvent, RefusedEvent } from "../app/operator/operator-action.js";
 import { countOf } from "../core/count-text.js";
 import { ActionFailedError, ActionRefusedError } from "../core/errors.js";
 import { callerName } from "./aws-session.js";

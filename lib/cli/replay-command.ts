@@ -1,6 +1,6 @@
 import type { Command } from "commander";
-import { parseReplayRequest, type ReplayRequest } from "../app/operator-request.js";
-import { type ReplayReport, replayEvents } from "../app/replay.js";
+import { parseReplayRequest, type ReplayRequest } from "../app/operator/operator-request.js";
+import { type ReplayReport, replayEvents } from "../app/operator/replay.js";
 import { InvalidRequestError } from "../core/errors.js";
 import { withAwsSession } from "./aws-session.js";
 import { parsePositiveWholeNumber } from "./cli-support.js";

@@ -1,5 +1,5 @@
 import { createInterface } from "node:readline/promises";
-import type { RedriveRequestInput } from "../app/redrive-request.js";
+import type { RedriveRequestInput } from "../app/operator/redrive-request.js";
 import { InvalidRequestError } from "../core/errors.js";
 
 /*

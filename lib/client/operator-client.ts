@@ -1,14 +1,14 @@
 import type { LambdaClient } from "@aws-sdk/client-lambda";
-import type { CancelReport } from "../app/cancel.js";
+import type { CancelReport } from "../app/operator/cancel.js";
 import {
   type CancelRequestInput,
   parseCancelRequest,
   parseReplayRequest,
   type ReplayRequestInput,
-} from "../app/operator-request.js";
-import type { RedriveReport } from "../app/redrive.js";
-import { parseRedriveRequest, type RedriveRequestInput } from "../app/redrive-request.js";
-import type { ReplayReport } from "../app/replay.js";
+} from "../app/operator/operator-request.js";
+import type { RedriveReport } from "../app/operator/redrive.js";
+import { parseRedriveRequest, type RedriveRequestInput } from "../app/operator/redrive-request.js";
+import type { ReplayReport } from "../app/operator/replay.js";
 
 /*
  * The operator's client: redrive, cancel and replay through the deployed redrive function (stack

@@ -1,4 +1,4 @@
-import type { DeadLetterListing } from "../app/dead-letter-scan.js";
+import type { DeadLetterListing } from "../app/operator/dead-letter-scan.js";
 import { redactCredentials } from "../core/redact.js";
 
 /** Dead-lettered messages that share a reason, as the console lists them. */

@@ -1,7 +1,7 @@
 import { html } from "hono/html";
-import { type DeadLetterListing, listingDetail } from "../app/dead-letter-scan.js";
-import type { RedriveReport } from "../app/redrive.js";
-import type { RedriveRequestInput } from "../app/redrive-request.js";
+import { type DeadLetterListing, listingDetail } from "../app/operator/dead-letter-scan.js";
+import type { RedriveReport } from "../app/operator/redrive.js";
+import type { RedriveRequestInput } from "../app/operator/redrive-request.js";
 import { countOf } from "../core/count-text.js";
 import { type DeadLetterGroup, UNREADABLE_REASON } from "./dead-letter-groups.js";
 import { changeForm, type Html, pageLayout, shown } from "./page-layout.js";

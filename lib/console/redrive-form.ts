@@ -1,4 +1,4 @@
-import type { RedriveRequestInput } from "../app/redrive-request.js";
+import type { RedriveRequestInput } from "../app/operator/redrive-request.js";
 import type { DeadLetterReason } from "../core/decide.js";
 
 /*

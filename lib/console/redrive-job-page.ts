@@ -1,5 +1,5 @@
 import { html } from "hono/html";
-import type { RedriveProgress } from "../app/redrive.js";
+import type { RedriveProgress } from "../app/operator/redrive-deps.js";
 import { isoOf } from "../core/time-format.js";
 import { redriveReportSection } from "./dead-letters-page.js";
 import { type Html, pageLayout } from "./page-layout.js";

@@ -1,5 +1,6 @@
-import type { RedriveProgress, RedriveReport } from "../app/redrive.js";
-import type { RedriveRequestInput } from "../app/redrive-request.js";
+import type { RedriveReport } from "../app/operator/redrive.js";
+import type { RedriveProgress } from "../app/operator/redrive-deps.js";
+import type { RedriveRequestInput } from "../app/operator/redrive-request.js";
 import { errorMessage } from "../core/errors.js";
 
 /*

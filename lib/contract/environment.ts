@@ -32,7 +32,7 @@ export const ENV = {
   LEGACY_SIGNATURES: "RICOCHET_LEGACY_SIGNATURES",
   /**
    * `off` (default) or `on`: whether each target's call rate is learned from its 429s, 503s,
-   * `Retry-After` and latency, and held to it (`adaptiveLimits`; lib/app/adaptive-limits.ts).
+   * `Retry-After` and latency, and held to it (`adaptiveLimits`; lib/app/orchestrator/adaptive-limits.ts).
    */
   ADAPTIVE_LIMITS: "RICOCHET_ADAPTIVE_LIMITS",
   /**

@@ -3,7 +3,7 @@ import type { LimitChange } from "./adaptive-limit.js";
 /*
  * The adaptive limits each instance learned (issue #35), as the target's item shows them to
  * operators: one entry per instance, written only while the instance holds the target below its
- * ceiling (lib/app/learned-limit-publisher.ts). Readers sum the fresh entries: the partner sees
+ * ceiling (lib/app/orchestrator/learned-limit-publisher.ts). Readers sum the fresh entries: the partner sees
  * the sum of the instances' rates, not any one of them.
  */
 

@@ -94,7 +94,7 @@ export interface RecordResultRequest {
   readonly entry: AttemptEntry;
   /**
    * The record's attempt count after this run, when it is not the claimed one: a run that made
-   * no call gives its attempt back (lib/app/attempt.ts).
+   * no call gives its attempt back (lib/app/orchestrator/attempt.ts).
    */
   readonly attempts?: number | undefined;
   readonly nextAttemptAt?: string | undefined;

@@ -80,7 +80,7 @@ export const targetReport = (
 
 /**
  * What `ricochet targets` and the console say when the breakers are off: the targets' items then
- * hold only the failures the orchestrator still counts (lib/app/target-failure-counter.ts).
+ * hold only the failures the orchestrator still counts (lib/app/orchestrator/target-failure-counter.ts).
  */
 export const BREAKERS_OFF_NOTE =
   "Circuit breakers are off: no target is held back, but each target's failures are counted.";

@@ -1,5 +1,5 @@
 import { type AwsClients, createAwsClients, localAwsEnv } from "../adapters/aws-clients.js";
-import type { Orchestrator } from "../app/orchestrator.js";
+import type { Orchestrator } from "../app/orchestrator/orchestrator.js";
 import { TRACING_MODES } from "../contract/defaults.js";
 import { ENV } from "../contract/environment.js";
 import { LOCAL_CREDENTIALS } from "../contract/local-identity.js";

@@ -85,7 +85,7 @@ export interface RicochetConfig {
   readonly signingSecret?: string | undefined;
   /** Signed deliveries also carry the legacy `Ricochet-Signature` (default true; lib/core/signing.ts). */
   readonly legacySignatures?: boolean | undefined;
-  /** Each target held to the pace its calls say it can take (default false; lib/app/adaptive-limits.ts). */
+  /** Each target held to the pace its calls say it can take (default false; lib/app/orchestrator/adaptive-limits.ts). */
   readonly adaptiveLimits?: boolean | undefined;
   /** Whether and where spans go (default off: the SDK is never loaded; lib/runtime/tracing.ts). */
   readonly tracing?: TracingMode | undefined;

@@ -9,15 +9,15 @@ import { createSqsIngressQueue } from "../adapters/sqs-ingress-queue.js";
 import { createHttpTarget } from "../adapters/targets/http-target.js";
 import { createLambdaTarget } from "../adapters/targets/lambda-target.js";
 import { createTargetRouter } from "../adapters/targets/target-router.js";
-import { createAdaptiveLimiter } from "../app/adaptive-limits.js";
+import { createAdaptiveLimiter } from "../app/orchestrator/adaptive-limits.js";
 import {
   createOrchestrator,
   type Orchestrator,
   type OrchestratorDeps,
-} from "../app/orchestrator.js";
-import { createTargetBreakers } from "../app/target-breakers.js";
-import { createTargetFailureCounter } from "../app/target-failure-counter.js";
-import { createTargetLimiter } from "../app/target-limits.js";
+} from "../app/orchestrator/orchestrator.js";
+import { createTargetBreakers } from "../app/orchestrator/target-breakers.js";
+import { createTargetFailureCounter } from "../app/orchestrator/target-failure-counter.js";
+import { createTargetLimiter } from "../app/orchestrator/target-limits.js";
 import { adaptiveSettingsFor } from "../core/adaptive-limit.js";
 import { DEFAULT_BREAKER_SETTINGS } from "../core/circuit-breaker.js";
 import type { Log, Metrics } from "../core/observability.js";

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import type { RedriveDeps } from "../app/redrive.js";
+import type { RedriveDeps } from "../app/operator/redrive-deps.js";
 import type { RicochetConfig } from "./config.js";
 import type { RicochetPorts } from "./create-ports.js";
 

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { AwsClients } from "../adapters/aws-clients.js";
-import type { OperatorFunctionDeps } from "../app/operator-function.js";
+import type { OperatorFunctionDeps } from "../app/operator/operator-function.js";
 import type { Log, Metrics } from "../core/observability.js";
 import { systemClock } from "../core/random.js";
 import { CallerSource } from "../core/record.js";

@@ -1,6 +1,6 @@
 import type { Context, SQSBatchResponse, SQSEvent } from "aws-lambda";
 import { fromLambdaRecord, queueNameOf } from "../adapters/lambda-sqs-record.js";
-import type { Orchestrator } from "../app/orchestrator.js";
+import type { Orchestrator } from "../app/orchestrator/orchestrator.js";
 
 /** Options of {@link createSqsBatchHandler}. */
 export interface SqsBatchHandlerOptions {

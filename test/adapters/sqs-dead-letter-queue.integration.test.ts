@@ -3,7 +3,7 @@ import {
   createSqsDeadLetterQueue,
   DEAD_LETTER_SUMMARY_ATTRIBUTE,
 } from "../../lib/adapters/sqs-dead-letter-queue.js";
-import { readDeadLetter } from "../../lib/app/dead-letter-scan.js";
+import { readDeadLetter } from "../../lib/app/operator/dead-letter-scan.js";
 import type { DeadLetterMessage } from "../../lib/core/dead-letter.js";
 import { MAX_MESSAGE_BYTES, utf8Bytes } from "../../lib/core/envelope.js";
 import { ResourceNotFoundError } from "../../lib/core/errors.js";

@@ -14,9 +14,24 @@ describe("the import direction of lib/", () => {
   });
 
   it.each([
-    ["core importing app", local("core/claim.ts", "app/orchestrator.ts")],
+    ["core importing app", local("core/claim.ts", "app/orchestrator/orchestrator.ts")],
+    [
+      "the orchestrator importing the operator",
+      local("app/orchestrator/attempt.ts", "app/operator/redrive.ts"),
+    ],
+    [
+      "the operator importing the orchestrator",
+      local("app/operator/replay.ts", "app/orchestrator/attempt.ts"),
+    ],
+    [
+      "lib/app's shared files importing a program",
+      local("app/traced-port.ts", "app/orchestrator/orchestrator-context.ts"),
+    ],
     ["core importing an adapter", local("core/claim.ts", "adapters/sqs-errors.ts")],
-    ["app importing an adapter", local("app/orchestrator.ts", "adapters/targets/lambda-target.ts")],
+    [
+      "app importing an adapter",
+      local("app/orchestrator/orchestrator.ts", "adapters/targets/lambda-target.ts"),
+    ],
     ["an adapter importing runtime", local("adapters/sqs-ingress-queue.ts", "runtime/config.ts")],
     ["an adapter importing local", local("adapters/aws-clients.ts", "local/start-fauxqs.ts")],
     ["local importing the CLI", local("local/demo/demo-view.ts", "cli/cli-support.ts")],
@@ -36,8 +51,12 @@ describe("the import direction of lib/", () => {
   });
 
   it.each([
-    ["app importing core", local("app/orchestrator.ts", "core/claim.ts")],
-    ["an adapter importing app", local("adapters/redrive-function.ts", "app/redrive.ts")],
+    ["app importing core", local("app/orchestrator/orchestrator.ts", "core/claim.ts")],
+    [
+      "a program importing lib/app's shared files",
+      local("app/operator/x.ts", "app/write-spans.ts"),
+    ],
+    ["an adapter importing app", local("adapters/redrive-function.ts", "app/operator/redrive.ts")],
     [
       "infra importing the contract",
       local("infra/retry-orchestrator.ts", "contract/environment.ts"),

@@ -3,25 +3,36 @@ import { dirname, join, normalize, relative, sep } from "node:path";
 import ts from "typescript";
 
 /*
- * The layers of lib/ and which may import which. A file's layer is its first folder under lib/;
- * the files directly in lib/ are the package's entry points. Each layer lists the layers it may
- * import (itself included): the arrows only point down, from the outside in.
+ * The layers of lib/ and which may import which. A file's layer is the longest layer folder its
+ * path starts with (`app/operator` before `app`); the files directly in lib/ are the package's
+ * entry points. Each layer lists the layers it may import (itself included): the arrows only
+ * point down, from the outside in.
  */
+
+/**
+ * lib/app holds two programs: the orchestrator (one message's attempt) and the operator function
+ * (redrive, cancel, replay, the dead-letter scan). Neither imports the other; what both use sits
+ * in lib/app itself, which imports neither.
+ */
+const APP = ["app", "app/orchestrator", "app/operator"] as const;
+
 export const LAYER_IMPORTS = {
   contract: ["contract"],
   core: ["contract", "core"],
   app: ["contract", "core", "app"],
-  adapters: ["contract", "core", "app", "adapters"],
-  runtime: ["contract", "core", "app", "adapters", "runtime"],
-  client: ["contract", "core", "app", "adapters", "client"],
-  entry: ["contract", "core", "app", "adapters", "runtime", "client", "entry"],
+  "app/orchestrator": ["contract", "core", "app", "app/orchestrator"],
+  "app/operator": ["contract", "core", "app", "app/operator"],
+  adapters: ["contract", "core", ...APP, "adapters"],
+  runtime: ["contract", "core", ...APP, "adapters", "runtime"],
+  client: ["contract", "core", ...APP, "adapters", "client"],
+  entry: ["contract", "core", ...APP, "adapters", "runtime", "client", "entry"],
   infra: ["contract", "core", "infra"],
-  local: ["contract", "core", "app", "adapters", "runtime", "client", "infra", "local"],
-  console: ["contract", "core", "app", "adapters", "runtime", "client", "console"],
+  local: ["contract", "core", ...APP, "adapters", "runtime", "client", "infra", "local"],
+  console: ["contract", "core", ...APP, "adapters", "runtime", "client", "console"],
   cli: [
     "contract",
     "core",
-    "app",
+    ...APP,
     "adapters",
     "runtime",
     "client",
@@ -36,13 +47,16 @@ type Layer = keyof typeof LAYER_IMPORTS;
 
 /** Packages the pure layers may not import: they talk to AWS, so they belong in adapters. */
 const AWS_PACKAGE = /^(@aws-sdk\/|@smithy\/|aws-cdk-lib|constructs|@aws-lambda-powertools\/)/;
-const PURE_LAYERS: ReadonlySet<Layer> = new Set<Layer>(["contract", "core", "app"]);
+const PURE_LAYERS: ReadonlySet<Layer> = new Set<Layer>(["contract", "core", ...APP]);
+
+/** Layers whose folder holds more than one segment first, so the longest folder wins. */
+const LAYER_FOLDERS = (Object.keys(LAYER_IMPORTS) as Layer[])
+  .filter((layer) => layer !== "entry")
+  .sort((a, b) => b.split("/").length - a.split("/").length);
 
 const layerOf = (libPath: string): Layer | undefined => {
-  const parts = libPath.split("/");
-  if (parts.length === 1) return "entry";
-  const folder = parts[0] as string;
-  return folder in LAYER_IMPORTS ? (folder as Layer) : undefined;
+  if (!libPath.includes("/")) return "entry";
+  return LAYER_FOLDERS.find((layer) => libPath.startsWith(`${layer}/`));
 };
 
 /** One import found in lib/: the importing file and what it names, both relative to lib/. */

@@ -36,8 +36,8 @@ describe("the tests mirror lib/", () => {
   });
 
   it.each([
-    ["test/app/redrive.integration.test.ts", "lib/app/redrive"],
-    ["test/app/redrive.budget.test.ts", "lib/app/redrive"],
+    ["test/app/operator/redrive.integration.test.ts", "lib/app/operator/redrive"],
+    ["test/app/operator/redrive.budget.test.ts", "lib/app/operator/redrive"],
     [
       "test/adapters/dynamo-event-store.operator-writes.integration.test.ts",
       "lib/adapters/dynamo-event-store",

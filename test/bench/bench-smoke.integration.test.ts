@@ -86,7 +86,7 @@ describe("benchmark harness", () => {
       // later ones and every result update it. A copy that arrives ahead of its record costs one
       // failed conditional claim and is put back with ChangeMessageVisibility: the only excuse
       // for a write beyond two per attempt, besides the target's failure count a failed call may
-      // write (at most one per failed call, fewer: lib/app/target-failure-counter.ts). Every
+      // write (at most one per failed call, fewer: lib/app/orchestrator/target-failure-counter.ts). Every
       // event ends delivered here, so the failed calls are the attempts beyond one. Per-event
       // figures are rounded to 3 places.
       const created = ricochet.requestsByApi["DynamoDB.PutItem"] ?? 0;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { CleanReport } from "../../lib/app/dead-letter-clean.js";
+import type { CleanReport } from "../../lib/app/operator/dead-letter-clean.js";
 import { renderClean } from "../../lib/cli/dlq-command.js";
 
 const removed = (n: number): CleanReport["removed"] =>

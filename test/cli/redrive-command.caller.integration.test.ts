@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ENDPOINT_ENV } from "../../lib/adapters/aws-clients.js";
 import { NO_STS_ENDPOINT } from "../../lib/adapters/sts-caller-identity.js";
-import type { RedriveReport } from "../../lib/app/redrive.js";
+import type { RedriveReport } from "../../lib/app/operator/redrive.js";
 import { LOCAL_CREDENTIALS } from "../../lib/contract/local-identity.js";
 import { CallerSource, type EventRecord } from "../../lib/core/record.js";
 import { deadLetterEvent } from "../support/dead-letter-fixture.js";

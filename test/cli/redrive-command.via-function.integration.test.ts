@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ENDPOINT_ENV } from "../../lib/adapters/aws-clients.js";
-import type { RedriveReport } from "../../lib/app/redrive.js";
+import type { RedriveReport } from "../../lib/app/operator/redrive.js";
 import { closedPort } from "../adapters/targets/local-servers.js";
 import { deadLetterEvent } from "../support/dead-letter-fixture.js";
 import {

@@ -1,6 +1,6 @@
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
-import type { RedriveRequestInput } from "../../lib/app/redrive-request.js";
+import type { RedriveRequestInput } from "../../lib/app/operator/redrive-request.js";
 import {
   guardUnfilteredRedrive,
   UnfilteredRedriveGate,

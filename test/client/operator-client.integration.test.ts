@@ -1,6 +1,6 @@
 import { LambdaClient } from "@aws-sdk/client-lambda";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runOperatorRequest } from "../../lib/app/operator-function.js";
+import { runOperatorRequest } from "../../lib/app/operator/operator-function.js";
 import {
   createRicochetOperatorClient,
   type RicochetOperatorClient,
@@ -20,7 +20,7 @@ import { recordedEvent } from "../support/recorded-event-fixture.js";
 import { createRedriveWorld, type RedriveWorld } from "../support/redrive-world.js";
 
 /*
- * The operator function's dispatch (lib/app/operator-function.ts, what functions/redrive.ts runs) and
+ * The operator function's dispatch (lib/app/operator/operator-function.ts, what functions/redrive.ts runs) and
  * the operator client that invokes it, against the emulators; a local server stands in for the
  * Lambda Invoke API and runs the same dispatch.
  */

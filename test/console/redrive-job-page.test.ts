@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { RedriveProgress } from "../../lib/app/redrive.js";
+import type { RedriveProgress } from "../../lib/app/operator/redrive-deps.js";
 import { redriveJobSection } from "../../lib/console/redrive-job-page.js";
 import type { RedriveJob } from "../../lib/console/redrive-jobs.js";
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { RedriveProgress, RedriveReport } from "../../lib/app/redrive.js";
-import type { RedriveRequestInput } from "../../lib/app/redrive-request.js";
+import type { RedriveReport } from "../../lib/app/operator/redrive.js";
+import type { RedriveProgress } from "../../lib/app/operator/redrive-deps.js";
+import type { RedriveRequestInput } from "../../lib/app/operator/redrive-request.js";
 import {
   createRedriveJobs,
   KEPT_REDRIVE_JOBS,

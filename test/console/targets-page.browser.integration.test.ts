@@ -2,7 +2,7 @@ import { mkdir } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FAILURE_FLUSH_MS } from "../../lib/app/target-breakers.js";
+import { FAILURE_FLUSH_MS } from "../../lib/app/orchestrator/target-breakers.js";
 import { SHELL_ID } from "../../lib/console/console-script.js";
 import { DEFAULT_BREAKER_SETTINGS } from "../../lib/core/circuit-breaker.js";
 import { envelopeDigest } from "../../lib/core/envelope-digest.js";

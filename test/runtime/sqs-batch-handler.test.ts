@@ -1,6 +1,6 @@
 import type { Context, SQSEvent, SQSRecord } from "aws-lambda";
 import { describe, expect, it } from "vitest";
-import type { Orchestrator } from "../../lib/app/orchestrator.js";
+import type { Orchestrator } from "../../lib/app/orchestrator/orchestrator.js";
 import { MessageOrigin, type ReceivedMessage } from "../../lib/core/ports.js";
 import { createSqsBatchHandler } from "../../lib/runtime/sqs-batch-handler.js";
 

@@ -1,4 +1,4 @@
-import { createOrchestrator } from "../../lib/app/orchestrator.js";
+import { createOrchestrator } from "../../lib/app/orchestrator/orchestrator.js";
 import { parseEnvelope } from "../../lib/core/envelope.js";
 import { type Log, silentLog } from "../../lib/core/observability.js";
 import { DEFAULT_POLICY } from "../../lib/core/policy.js";
@@ -14,7 +14,7 @@ import { type InvocationTrace, keyOf } from "./trace.js";
  * orchestrator function on each batch, with Lambda's timeout, crashes and partial batch response.
  */
 
-/** How the orchestrator's log line for a deferral starts (lib/app/defer.ts). */
+/** How the orchestrator's log line for a deferral starts (lib/app/orchestrator/defer.ts). */
 const DEFERRAL_LOG_PREFIX = "event deferred";
 const LONG_POLL_MS = 20_000;
 

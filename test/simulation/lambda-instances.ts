@@ -1,6 +1,15 @@
-import { type AdaptiveLimiter, createAdaptiveLimiter } from "../../lib/app/adaptive-limits.js";
-import { createTargetBreakers, type TargetBreakers } from "../../lib/app/target-breakers.js";
-import { createTargetLimiter, type TargetLimiter } from "../../lib/app/target-limits.js";
+import {
+  type AdaptiveLimiter,
+  createAdaptiveLimiter,
+} from "../../lib/app/orchestrator/adaptive-limits.js";
+import {
+  createTargetBreakers,
+  type TargetBreakers,
+} from "../../lib/app/orchestrator/target-breakers.js";
+import {
+  createTargetLimiter,
+  type TargetLimiter,
+} from "../../lib/app/orchestrator/target-limits.js";
 import { adaptiveSettingsFor } from "../../lib/core/adaptive-limit.js";
 import { DEFAULT_BREAKER_SETTINGS } from "../../lib/core/circuit-breaker.js";
 import { silentLog } from "../../lib/core/observability.js";

@@ -1,5 +1,5 @@
-import { cancelEvents } from "../../lib/app/cancel.js";
-import { replayEvents } from "../../lib/app/replay.js";
+import { cancelEvents } from "../../lib/app/operator/cancel.js";
+import { replayEvents } from "../../lib/app/operator/replay.js";
 import type { RetryPolicy } from "../../lib/core/policy.js";
 import type { EventStore, IngressQueue } from "../../lib/core/ports.js";
 import { randomInt } from "../../lib/core/random.js";

@@ -1,6 +1,9 @@
-import { type CleanReport, cleanDeadLetters } from "../../lib/app/dead-letter-clean.js";
-import { type DeadLetterListing, listDeadLetters } from "../../lib/app/dead-letter-scan.js";
-import { type RedriveReport, redrive, SkipReason } from "../../lib/app/redrive.js";
+import { type CleanReport, cleanDeadLetters } from "../../lib/app/operator/dead-letter-clean.js";
+import {
+  type DeadLetterListing,
+  listDeadLetters,
+} from "../../lib/app/operator/dead-letter-scan.js";
+import { type RedriveReport, redrive, SkipReason } from "../../lib/app/operator/redrive.js";
 import { DeadLetterReason } from "../../lib/core/decide.js";
 import type { RetryPolicy } from "../../lib/core/policy.js";
 import type {
@@ -85,7 +88,7 @@ const inRun = <T>(
   work: (run: OperatorRun) => Promise<T>,
 ): Promise<T | undefined> => untilCrash(options.startRun(run), work);
 
-/** How redrive reports an `invalid_envelope` copy it cannot replay (lib/app/redrive-verdict.ts). */
+/** How redrive reports an `invalid_envelope` copy it cannot replay (lib/app/operator/redrive-verdict.ts). */
 const INVALID_COPY = /^invalid envelope: /;
 
 /** What a redrive run selects: events by id, or every copy dead-lettered for these reasons. */

@@ -1,4 +1,4 @@
-import { listDeadLetters } from "../../lib/app/dead-letter-scan.js";
+import { listDeadLetters } from "../../lib/app/operator/dead-letter-scan.js";
 import { MetricName } from "../../lib/contract/metric-names.js";
 import { DEFAULT_BREAKER_SETTINGS } from "../../lib/core/circuit-breaker.js";
 import { DEFAULT_POLICY } from "../../lib/core/policy.js";

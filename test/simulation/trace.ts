@@ -1,6 +1,6 @@
-import type { CleanReport } from "../../lib/app/dead-letter-clean.js";
-import type { DeadLetterListing } from "../../lib/app/dead-letter-scan.js";
-import type { RedriveReport } from "../../lib/app/redrive.js";
+import type { CleanReport } from "../../lib/app/operator/dead-letter-clean.js";
+import type { DeadLetterListing } from "../../lib/app/operator/dead-letter-scan.js";
+import type { RedriveReport } from "../../lib/app/operator/redrive.js";
 import type { ReceivedDeadLetter } from "../../lib/core/ports.js";
 import type { AcknowledgedMessage } from "../support/guarantee-checks.js";
 import type { TargetCall } from "./simulated-target.js";

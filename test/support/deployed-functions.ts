@@ -4,8 +4,11 @@ import type { SQSBatchResponse } from "aws-lambda";
 import { expect, it, vi } from "vitest";
 import { createDynamoEventStore } from "../../lib/adapters/dynamo-event-store.js";
 import { createSqsDeadLetterQueue } from "../../lib/adapters/sqs-dead-letter-queue.js";
-import { type DeadLetterListing, listDeadLetters } from "../../lib/app/dead-letter-scan.js";
-import type { RedriveReport } from "../../lib/app/redrive.js";
+import {
+  type DeadLetterListing,
+  listDeadLetters,
+} from "../../lib/app/operator/dead-letter-scan.js";
+import type { RedriveReport } from "../../lib/app/operator/redrive.js";
 import { ENV } from "../../lib/contract/environment.js";
 import type { EventRecord } from "../../lib/core/record.js";
 import type { EventStatus } from "../../lib/core/status.js";

@@ -70,7 +70,7 @@ const round4 = (value: number): number => Math.round(value * 10_000) / 10_000;
 
 /** The ratios `timings` keep, for a run's summary. */
 export const timingRatios = (timings: DeployedTimings): TimingRatios => {
-  // A fresh invocation's call budget is the function timeout less the margin (lib/app/message-batch.ts, callBudgetOf).
+  // A fresh invocation's call budget is the function timeout less the margin (lib/app/orchestrator/message-batch.ts, callBudgetOf).
   const callBudgetMs = timings.functionTimeoutMs - timings.leaseMarginMs;
   const leaseMs = Math.min(timings.targetTimeoutMs, callBudgetMs) + timings.leaseMarginMs;
   return {

@@ -1,4 +1,4 @@
-import { parseDeadLetterCopy } from "../../lib/app/dead-letter-scan.js";
+import { parseDeadLetterCopy } from "../../lib/app/operator/dead-letter-scan.js";
 import type { DeadLetterMessage } from "../../lib/core/dead-letter.js";
 import { parseEnvelope } from "../../lib/core/envelope.js";
 import type { EventRecord } from "../../lib/core/record.js";

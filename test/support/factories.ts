@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { DeadLetterListing } from "../../lib/app/dead-letter-scan.js";
+import type { DeadLetterListing } from "../../lib/app/operator/dead-letter-scan.js";
 import type { Envelope, HttpTarget, LambdaTarget } from "../../lib/core/envelope.js";
 import type { AttemptResult } from "../../lib/core/outcome.js";
 import {

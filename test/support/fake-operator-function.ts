@@ -1,11 +1,14 @@
 import { ENDPOINT_ENV } from "../../lib/adapters/aws-clients.js";
-import { type OperatorFunctionDeps, runOperatorRequest } from "../../lib/app/operator-function.js";
+import {
+  type OperatorFunctionDeps,
+  runOperatorRequest,
+} from "../../lib/app/operator/operator-function.js";
 import { type FunctionReply, startLoopbackLambda } from "./loopback-lambda.js";
 
 /*
  * The deployed redrive (operator) function, answered over the Invoke API by the loopback server
  * (./loopback-lambda.ts): by running the real use case its handler runs
- * (lib/app/operator-function.ts) against the emulators, or, per function name, by failing in the
+ * (lib/app/operator/operator-function.ts) against the emulators, or, per function name, by failing in the
  * ways a function can ("throws", "says-nothing").
  */
 

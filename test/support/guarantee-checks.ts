@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { parseDeadLetterCopy, readDeadLetter } from "../../lib/app/dead-letter-scan.js";
+import { parseDeadLetterCopy, readDeadLetter } from "../../lib/app/operator/dead-letter-scan.js";
 import { verifyDeadLetterCopy } from "../../lib/core/dead-letter-verification.js";
 import { DeadLetterReason } from "../../lib/core/decide.js";
 import { parseEnvelope } from "../../lib/core/envelope.js";

@@ -9,7 +9,7 @@ import {
   scheduleFromAttributes,
 } from "../../lib/adapters/message-schedule.js";
 import { DEAD_LETTER_SUMMARY_ATTRIBUTE } from "../../lib/adapters/sqs-dead-letter-queue.js";
-import { parseDeadLetterCopy } from "../../lib/app/dead-letter-scan.js";
+import { parseDeadLetterCopy } from "../../lib/app/operator/dead-letter-scan.js";
 import type { DeadLetterMessage } from "../../lib/core/dead-letter.js";
 import { MessageOrigin, type ReceivedMessage } from "../../lib/core/ports.js";
 import { receiveRaw } from "../adapters/sqs-test-support.js";

@@ -1,6 +1,6 @@
 import type { AwsClients } from "../../lib/adapters/aws-clients.js";
 import type { FlushingTracer } from "../../lib/adapters/otel-tracer.js";
-import type { Orchestrator } from "../../lib/app/orchestrator.js";
+import type { Orchestrator } from "../../lib/app/orchestrator/orchestrator.js";
 import { ENV } from "../../lib/contract/environment.js";
 import { type CountingMetrics, silentLog } from "../../lib/core/observability.js";
 import type { DeadLetterQueue, EventStore } from "../../lib/core/ports.js";

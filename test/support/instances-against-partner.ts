@@ -1,5 +1,8 @@
-import { type AdaptiveLimiter, createAdaptiveLimiter } from "../../lib/app/adaptive-limits.js";
-import type { CallPermit } from "../../lib/app/target-limits.js";
+import {
+  type AdaptiveLimiter,
+  createAdaptiveLimiter,
+} from "../../lib/app/orchestrator/adaptive-limits.js";
+import type { CallPermit } from "../../lib/app/orchestrator/target-limits.js";
 import type { AdaptiveLimitSettings } from "../../lib/core/adaptive-limit.js";
 import { silentLog } from "../../lib/core/observability.js";
 import type { AttemptResult } from "../../lib/core/outcome.js";

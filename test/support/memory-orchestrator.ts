@@ -1,11 +1,11 @@
-import type { AdaptiveLimiter } from "../../lib/app/adaptive-limits.js";
+import type { AdaptiveLimiter } from "../../lib/app/orchestrator/adaptive-limits.js";
 import {
   createOrchestrator,
   type MessageVerdict,
   type Orchestrator,
-} from "../../lib/app/orchestrator.js";
-import type { TargetBreakers } from "../../lib/app/target-breakers.js";
-import type { TargetLimiter } from "../../lib/app/target-limits.js";
+} from "../../lib/app/orchestrator/orchestrator.js";
+import type { TargetBreakers } from "../../lib/app/orchestrator/target-breakers.js";
+import type { TargetLimiter } from "../../lib/app/orchestrator/target-limits.js";
 import { CountingMetrics, silentLog } from "../../lib/core/observability.js";
 import type { AttemptResult } from "../../lib/core/outcome.js";
 import { DEFAULT_POLICY } from "../../lib/core/policy.js";

@@ -2,7 +2,7 @@ import {
   createTargetBreakers,
   FAILURE_FLUSH_MS,
   type TargetBreakers,
-} from "../../lib/app/target-breakers.js";
+} from "../../lib/app/orchestrator/target-breakers.js";
 import { type BreakerSettings, DEFAULT_BREAKER_SETTINGS } from "../../lib/core/circuit-breaker.js";
 import { silentLog } from "../../lib/core/observability.js";
 import type { TargetStateStore } from "../../lib/core/ports.js";

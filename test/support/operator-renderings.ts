@@ -1,11 +1,11 @@
 import { isDeepStrictEqual } from "node:util";
-import type { CleanReport } from "../../lib/app/dead-letter-clean.js";
+import type { CleanReport } from "../../lib/app/operator/dead-letter-clean.js";
 import {
   type DeadLetterListing,
   readDeadLetter,
   toListing,
-} from "../../lib/app/dead-letter-scan.js";
-import type { RedriveReport } from "../../lib/app/redrive.js";
+} from "../../lib/app/operator/dead-letter-scan.js";
+import type { RedriveReport } from "../../lib/app/operator/redrive.js";
 import { printResult } from "../../lib/cli/cli-support.js";
 import { renderClean, renderListing } from "../../lib/cli/dlq-command.js";
 import { renderEvents } from "../../lib/cli/events-command.js";

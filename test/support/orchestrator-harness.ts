@@ -2,10 +2,14 @@ import { createHash } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { type MessageAttributeValue, SendMessageBatchCommand } from "@aws-sdk/client-sqs";
 import { afterAll, afterEach, beforeAll } from "vitest";
-import { type OperatorReport, runOperatorRequest } from "../../lib/app/operator-function.js";
-import { type RedriveDeps, type RedriveReport, redrive } from "../../lib/app/redrive.js";
-import type { RedriveRequestInput } from "../../lib/app/redrive-request.js";
-import type { ReplayDeps } from "../../lib/app/replay.js";
+import {
+  type OperatorReport,
+  runOperatorRequest,
+} from "../../lib/app/operator/operator-function.js";
+import { type RedriveReport, redrive } from "../../lib/app/operator/redrive.js";
+import type { RedriveDeps } from "../../lib/app/operator/redrive-deps.js";
+import type { RedriveRequestInput } from "../../lib/app/operator/redrive-request.js";
+import type { ReplayDeps } from "../../lib/app/operator/replay.js";
 import { type Breaker, BreakerState } from "../../lib/core/circuit-breaker.js";
 import type { DeadLetterMessage } from "../../lib/core/dead-letter.js";
 import type { Envelope } from "../../lib/core/envelope.js";

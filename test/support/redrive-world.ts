@@ -1,7 +1,7 @@
 import { createDynamoEventStore } from "../../lib/adapters/dynamo-event-store.js";
 import { createSqsDeadLetterQueue } from "../../lib/adapters/sqs-dead-letter-queue.js";
 import { createSqsIngressQueue } from "../../lib/adapters/sqs-ingress-queue.js";
-import type { RedriveDeps } from "../../lib/app/redrive.js";
+import type { RedriveDeps } from "../../lib/app/operator/redrive-deps.js";
 import { DEFAULT_POLICY } from "../../lib/core/policy.js";
 import type { DeadLetterQueue, EventStore } from "../../lib/core/ports.js";
 import { FIXED_NOW_MS } from "./factories.js";

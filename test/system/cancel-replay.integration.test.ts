@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { type CancelDeps, cancelEvents } from "../../lib/app/cancel.js";
-import { replayEvents } from "../../lib/app/replay.js";
+import { type CancelDeps, cancelEvents } from "../../lib/app/operator/cancel.js";
+import { replayEvents } from "../../lib/app/operator/replay.js";
 import { MetricName } from "../../lib/contract/metric-names.js";
 import { AuditAction } from "../../lib/core/record.js";
 import { EventStatus } from "../../lib/core/status.js";

@@ -1,7 +1,7 @@
 import { DeleteMessageCommand } from "@aws-sdk/client-sqs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRequestCounter } from "../../bench/support/request-counter.js";
-import { sweepStuckEvents } from "../../lib/app/stuck-sweep.js";
+import { sweepStuckEvents } from "../../lib/app/operator/stuck-sweep.js";
 import { MetricName } from "../../lib/contract/metric-names.js";
 import { CountingMetrics, silentLog } from "../../lib/core/observability.js";
 import { EventStatus } from "../../lib/core/status.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { createTargetBreakers } from "../../lib/app/target-breakers.js";
-import { createTargetLimiter } from "../../lib/app/target-limits.js";
+import { createTargetBreakers } from "../../lib/app/orchestrator/target-breakers.js";
+import { createTargetLimiter } from "../../lib/app/orchestrator/target-limits.js";
 import { DEFAULT_BREAKER_SETTINGS } from "../../lib/core/circuit-breaker.js";
 import { silentLog } from "../../lib/core/observability.js";
 import type { TargetLimitsStore, TargetStateStore } from "../../lib/core/ports.js";

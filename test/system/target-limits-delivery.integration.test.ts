@@ -93,7 +93,7 @@ describe("per-target limits across instances", () => {
       `maxCallsPerSecond 3: ${starts.length} calls over ${spanSeconds.toFixed(1)} s, ` +
         `most in an aligned second ${Math.max(...perSecond.values())}`,
     );
-    // The limit holds for admissions (test/app/target-limits.integration.test.ts); a call starts a claim's write
+    // The limit holds for admissions (test/app/orchestrator/target-limits.integration.test.ts); a call starts a claim's write
     // later, which can carry a second's last admissions into the next: 2 × the limit at worst.
     expect(Math.max(...perSecond.values())).toBeLessThanOrEqual(2 * 3);
     expect(spanSeconds).toBeGreaterThanOrEqual(15 / 3 - 2);

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { createDynamoTargetStateStore } from "../../lib/adapters/dynamo-target-state-store.js";
-import { FAILURE_FLUSH_MS } from "../../lib/app/target-breakers.js";
+import { FAILURE_FLUSH_MS } from "../../lib/app/orchestrator/target-breakers.js";
 import { ENV } from "../../lib/contract/environment.js";
 import { MetricName, OTHER_TARGETS } from "../../lib/contract/metric-names.js";
 import { EventStatus } from "../../lib/core/status.js";

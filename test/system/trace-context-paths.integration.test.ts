@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { type MessageAttributeValue, SendMessageCommand } from "@aws-sdk/client-sqs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { replayEvents } from "../../lib/app/replay.js";
+import { replayEvents } from "../../lib/app/operator/replay.js";
 import { createRicochetClient } from "../../lib/client/producer-client.js";
 import { ENV } from "../../lib/contract/environment.js";
 import { MetricName } from "../../lib/contract/metric-names.js";

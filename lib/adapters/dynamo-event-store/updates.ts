@@ -113,7 +113,7 @@ export const resultUpdate = (request: RecordResultRequest): ExpressionPart => {
       compactEntry,
     );
   }
-  // A run that made no call gives its attempt back (lib/app/attempt.ts); under the lease the
+  // A run that made no call gives its attempt back (lib/app/orchestrator/attempt.ts); under the lease the
   // stored count is the claimed one, so setting it is exact.
   if (request.attempts !== undefined) values[":attempts"] = request.attempts;
   const sets = [

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { SendMessageCommand } from "@aws-sdk/client-sqs";
-import { redrive } from "../../app/redrive.js";
+import { redrive } from "../../app/operator/redrive.js";
 import { createRicochetClient } from "../../client/producer-client.js";
 import { MetricName } from "../../contract/metric-names.js";
 import { countOf } from "../../core/count-text.js";

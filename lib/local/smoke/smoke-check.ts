@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
-import type { RedriveReport } from "../../app/redrive.js";
-import type { RedriveRequestInput } from "../../app/redrive-request.js";
+import type { RedriveReport } from "../../app/operator/redrive.js";
+import type { RedriveRequestInput } from "../../app/operator/redrive-request.js";
 import type { RicochetClient } from "../../client/producer-client.js";
 import type { EventStore } from "../../core/ports.js";
 import { EventStatus, isTerminal } from "../../core/status.js";

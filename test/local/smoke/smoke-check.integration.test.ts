@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { localAwsEnv } from "../../../lib/adapters/aws-clients.js";
-import { redrive } from "../../../lib/app/redrive.js";
-import type { RedriveRequestInput } from "../../../lib/app/redrive-request.js";
+import { redrive } from "../../../lib/app/operator/redrive.js";
+import type { RedriveRequestInput } from "../../../lib/app/operator/redrive-request.js";
 import { createRicochetClient } from "../../../lib/client/producer-client.js";
 import { silentLog } from "../../../lib/core/observability.js";
 import { type DevSession, startDevSession } from "../../../lib/local/dev-session.js";

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { parseDeadLetterCopy } from "../../../lib/app/dead-letter-scan.js";
+import { parseDeadLetterCopy } from "../../../lib/app/operator/dead-letter-scan.js";
 import { parseEnvelope } from "../../../lib/core/envelope.js";
 import { type IngressQueue, MessageOrigin } from "../../../lib/core/ports.js";
 import { memoryOrchestrator } from "../../support/memory-orchestrator.js";

@@ -3,7 +3,7 @@ import type { MessageAttributeValue } from "@aws-sdk/client-sqs";
 import { describe, expect, it } from "vitest";
 import { createDynamoTargetStateStore } from "../../../lib/adapters/dynamo-target-state-store.js";
 import { SCHEDULE_ATTRIBUTE } from "../../../lib/adapters/message-schedule.js";
-import { FAILURE_FLUSH_MS } from "../../../lib/app/target-breakers.js";
+import { FAILURE_FLUSH_MS } from "../../../lib/app/orchestrator/target-breakers.js";
 import { createRicochetClient } from "../../../lib/client/producer-client.js";
 import { ENV } from "../../../lib/contract/environment.js";
 import { MetricName } from "../../../lib/contract/metric-names.js";

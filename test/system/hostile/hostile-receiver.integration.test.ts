@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from "node:http";
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
-import { replayEvents } from "../../../lib/app/replay.js";
+import { replayEvents } from "../../../lib/app/operator/replay.js";
 import { createHmacSigner } from "../../../lib/core/signing.js";
 import { EventStatus } from "../../../lib/core/status.js";
 import { verifyDelivery } from "../../../lib/receiver.js";
