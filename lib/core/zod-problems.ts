@@ -3,6 +3,9 @@ import type { InputProblem } from "./errors.js";
 
 type Issue = z.core.$ZodIssue;
 
+/** What an unknown field of a strict object is told. */
+export const NOT_RECOGNIZED = "is not a recognized field";
+
 const joinPath = (path: readonly PropertyKey[]): string => path.map(String).join(".");
 
 /*
@@ -15,7 +18,7 @@ const issueProblems = (issue: Issue, prefix: readonly PropertyKey[]): InputProbl
   if (issue.code === "unrecognized_keys") {
     return issue.keys.map((key) => ({
       path: joinPath([...path, key]),
-      message: "is not a recognized field",
+      message: NOT_RECOGNIZED,
     }));
   }
   if ((issue.code === "invalid_key" || issue.code === "invalid_element") && issue.issues.length) {

@@ -1,6 +1,7 @@
 import { Duration } from "aws-cdk-lib";
 import * as z from "zod";
 import { ConfigurationError, formatProblems } from "../core/errors.js";
+import { withNearestNames } from "../core/nearest-name.js";
 import { PolicyFieldsSchema } from "../core/policy.js";
 import { toProblems } from "../core/zod-problems.js";
 import type { RetryOrchestratorProps } from "./retry-orchestrator-props.js";
@@ -91,9 +92,8 @@ const contextObject = (context: unknown): unknown => {
 export const readAppSettings = (context: unknown): RicochetAppSettings => {
   const parsed = ContextSchema.safeParse(contextObject(context));
   if (!parsed.success) {
-    throw new ConfigurationError(
-      `invalid "${CONTEXT_KEY}" context: ${formatProblems(toProblems(parsed.error))}`,
-    );
+    const problems = withNearestNames(toProblems(parsed.error), Object.keys(ContextSchema.shape));
+    throw new ConfigurationError(`invalid "${CONTEXT_KEY}" context: ${formatProblems(problems)}`);
   }
   const c = parsed.data;
   return {

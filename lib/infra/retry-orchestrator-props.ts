@@ -21,6 +21,7 @@ import {
   type InputProblem,
   InvalidPolicyError,
 } from "../core/errors.js";
+import { unknownNameProblems } from "../core/nearest-name.js";
 import {
   DEFAULT_POLICY,
   MAX_DELAY_LIMIT_SECONDS,
@@ -426,6 +427,50 @@ const int = (min: number, max: number) =>
     .max(max, `must be at most ${max}`);
 
 /** A renamed prop given under both names with different values: which one was meant is unknown. */
+/**
+ * Every prop's name, for refusing the ones that are not (a misspelt prop would otherwise be
+ * ignored without a word). A record, so the compiler fails on a prop added to the interface and
+ * not here, or listed here and not in it.
+ */
+const PROP_NAMES: Readonly<Record<keyof RetryOrchestratorProps, true>> = {
+  defaultPolicy: true,
+  policyLimits: true,
+  shortRetryWindowThreshold: true,
+  batchSize: true,
+  maxBatchingWindow: true,
+  maxConcurrency: true,
+  functionTimeout: true,
+  memorySize: true,
+  ingressRetention: true,
+  deadLetterRetention: true,
+  maxReceiveCount: true,
+  recordRetentionDays: true,
+  deadLetterAlarmThreshold: true,
+  oldestMessageAlarmAge: true,
+  breakerOpenAlarmAge: true,
+  allowedTargetHosts: true,
+  signingSecret: true,
+  legacySignatures: true,
+  adaptiveLimits: true,
+  tracing: true,
+  secretHeaders: true,
+  hopSeconds: true,
+  messageConcurrency: true,
+  recordConcurrency: true,
+  lambdaTargets: true,
+  encryption: true,
+  removalPolicy: true,
+  metricsNamespace: true,
+  circuitBreaker: true,
+  targets: true,
+  targetMetrics: true,
+  ingressQueueProps: true,
+  deadLetterQueueProps: true,
+  tableProps: true,
+  orchestratorFunctionProps: true,
+};
+const KNOWN_PROPS: readonly string[] = Object.keys(PROP_NAMES);
+
 const renamedPropProblems = (props: RetryOrchestratorProps): InputProblem[] =>
   props.recordConcurrency !== undefined &&
   props.messageConcurrency !== undefined &&
@@ -612,6 +657,7 @@ export const resolveRetryOrchestratorProps = (
     ...limitProblems(props.policyLimits, resolved.defaultPolicy),
     ...breakerProblems(props.circuitBreaker),
     ...targetsProblems(props.targets),
+    ...unknownNameProblems(Object.keys(props), KNOWN_PROPS),
     ...renamedPropProblems(props),
     ...overrideProblems(props),
   ];

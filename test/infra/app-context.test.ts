@@ -70,4 +70,10 @@ describe("readAppSettings", () => {
       expect(message).toContain(field);
     }
   });
+
+  it("names the key meant by a misspelt one", () => {
+    expect(() => readAppSettings({ functionTimeoutSecond: 30 })).toThrow(
+      "functionTimeoutSecond: is not a recognized field; did you mean functionTimeoutSeconds?",
+    );
+  });
 });

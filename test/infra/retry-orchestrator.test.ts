@@ -805,6 +805,24 @@ describe("RetryOrchestrator props validation", () => {
     expect(problemsOf(props)).toContain(`${path}:`);
   });
 
+  it.each([
+    ["maxConcurency", "maxConcurrency"],
+    ["batchsize", "batchSize"],
+    ["circuitBreakers", "circuitBreaker"],
+  ])("refuses the misspelt prop %s, naming %s", (misspelt, meant) => {
+    const props = { [misspelt]: 5 } as RetryOrchestratorProps;
+    expect(problemsOf(props)).toContain(
+      `${misspelt}: is not a recognized field; did you mean ${meant}?`,
+    );
+  });
+
+  it("refuses a prop that resembles none without guessing", () => {
+    expect(problemsOf({ colour: "blue" } as RetryOrchestratorProps)).toContain(
+      "colour: is not a recognized field",
+    );
+    expect(problemsOf({ colour: "blue" } as RetryOrchestratorProps)).not.toContain("did you mean");
+  });
+
   it("accepts a batch above 10 with a batching window", () => {
     expect(problemsOf({ batchSize: 100, maxBatchingWindow: Duration.seconds(5) })).toBe("");
   });
