@@ -7,7 +7,7 @@ import { isoOf } from "./time-format.js";
 /*
  * The rules of a claim, in one place. The DynamoDB store states `mayClaim` as a condition
  * expression (change both together: a property test on DynamoDB Local holds the two equal,
- * test/adapters/dynamo-event-store/conditions.claim-rule.integration.test.ts); the simulation's
+ * test/adapters/dynamo-event-store/conditions.rules.integration.test.ts); the simulation's
  * memory store calls these functions, so the simulation proves things about the rules the real
  * store applies.
  */

@@ -8,7 +8,8 @@ import { isoOf } from "./time-format.js";
  * The rules of a deferral's record, in one place. A target's breaker or limits may turn an event
  * away before its claim; the event goes back to the queue, and its record says so: it exists from
  * the event's first sight (pending, no attempt), and says why it waits and until when. The
- * DynamoDB store states `mayRecordDeferral` as a condition expression (change both together);
+ * DynamoDB store states `mayRecordDeferral` as a condition expression (change both together; a
+ * property test holds them equal: test/adapters/dynamo-event-store/conditions.rules.integration.test.ts);
  * the simulation's memory store calls these functions.
  */
 

@@ -9,7 +9,8 @@ import { EventStatus } from "./status.js";
  * delivery always wins. No record at all (expired by TTL) may be recreated.
  *
  * The DynamoDB store states the same rule as a condition expression; the simulation's memory
- * store calls this function. Change both together.
+ * store calls this function. Change both together: a property test on DynamoDB Local holds the
+ * two equal (test/adapters/dynamo-event-store/conditions.rules.integration.test.ts).
  */
 export const mayRedrive = (
   record: EventRecord | undefined,

@@ -56,7 +56,7 @@ const SAME_ENVELOPE = "(attribute_not_exists(envelopeDigest) OR envelopeDigest =
  * no attempt made (`isInvalidPlaceholder`, which reads a missing count as 0). One written by an
  * older release stored attemptBudget 0 and stays unclaimable (it would keep that budget); the
  * pure rule cannot see the difference, this condition can: the one place they differ on purpose
- * (test/adapters/dynamo-event-store/conditions.claim-rule.integration.test.ts).
+ * (test/adapters/dynamo-event-store/conditions.rules.integration.test.ts).
  */
 const INVALID_PLACEHOLDER =
   "(#status = :rejected AND deadLetterReason = :invalidEnvelope AND " +
