@@ -1,4 +1,4 @@
-import { readFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createConsumerApp, inApp, removeConsumerApp } from "../../support/consumer-app.js";
@@ -107,6 +107,34 @@ describe("a new CDK app with the packed package installed", () => {
       expect.objectContaining({ MetricName: "breaker_open_age", Threshold: 1_200_000 }),
     );
   }, 300_000);
+});
+
+describe("a misspelt prop in the app", () => {
+  it("fails with the prop meant, as a ConfigurationError the app imports from ricochet/infra", async () => {
+    // Props read from a file or spread from an object escape TypeScript's excess-property check.
+    const script = `
+      import { App, Stack } from "aws-cdk-lib";
+      import { ConfigurationError, RetryOrchestrator } from "ricochet/infra";
+      const props = JSON.parse('{ "maxConcurency": 5 }');
+      try {
+        new RetryOrchestrator(new Stack(new App(), "Misspelt"), "Retries", props);
+        console.log(JSON.stringify({ thrown: false }));
+      } catch (error) {
+        const configuration = error instanceof ConfigurationError;
+        console.log(JSON.stringify({ thrown: true, configuration, message: String(error) }));
+      }
+    `;
+    await writeFile(join(appDir, "misspelt.ts"), script);
+    const { stdout } = await inApp(appDir, "npx", ["tsx", "misspelt.ts"]);
+
+    expect(JSON.parse(stdout.trim().split("\n").at(-1) ?? "{}")).toEqual({
+      thrown: true,
+      configuration: true,
+      message: expect.stringContaining(
+        "maxConcurency: is not a recognized field; did you mean maxConcurrency?",
+      ),
+    });
+  }, 120_000);
 });
 
 /*
