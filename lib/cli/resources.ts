@@ -1,6 +1,7 @@
 import type { CloudFormationClient } from "@aws-sdk/client-cloudformation";
 import type { Command } from "commander";
 import { ENV } from "../contract/environment.js";
+import { DEFAULT_STACK_NAME, STACK_OUTPUTS } from "../contract/stack-outputs.js";
 import { ConfigurationError, errorMessage, ResourceNotFoundError } from "../core/errors.js";
 
 /*
@@ -9,16 +10,13 @@ import { ConfigurationError, errorMessage, ResourceNotFoundError } from "../core
  * when something is still missing, so local runs never need CloudFormation).
  */
 
-/** The stack the CLI reads outputs from unless `--stack` says otherwise. */
-const DEFAULT_STACK_NAME = "Ricochet";
-
-/** The stack's output keys, as the CDK stack declares them. */
+/** The stack outputs each resource is read from. */
 export const STACK_OUTPUT = {
-  ingressQueueUrl: "IngressQueueUrl",
-  internalQueueUrl: "InternalQueueUrl",
-  deadLetterQueueUrl: "DeadLetterQueueUrl",
-  tableName: "TableName",
-  redriveFunctionName: "RedriveFunctionName",
+  ingressQueueUrl: STACK_OUTPUTS.INGRESS_QUEUE_URL,
+  internalQueueUrl: STACK_OUTPUTS.INTERNAL_QUEUE_URL,
+  deadLetterQueueUrl: STACK_OUTPUTS.DEAD_LETTER_QUEUE_URL,
+  tableName: STACK_OUTPUTS.TABLE_NAME,
+  redriveFunctionName: STACK_OUTPUTS.REDRIVE_FUNCTION_NAME,
 } as const;
 export type ResourceName = keyof typeof STACK_OUTPUT;
 

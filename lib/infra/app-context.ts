@@ -1,11 +1,11 @@
 import { Duration } from "aws-cdk-lib";
 import * as z from "zod";
+import { DEFAULT_STACK_NAME } from "../contract/stack-outputs.js";
 import { ConfigurationError, formatProblems } from "../core/errors.js";
 import { withNearestNames } from "../core/nearest-name.js";
 import { PolicyFieldsSchema } from "../core/policy.js";
 import { toProblems } from "../core/zod-problems.js";
 import type { RetryOrchestratorProps } from "./retry-orchestrator-props.js";
-import { DEFAULT_STACK_NAME } from "./ricochet-stack.js";
 
 /** The CDK context key (in `cdk.json` or `-c ricochet=...`) holding the deployment's settings. */
 export const CONTEXT_KEY = "ricochet";

@@ -4,6 +4,7 @@
  * whole, and the error both throw on invalid configuration.
  */
 
+export { DEFAULT_STACK_NAME, STACK_OUTPUTS } from "../contract/stack-outputs.js";
 /** What the construct and the stack throw on invalid props or context, and its base class. */
 export { ConfigurationError, RicochetError } from "../core/errors.js";
 export type { ResourceOverrides } from "./resource-overrides.js";
@@ -16,10 +17,5 @@ export {
   type TargetSettingsProps,
   type TargetsProps,
 } from "./retry-orchestrator-props.js";
-export {
-  DEFAULT_STACK_NAME,
-  RicochetStack,
-  type RicochetStackProps,
-  STACK_OUTPUTS,
-} from "./ricochet-stack.js";
+export { RicochetStack, type RicochetStackProps } from "./ricochet-stack.js";
 export { SHORT_RETRY_WINDOW_WARNING } from "./short-retry-window-warning.js";

@@ -1,24 +1,8 @@
 import { CfnOutput, Stack, type StackProps } from "aws-cdk-lib";
 import type { Construct } from "constructs";
+import { STACK_OUTPUTS } from "../contract/stack-outputs.js";
 import { RetryOrchestrator } from "./retry-orchestrator.js";
 import type { RetryOrchestratorProps } from "./retry-orchestrator-props.js";
-
-/**
- * Output keys of the Ricochet stack. The `ricochet` CLI finds the deployment's queues, table and
- * functions by these names, so they are part of the contract.
- */
-export const STACK_OUTPUTS = {
-  INGRESS_QUEUE_URL: "IngressQueueUrl",
-  INTERNAL_QUEUE_URL: "InternalQueueUrl",
-  DEAD_LETTER_QUEUE_URL: "DeadLetterQueueUrl",
-  TABLE_NAME: "TableName",
-  ORCHESTRATOR_FUNCTION_NAME: "OrchestratorFunctionName",
-  REDRIVE_FUNCTION_NAME: "RedriveFunctionName",
-  DASHBOARD_NAME: "DashboardName",
-} as const;
-
-/** The default name of the deployed stack. */
-export const DEFAULT_STACK_NAME = "Ricochet";
 
 /** Props of {@link RicochetStack}. */
 export interface RicochetStackProps extends StackProps {
@@ -42,13 +26,13 @@ export class RicochetStack extends Stack {
     this.orchestrator = orchestrator;
 
     const outputs: Record<(typeof STACK_OUTPUTS)[keyof typeof STACK_OUTPUTS], string> = {
-      IngressQueueUrl: orchestrator.ingressQueue.queueUrl,
-      InternalQueueUrl: orchestrator.internalQueue.queueUrl,
-      DeadLetterQueueUrl: orchestrator.deadLetterQueue.queueUrl,
-      TableName: orchestrator.table.tableName,
-      OrchestratorFunctionName: orchestrator.orchestratorFunction.functionName,
-      RedriveFunctionName: orchestrator.redriveFunction.functionName,
-      DashboardName: orchestrator.dashboard.dashboardName,
+      [STACK_OUTPUTS.INGRESS_QUEUE_URL]: orchestrator.ingressQueue.queueUrl,
+      [STACK_OUTPUTS.INTERNAL_QUEUE_URL]: orchestrator.internalQueue.queueUrl,
+      [STACK_OUTPUTS.DEAD_LETTER_QUEUE_URL]: orchestrator.deadLetterQueue.queueUrl,
+      [STACK_OUTPUTS.TABLE_NAME]: orchestrator.table.tableName,
+      [STACK_OUTPUTS.ORCHESTRATOR_FUNCTION_NAME]: orchestrator.orchestratorFunction.functionName,
+      [STACK_OUTPUTS.REDRIVE_FUNCTION_NAME]: orchestrator.redriveFunction.functionName,
+      [STACK_OUTPUTS.DASHBOARD_NAME]: orchestrator.dashboard.dashboardName,
     };
     for (const [key, value] of Object.entries(outputs)) {
       new CfnOutput(this, key, { value });

@@ -1,8 +1,8 @@
 import { spawn } from "node:child_process";
 import { join } from "node:path";
+import { DEFAULT_STACK_NAME } from "../contract/stack-outputs.js";
 import { CONTEXT_KEY } from "../infra/app-context.js";
 import { PROJECT_ROOT } from "../infra/bundling.js";
-import { DEFAULT_STACK_NAME } from "../infra/ricochet-stack.js";
 import { cdklocalEnv, HOST_FROM_LAMBDA, localStackContext } from "./localstack-deploy-settings.js";
 import { cdkJsonContext } from "./synthesize-template.js";
 

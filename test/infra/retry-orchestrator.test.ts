@@ -7,6 +7,7 @@ import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ENV } from "../../lib/contract/environment.js";
 import { MetricName } from "../../lib/contract/metric-names.js";
+import { STACK_OUTPUTS } from "../../lib/contract/stack-outputs.js";
 import { DEFAULT_BREAKER_SETTINGS } from "../../lib/core/circuit-breaker.js";
 import { ConfigurationError } from "../../lib/core/errors.js";
 import { RetryOrchestrator } from "../../lib/infra/retry-orchestrator.js";
@@ -16,7 +17,7 @@ import {
   resolveRetryOrchestratorProps,
   VISIBILITY_TIMEOUT_FACTOR,
 } from "../../lib/infra/retry-orchestrator-props.js";
-import { RicochetStack, STACK_OUTPUTS } from "../../lib/infra/ricochet-stack.js";
+import { RicochetStack } from "../../lib/infra/ricochet-stack.js";
 
 type Resources = Record<string, { Properties: Record<string, unknown> }>;
 
