@@ -95,7 +95,8 @@ export const layerViolations = (arrows: readonly ImportArrow[]): string[] => {
   return problems;
 };
 
-const sourceFiles = (dir: string): string[] =>
+/** Every `.ts` file under `dir`, recursively. */
+export const sourceFiles = (dir: string): string[] =>
   readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) return sourceFiles(path);

@@ -1,7 +1,7 @@
-import { readdirSync } from "node:fs";
 import { join, relative } from "node:path";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
+import { sourceFiles } from "./layers.js";
 
 /*
  * What lib/'s TSDoc promises must be true of the code: every `{@link Name}` names something the
@@ -20,13 +20,6 @@ const ENTRY_POINTS = {
   "ricochet/infra": "lib/infra/index.ts",
   "ricochet/receiver": "lib/receiver.ts",
 } as const;
-
-const sourceFiles = (dir: string): string[] =>
-  readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return sourceFiles(path);
-    return entry.name.endsWith(".ts") ? [path] : [];
-  });
 
 const program = ts.createProgram(sourceFiles(LIB), {
   target: ts.ScriptTarget.ES2022,
@@ -68,20 +61,21 @@ const where = (file: ts.SourceFile, node: ts.Node): string => {
   return `${relative(ROOT, file.fileName)}:${line + 1}`;
 };
 
-/** The names an entry point exports. */
-const exportsOf = (entry: string): Set<string> => {
-  const file = program.getSourceFile(join(ROOT, entry));
-  const symbol = file && checker.getSymbolAtLocation(file);
-  if (symbol === undefined) throw new Error(`${entry} is not in the program`);
-  return new Set(checker.getExportsOfModule(symbol).map((s) => s.getName()));
-};
-
-/** The declarations an entry point exports, with their members (a class's methods). */
-const exportedDeclarations = (entry: string): ts.Declaration[] => {
+/** What an entry point exports, as the checker sees its module. */
+const exportedSymbols = (entry: string): ts.Symbol[] => {
   const file = program.getSourceFile(join(ROOT, entry));
   const module = file && checker.getSymbolAtLocation(file);
   if (module === undefined) throw new Error(`${entry} is not in the program`);
-  return checker.getExportsOfModule(module).flatMap((exported) => {
+  return checker.getExportsOfModule(module);
+};
+
+/** The names an entry point exports. */
+const exportsOf = (entry: string): Set<string> =>
+  new Set(exportedSymbols(entry).map((s) => s.getName()));
+
+/** The declarations an entry point exports, with their members (a class's methods). */
+const exportedDeclarations = (entry: string): ts.Declaration[] =>
+  exportedSymbols(entry).flatMap((exported) => {
     const symbol =
       exported.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(exported) : exported;
     return (symbol.declarations ?? []).flatMap((declaration) => [
@@ -91,7 +85,6 @@ const exportedDeclarations = (entry: string): ts.Declaration[] => {
         : []),
     ]);
   });
-};
 
 /** The error class a `@throws` tag names: its first word. */
 const thrownName = (tag: ts.JSDocTag): string | undefined => {
