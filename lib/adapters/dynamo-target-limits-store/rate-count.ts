@@ -2,6 +2,7 @@ import { TTL_ATTRIBUTE } from "../../contract/record-table.js";
 import type { RateCount } from "../../core/ports.js";
 import { isConditionFailure } from "../dynamo-errors.js";
 import { type StoreContext, storeFailure } from "../dynamo-event-store/store-context.js";
+import { countIntoWindow } from "../window-count.js";
 import { rateKey, ttlOf } from "./item.js";
 
 /** Calls asked of a target's rate counter, counted into the window starting at `windowStartMs`. */
@@ -59,18 +60,9 @@ const startWindow = (context: StoreContext, ask: RateAsk) =>
     condition: "attribute_not_exists(windowStartMs) OR windowStartMs < :window",
   });
 
-/**
- * Counts `calls` into the target's window: one UpdateItem, two or three when it starts a new
- * window. Another instance may start the window between the two writes; the third finds it
- * started.
- */
-export const countCall = async (context: StoreContext, ask: RateAsk): Promise<RateCount> => {
-  const counted =
-    (await addToWindow(context, ask)) ??
-    (await startWindow(context, ask)) ??
-    (await addToWindow(context, ask));
-  if (counted === undefined) {
-    return storeFailure(context, new Error("the window moved twice during one count"), "countCall");
-  }
-  return counted;
-};
+/** Counts `calls` into the target's window: one UpdateItem, two or three when it starts one. */
+export const countCall = (context: StoreContext, ask: RateAsk): Promise<RateCount> =>
+  countIntoWindow(context, "countCall", {
+    addToWindow: () => addToWindow(context, ask),
+    startWindow: () => startWindow(context, ask),
+  });

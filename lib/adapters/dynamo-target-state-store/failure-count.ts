@@ -2,6 +2,7 @@ import { BreakerState } from "../../core/circuit-breaker.js";
 import type { CountFailureRequest, StoredBreaker } from "../../core/ports.js";
 import { isConditionFailure } from "../dynamo-errors.js";
 import { type StoreContext, storeFailure } from "../dynamo-event-store/store-context.js";
+import { countIntoWindow } from "../window-count.js";
 import { deferredAdd, itemKey, LISTED_SET, lastErrorUpdate, listed, storedOf } from "./item.js";
 
 /** One conditional count of a failure; undefined when the condition (on the window) failed. */
@@ -83,18 +84,8 @@ const startWindow = (context: StoreContext, request: CountFailureRequest) =>
 export const countFailure = async (
   context: StoreContext,
   request: CountFailureRequest,
-): Promise<StoredBreaker> => {
-  // Another instance may start the window between the two writes; the third finds it started.
-  const counted =
-    (await addToWindow(context, request)) ??
-    (await startWindow(context, request)) ??
-    (await addToWindow(context, request));
-  if (counted === undefined) {
-    return storeFailure(
-      context,
-      new Error("the window moved twice during one count"),
-      "countFailure",
-    );
-  }
-  return counted;
-};
+): Promise<StoredBreaker> =>
+  countIntoWindow(context, "countFailure", {
+    addToWindow: () => addToWindow(context, request),
+    startWindow: () => startWindow(context, request),
+  });
