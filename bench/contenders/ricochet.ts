@@ -1,6 +1,6 @@
 import { createDynamoEventStore } from "../../lib/adapters/dynamo-event-store.js";
 import { createOtelTracer } from "../../lib/adapters/otel-tracer.js";
-import { DEFAULT_RECORD_RETENTION_DAYS } from "../../lib/contract/defaults.js";
+import { SETTINGS } from "../../lib/contract/settings.js";
 import { CountingMetrics, silentLog } from "../../lib/core/observability.js";
 import {
   internalBatchingWindow,
@@ -47,7 +47,7 @@ const ricochetDeployment = (): FunctionDeployment => {
     architecture: "arm64",
     mappings: [mapping("in"), mapping("internal")],
     table: {
-      retentionSeconds: DEFAULT_RECORD_RETENTION_DAYS * DAY_SECONDS,
+      retentionSeconds: SETTINGS.recordRetentionDays.default * DAY_SECONDS,
       pointInTimeRecovery: true,
     },
   };

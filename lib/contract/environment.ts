@@ -75,11 +75,3 @@ export const LAMBDA_RUNTIME_ENV = {
   /** The running function's own name: the orchestrator refuses to invoke itself. */
   FUNCTION_NAME: "AWS_LAMBDA_FUNCTION_NAME",
 } as const;
-
-/**
- * Former names still read when the current one is unset, so a function deployed with an older
- * construct keeps its settings.
- */
-export const ENV_ALIASES = {
-  [ENV.MESSAGE_CONCURRENCY]: "RICOCHET_RECORD_CONCURRENCY",
-} as const;

@@ -1,3 +1,4 @@
+import { SETTINGS } from "../contract/settings.js";
 import { retryCeilingSeconds } from "./backoff.js";
 import type { RetryPolicy } from "./policy.js";
 
@@ -5,7 +6,7 @@ import type { RetryPolicy } from "./policy.js";
  * Below this whole retry window a policy is flagged as short: a target that is down for a minute
  * (a deploy, a failover) then exhausts every event sent to it while it is down.
  */
-export const DEFAULT_SHORT_WINDOW_THRESHOLD_SECONDS = 60;
+export const DEFAULT_SHORT_WINDOW_THRESHOLD_SECONDS = SETTINGS.shortRetryWindowThreshold.default;
 
 /** How long a policy's retries can wait in total, and whether that is short. */
 export interface RetryWindow {

@@ -1,5 +1,6 @@
 import { Duration } from "aws-cdk-lib";
 import * as z from "zod";
+import { SETTING_NAMES, SETTINGS, type SettingName } from "../contract/settings.js";
 import { DEFAULT_STACK_NAME } from "../contract/stack-outputs.js";
 import { ConfigurationError, formatProblems } from "../core/errors.js";
 import { withNearestNames } from "../core/nearest-name.js";
@@ -10,9 +11,30 @@ import type { RetryOrchestratorProps } from "./retry-orchestrator-props.js";
 /** The CDK context key (in `cdk.json` or `-c ricochet=...`) holding the deployment's settings. */
 export const CONTEXT_KEY = "ricochet";
 
+/** The `cdk.json` shape of a scalar setting: JSON has numbers, booleans, strings and lists. */
+const contextShape = (name: SettingName): z.ZodType => {
+  const { unit } = SETTINGS[name];
+  if (unit === "switch") return z.boolean();
+  if (unit === "list") return z.array(z.string());
+  if (unit === "text") return z.string();
+  return z.number();
+};
+
+/** Each scalar setting's `cdk.json` key, with its former name where it has one. */
+const settingKeys = (): Record<string, z.ZodType> =>
+  Object.fromEntries(
+    SETTING_NAMES.flatMap((name) => {
+      const { contextKey, deprecatedAlias } = SETTINGS[name];
+      const shape = contextShape(name).optional();
+      const alias = deprecatedAlias === undefined ? [] : [[deprecatedAlias.prop, shape] as const];
+      return [[contextKey, shape] as const, ...alias];
+    }),
+  );
+
 /*
- * Context is JSON, so durations are given in seconds or days. Only shapes are checked here; the
- * construct checks values and their conflicts, and reports them all at once.
+ * Context is JSON, so durations are given in seconds or days (the settings table says which).
+ * Only shapes are checked here; the construct checks values and their conflicts, and reports
+ * them all at once.
  */
 const ContextSchema = z.strictObject({
   stackName: z.string().min(1).default(DEFAULT_STACK_NAME),
@@ -23,34 +45,7 @@ const ContextSchema = z.strictObject({
       minBaseDelaySeconds: z.number().optional(),
     })
     .optional(),
-  batchSize: z.number().optional(),
-  maxBatchingWindowSeconds: z.number().optional(),
-  maxConcurrency: z.number().optional(),
-  functionTimeoutSeconds: z.number().optional(),
-  memorySize: z.number().optional(),
-  ingressRetentionDays: z.number().optional(),
-  deadLetterRetentionDays: z.number().optional(),
-  maxReceiveCount: z.number().optional(),
-  recordRetentionDays: z.number().optional(),
-  deadLetterAlarmThreshold: z.number().optional(),
-  oldestMessageAlarmAgeSeconds: z.number().optional(),
-  breakerOpenAlarmAgeSeconds: z.number().optional(),
-  shortRetryWindowThresholdSeconds: z.number().optional(),
-  targetMetrics: z.array(z.string()).optional(),
-  allowedTargetHosts: z.array(z.string()).optional(),
-  secretHeaders: z.array(z.string()).optional(),
-  /** Also send the legacy signature headers (default true). */
-  legacySignatures: z.boolean().optional(),
-  /** Each target held to the pace its calls say it can take (default false). */
-  adaptiveLimits: z.boolean().optional(),
-  /** OpenTelemetry traces from the orchestrator (default false). */
-  tracing: z.boolean().optional(),
-  hopSeconds: z.number().optional(),
-  messageConcurrency: z.number().optional(),
-  /** The former name of `messageConcurrency`, still read. */
-  recordConcurrency: z.number().optional(),
-  lambdaTargets: z.array(z.string()).optional(),
-  metricsNamespace: z.string().optional(),
+  ...settingKeys(),
   /** `true`, `false`, or overrides of the breakers' defaults (checked by the construct). */
   circuitBreaker: z.union([z.boolean(), z.record(z.string(), z.number())]).optional(),
   /** `{ defaults?, overrides?: { <target key>: … } }` of numbers (checked by the construct). */
@@ -62,14 +57,29 @@ const ContextSchema = z.strictObject({
     .optional(),
 });
 
+/** A scalar setting's context value as the construct's prop (a `Duration` where it is one). */
+const propOf = (name: SettingName, value: unknown): unknown => {
+  const { duration } = SETTINGS[name];
+  if (value === undefined || duration === undefined) return value;
+  return duration === "days" ? Duration.days(value as number) : Duration.seconds(value as number);
+};
+
+/** The scalar settings' props from the context, each under its prop name (and a former name). */
+const settingPropsOf = (context: Readonly<Record<string, unknown>>): RetryOrchestratorProps =>
+  Object.fromEntries(
+    SETTING_NAMES.flatMap((name) => {
+      const { contextKey, deprecatedAlias } = SETTINGS[name];
+      const alias = deprecatedAlias?.prop;
+      const own = [[name, propOf(name, context[contextKey])] as const];
+      return alias === undefined ? own : [...own, [alias, context[alias]] as const];
+    }),
+  );
+
 /** What the app builds from its context. */
 export interface RicochetAppSettings {
   readonly stackName: string;
   readonly orchestrator: RetryOrchestratorProps;
 }
-
-const maybe = <T, R>(value: T | undefined, map: (value: T) => R): R | undefined =>
-  value === undefined ? undefined : map(value);
 
 /*
  * `cdk.json` gives the context as an object, but `cdk deploy -c 'ricochet={...}'` hands the app a
@@ -95,38 +105,15 @@ export const readAppSettings = (context: unknown): RicochetAppSettings => {
     const problems = withNearestNames(toProblems(parsed.error), Object.keys(ContextSchema.shape));
     throw new ConfigurationError(`invalid "${CONTEXT_KEY}" context: ${formatProblems(problems)}`);
   }
-  const c = parsed.data;
+  const { stackName, defaultPolicy, policyLimits, circuitBreaker, targets, ...rest } = parsed.data;
   return {
-    stackName: c.stackName,
+    stackName,
     orchestrator: {
-      defaultPolicy: c.defaultPolicy,
-      policyLimits: c.policyLimits,
-      batchSize: c.batchSize,
-      maxBatchingWindow: maybe(c.maxBatchingWindowSeconds, Duration.seconds),
-      maxConcurrency: c.maxConcurrency,
-      functionTimeout: maybe(c.functionTimeoutSeconds, Duration.seconds),
-      memorySize: c.memorySize,
-      ingressRetention: maybe(c.ingressRetentionDays, Duration.days),
-      deadLetterRetention: maybe(c.deadLetterRetentionDays, Duration.days),
-      maxReceiveCount: c.maxReceiveCount,
-      recordRetentionDays: c.recordRetentionDays,
-      deadLetterAlarmThreshold: c.deadLetterAlarmThreshold,
-      oldestMessageAlarmAge: maybe(c.oldestMessageAlarmAgeSeconds, Duration.seconds),
-      breakerOpenAlarmAge: maybe(c.breakerOpenAlarmAgeSeconds, Duration.seconds),
-      shortRetryWindowThreshold: maybe(c.shortRetryWindowThresholdSeconds, Duration.seconds),
-      targetMetrics: c.targetMetrics,
-      allowedTargetHosts: c.allowedTargetHosts,
-      secretHeaders: c.secretHeaders,
-      legacySignatures: c.legacySignatures,
-      adaptiveLimits: c.adaptiveLimits,
-      tracing: c.tracing,
-      hopSeconds: c.hopSeconds,
-      messageConcurrency: c.messageConcurrency,
-      recordConcurrency: c.recordConcurrency,
-      lambdaTargets: c.lambdaTargets,
-      metricsNamespace: c.metricsNamespace,
-      circuitBreaker: c.circuitBreaker,
-      targets: c.targets,
+      defaultPolicy,
+      policyLimits,
+      ...settingPropsOf(rest),
+      circuitBreaker,
+      targets,
     },
   };
 };

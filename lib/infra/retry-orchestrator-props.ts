@@ -1,15 +1,17 @@
-import { Duration, RemovalPolicy, Token } from "aws-cdk-lib";
+import { Duration, RemovalPolicy } from "aws-cdk-lib";
 import type { IKey } from "aws-cdk-lib/aws-kms";
 import type { ISecret } from "aws-cdk-lib/aws-secretsmanager";
 import type { IStringParameter } from "aws-cdk-lib/aws-ssm";
 import * as z from "zod";
-import { MAX_SQS_DELAY_SECONDS } from "../contract/aws-limits.js";
 import {
-  DEFAULT_MESSAGE_CONCURRENCY,
-  DEFAULT_RECORD_RETENTION_DAYS,
-  MAX_RECORD_RETENTION_DAYS,
-} from "../contract/defaults.js";
-import { MAX_METRIC_TARGETS } from "../contract/metric-names.js";
+  type DurationSetting,
+  envText,
+  SETTING_NAMES,
+  SETTINGS,
+  type Setting,
+  type SettingName,
+  type SettingValues,
+} from "../contract/settings.js";
 import {
   type BreakerSettings,
   BreakerSettingsSchema,
@@ -22,12 +24,7 @@ import {
   InvalidPolicyError,
 } from "../core/errors.js";
 import { unknownNameProblems } from "../core/nearest-name.js";
-import {
-  DEFAULT_POLICY,
-  MAX_DELAY_LIMIT_SECONDS,
-  type PolicyOverride,
-  resolvePolicy,
-} from "../core/policy.js";
+import { DEFAULT_POLICY, type PolicyOverride, resolvePolicy } from "../core/policy.js";
 import {
   completePolicyLimits,
   DEFAULT_POLICY_LIMITS,
@@ -35,7 +32,6 @@ import {
   PolicyLimitsSchema,
   policyLimitConflicts,
 } from "../core/policy-limits.js";
-import { DEFAULT_SHORT_WINDOW_THRESHOLD_SECONDS } from "../core/retry-window.js";
 import { type TargetsSettings, TargetsSettingsSchema } from "../core/target-settings.js";
 import { toProblems } from "../core/zod-problems.js";
 import { overrideProblems, type ResourceOverrides } from "./resource-overrides.js";
@@ -355,36 +351,40 @@ export interface ResolvedRetryOrchestratorProps
   readonly signingSecret: ISecret | IStringParameter | undefined;
 }
 
-/** The defaults, in one place for the docs and the tests. */
+/**
+ * The scalar settings as the construct takes them (a CDK `Duration` where the settings table
+ * says so); `test/infra/retry-orchestrator-props.settings.test.ts` holds the props type to it.
+ */
+export type SettingProps = {
+  readonly [K in SettingName]: (typeof SETTINGS)[K] extends DurationSetting
+    ? Duration
+    : SettingValues[K];
+};
+
+const propDefault = (name: SettingName): SettingProps[SettingName] => {
+  const entry: Setting<unknown> = SETTINGS[name];
+  if (entry.duration === undefined) return entry.default as SettingProps[SettingName];
+  const seconds = entry.default as number;
+  return entry.duration === "days" ? Duration.days(seconds / 86_400) : Duration.seconds(seconds);
+};
+
+/** The defaults, in one place for the docs and the tests; the scalar ones from `SETTINGS`. */
 export const RETRY_ORCHESTRATOR_DEFAULTS = {
-  batchSize: 10,
-  // None, as Lambda's own default: a 1 s window put Ricochet's first attempts about a second
-  // behind Powertools' in the noisy-neighbour bench (p50 ~1 s against 0.2 s at 20 events/s).
-  maxBatchingWindow: Duration.seconds(0),
-  maxConcurrency: 10,
-  functionTimeout: Duration.seconds(60),
-  memorySize: 512,
-  ingressRetention: Duration.days(4),
-  deadLetterRetention: Duration.days(14),
-  maxReceiveCount: 10,
-  recordRetentionDays: DEFAULT_RECORD_RETENTION_DAYS,
-  deadLetterAlarmThreshold: 1,
-  oldestMessageAlarmAge: Duration.minutes(15),
-  breakerOpenAlarmAge: Duration.minutes(15),
-  targetMetrics: [] as readonly string[],
-  allowedTargetHosts: [] as readonly string[],
-  secretHeaders: [] as readonly string[],
-  legacySignatures: true,
-  adaptiveLimits: false,
-  tracing: false,
-  hopSeconds: MAX_SQS_DELAY_SECONDS,
-  messageConcurrency: DEFAULT_MESSAGE_CONCURRENCY,
-  lambdaTargets: [] as readonly string[],
+  ...(Object.fromEntries(SETTING_NAMES.map((name) => [name, propDefault(name)])) as SettingProps),
   policyLimits: DEFAULT_POLICY_LIMITS,
-  shortRetryWindowThreshold: Duration.seconds(DEFAULT_SHORT_WINDOW_THRESHOLD_SECONDS),
   removalPolicy: RemovalPolicy.RETAIN,
-  metricsNamespace: "Ricochet",
 } as const;
+
+/** The scalar settings the functions read, as the variables the construct writes for them. */
+export const settingsEnvironment = (settings: SettingProps): Record<string, string> => {
+  const values = inSeconds(settings);
+  return Object.fromEntries(
+    SETTING_NAMES.flatMap((name) => {
+      const { env } = SETTINGS[name];
+      return env === undefined ? [] : [[env, envText(values[name])] as const];
+    }),
+  );
+};
 
 /**
  * The internal queue's batching window: none, unless the batch size needs one (above 10 Lambda
@@ -402,31 +402,8 @@ export const internalBatchingWindow = (settings: {
 /** The ingress queue's visibility timeout is this multiple of the function timeout (AWS advice). */
 export const VISIBILITY_TIMEOUT_FACTOR = 6;
 
-const SQS_MIN_RETENTION_SECONDS = 60;
-const SQS_MAX_RETENTION_SECONDS = 14 * 24 * 3600;
-const LAMBDA_MAX_TIMEOUT_SECONDS = 900;
 /** Above this batch size, SQS event sources require a batching window of at least 1 s. */
 const UNWINDOWED_MAX_BATCH_SIZE = 10;
-/** A comma separates list entries in the environment variables, so no entry may hold one. */
-const listEntry = z
-  .string()
-  .min(1, "must not be empty")
-  .refine((value) => !value.includes(","), "must not contain a comma");
-const headerName = listEntry.regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, "is not a valid header name");
-const LAMBDA_ARN =
-  /^arn:aws[a-z-]*:lambda:[a-z0-9-]+:\d{12}:function:[A-Za-z0-9_-]+(:[A-Za-z0-9$_-]+)?$/;
-const lambdaArn = z
-  .string()
-  .refine((arn) => Token.isUnresolved(arn) || LAMBDA_ARN.test(arn), "is not a Lambda function ARN");
-
-const int = (min: number, max: number) =>
-  z
-    .number()
-    .int("must be a whole number")
-    .min(min, `must be at least ${min}`)
-    .max(max, `must be at most ${max}`);
-
-/** A renamed prop given under both names with different values: which one was meant is unknown. */
 /**
  * Every prop's name, for refusing the ones that are not (a misspelt prop would otherwise be
  * ignored without a word). A record, so the compiler fails on a prop added to the interface and
@@ -471,49 +448,31 @@ const PROP_NAMES: Readonly<Record<keyof RetryOrchestratorProps, true>> = {
 };
 const KNOWN_PROPS: readonly string[] = Object.keys(PROP_NAMES);
 
+/** A renamed prop given under both names with different values: which one was meant is unknown. */
 const renamedPropProblems = (props: RetryOrchestratorProps): InputProblem[] =>
-  props.recordConcurrency !== undefined &&
-  props.messageConcurrency !== undefined &&
-  props.recordConcurrency !== props.messageConcurrency
-    ? [
-        {
-          path: "recordConcurrency",
-          message: `is the former name of messageConcurrency, and the two differ (${props.recordConcurrency} and ${props.messageConcurrency}); give only messageConcurrency`,
-        },
-      ]
-    : [];
+  SETTING_NAMES.flatMap((name) => {
+    const alias = SETTINGS[name].deprecatedAlias?.prop;
+    const given = props as Readonly<Record<string, unknown>>;
+    if (alias === undefined || given[alias] === undefined || given[name] === undefined) return [];
+    if (given[alias] === given[name]) return [];
+    return [
+      {
+        path: alias,
+        message: `is the former name of ${name}, and the two differ (${given[alias]} and ${given[name]}); give only ${name}`,
+      },
+    ];
+  });
 
 /**
- * The checks on the resolved props that zod can express: the numeric ranges (durations read
- * as whole seconds first), the list entries (target hosts, secret header names, Lambda target
- * ARNs, metric targets), the metrics namespace, and the two rules that join props (batch size
- * against batching window, dead-letter against ingress retention). The policy, its limits, the
- * breakers and the per-target settings are checked by their own schemas.
+ * The checks on the resolved props that zod can express: each scalar setting's rule from
+ * `SETTINGS` (durations read as whole seconds first), and the two rules that join props (batch
+ * size against batching window, dead-letter against ingress retention). The policy, its limits,
+ * the breakers and the per-target settings are checked by their own schemas.
  */
 const ResolvedPropsSchema = z
-  .object({
-    batchSize: int(1, 10_000),
-    maxBatchingWindow: int(0, 300),
-    maxConcurrency: int(2, 1000),
-    functionTimeout: int(1, LAMBDA_MAX_TIMEOUT_SECONDS),
-    memorySize: int(128, 10_240),
-    ingressRetention: int(SQS_MIN_RETENTION_SECONDS, SQS_MAX_RETENTION_SECONDS),
-    deadLetterRetention: int(SQS_MIN_RETENTION_SECONDS, SQS_MAX_RETENTION_SECONDS),
-    maxReceiveCount: int(1, 1000),
-    recordRetentionDays: int(1, MAX_RECORD_RETENTION_DAYS),
-    deadLetterAlarmThreshold: int(1, 1_000_000),
-    oldestMessageAlarmAge: int(60, SQS_MAX_RETENTION_SECONDS),
-    breakerOpenAlarmAge: int(60, 86_400),
-    targetMetrics: z.array(z.string().min(1).max(256)).max(MAX_METRIC_TARGETS),
-    hopSeconds: int(1, MAX_SQS_DELAY_SECONDS),
-    messageConcurrency: int(1, 100),
-    allowedTargetHosts: z.array(listEntry),
-    secretHeaders: z.array(headerName),
-    lambdaTargets: z.array(lambdaArn),
-    metricsNamespace: z.string().regex(/^[^:]{1,255}$/, "must be 1 to 255 characters, no colon"),
-    shortRetryWindowThreshold: int(0, MAX_DELAY_LIMIT_SECONDS),
-  })
-  .superRefine((p, ctx) => {
+  .object(Object.fromEntries(SETTING_NAMES.map((name) => [name, SETTINGS[name].rule])))
+  .superRefine((value, ctx) => {
+    const p = value as unknown as SettingValues;
     if (p.batchSize > UNWINDOWED_MAX_BATCH_SIZE && p.maxBatchingWindow < 1) {
       ctx.addIssue({
         code: "custom",
@@ -600,6 +559,27 @@ const policyProblems = (policy: PolicyOverride | undefined): InputProblem[] => {
   }
 };
 
+/** Each scalar setting as given, else under its former name, else its default. */
+const settingProps = (props: RetryOrchestratorProps): SettingProps => {
+  const given = props as Readonly<Record<string, unknown>>;
+  const givenOrDefault = (name: SettingName): unknown => {
+    const alias = SETTINGS[name].deprecatedAlias?.prop;
+    return given[name] ?? (alias === undefined ? undefined : given[alias]) ?? propDefault(name);
+  };
+  return Object.fromEntries(
+    SETTING_NAMES.map((name) => [name, givenOrDefault(name)]),
+  ) as SettingProps;
+};
+
+/** The scalar settings as their rules read them: durations in seconds. */
+const inSeconds = (props: SettingProps): Record<SettingName, unknown> =>
+  Object.fromEntries(
+    SETTING_NAMES.map((name) => {
+      const value = props[name];
+      return [name, value instanceof Duration ? seconds(value) : value];
+    }),
+  ) as Record<SettingName, unknown>;
+
 /**
  * Applies the defaults and checks every prop, including the ones that only conflict together.
  * @throws ConfigurationError listing every problem at once.
@@ -607,50 +587,18 @@ const policyProblems = (policy: PolicyOverride | undefined): InputProblem[] => {
 export const resolveRetryOrchestratorProps = (
   props: RetryOrchestratorProps = {},
 ): ResolvedRetryOrchestratorProps => {
-  const d = RETRY_ORCHESTRATOR_DEFAULTS;
   const resolved: ResolvedRetryOrchestratorProps = {
+    ...settingProps(props),
     defaultPolicy: props.defaultPolicy,
     // Checked below with the rest; filling in the defaults needs no valid values.
     policyLimits: completePolicyLimits(props.policyLimits),
-    shortRetryWindowThreshold: props.shortRetryWindowThreshold ?? d.shortRetryWindowThreshold,
-    batchSize: props.batchSize ?? d.batchSize,
-    maxBatchingWindow: props.maxBatchingWindow ?? d.maxBatchingWindow,
-    maxConcurrency: props.maxConcurrency ?? d.maxConcurrency,
-    functionTimeout: props.functionTimeout ?? d.functionTimeout,
-    memorySize: props.memorySize ?? d.memorySize,
-    ingressRetention: props.ingressRetention ?? d.ingressRetention,
-    deadLetterRetention: props.deadLetterRetention ?? d.deadLetterRetention,
-    maxReceiveCount: props.maxReceiveCount ?? d.maxReceiveCount,
-    recordRetentionDays: props.recordRetentionDays ?? d.recordRetentionDays,
-    deadLetterAlarmThreshold: props.deadLetterAlarmThreshold ?? d.deadLetterAlarmThreshold,
-    oldestMessageAlarmAge: props.oldestMessageAlarmAge ?? d.oldestMessageAlarmAge,
-    breakerOpenAlarmAge: props.breakerOpenAlarmAge ?? d.breakerOpenAlarmAge,
-    targetMetrics: props.targetMetrics ?? d.targetMetrics,
-    allowedTargetHosts: props.allowedTargetHosts ?? d.allowedTargetHosts,
     signingSecret: props.signingSecret,
-    legacySignatures: props.legacySignatures ?? d.legacySignatures,
-    adaptiveLimits: props.adaptiveLimits ?? d.adaptiveLimits,
-    tracing: props.tracing ?? d.tracing,
-    secretHeaders: props.secretHeaders ?? d.secretHeaders,
-    hopSeconds: props.hopSeconds ?? d.hopSeconds,
-    messageConcurrency: props.messageConcurrency ?? props.recordConcurrency ?? d.messageConcurrency,
-    lambdaTargets: props.lambdaTargets ?? d.lambdaTargets,
     encryption: props.encryption ?? OrchestratorEncryption.sqsManaged(),
-    removalPolicy: props.removalPolicy ?? d.removalPolicy,
-    metricsNamespace: props.metricsNamespace ?? d.metricsNamespace,
+    removalPolicy: props.removalPolicy ?? RETRY_ORCHESTRATOR_DEFAULTS.removalPolicy,
     circuitBreaker: breakerSettingsOf(props.circuitBreaker),
     targets: props.targets,
   };
-  const checked = ResolvedPropsSchema.safeParse({
-    ...resolved,
-    maxBatchingWindow: seconds(resolved.maxBatchingWindow),
-    functionTimeout: seconds(resolved.functionTimeout),
-    ingressRetention: seconds(resolved.ingressRetention),
-    deadLetterRetention: seconds(resolved.deadLetterRetention),
-    oldestMessageAlarmAge: seconds(resolved.oldestMessageAlarmAge),
-    breakerOpenAlarmAge: seconds(resolved.breakerOpenAlarmAge),
-    shortRetryWindowThreshold: seconds(resolved.shortRetryWindowThreshold),
-  });
+  const checked = ResolvedPropsSchema.safeParse(inSeconds(resolved));
   const problems = [
     ...(checked.success ? [] : toProblems(checked.error)),
     ...policyProblems(resolved.defaultPolicy),

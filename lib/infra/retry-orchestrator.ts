@@ -46,6 +46,7 @@ import {
   type ResolvedRetryOrchestratorProps,
   type RetryOrchestratorProps,
   resolveRetryOrchestratorProps,
+  settingsEnvironment,
   VISIBILITY_TIMEOUT_FACTOR,
 } from "./retry-orchestrator-props.js";
 import { createRicochetFunction, type RicochetFunctionProps } from "./ricochet-function.js";
@@ -340,10 +341,8 @@ export class RetryOrchestrator extends Construct {
       [ENV.INGRESS_QUEUE_URL]: this.ingressQueue.queueUrl,
       [ENV.INTERNAL_QUEUE_URL]: this.internalQueue.queueUrl,
       [ENV.DEAD_LETTER_QUEUE_URL]: this.deadLetterQueue.queueUrl,
+      ...settingsEnvironment(settings),
       [ENV.DEFAULT_POLICY]: JSON.stringify(settings.defaultPolicy ?? {}),
-      [ENV.ALLOWED_TARGET_HOSTS]: settings.allowedTargetHosts.join(","),
-      [ENV.HOP_SECONDS]: String(settings.hopSeconds),
-      [ENV.RECORD_RETENTION_DAYS]: String(settings.recordRetentionDays),
       // Past every receive a live message may still get: no live message is later than this.
       [ENV.STUCK_AFTER_SECONDS]: String(
         stuckAfterSecondsOf({
@@ -359,20 +358,12 @@ export class RetryOrchestrator extends Construct {
             ? secret.secretArn
             : // The prefix marks a parameter whose name has no leading slash as a parameter.
               `ssm:${secret.parameterName}`,
-      [ENV.LEGACY_SIGNATURES]: settings.legacySignatures ? "on" : "off",
-      [ENV.ADAPTIVE_LIMITS]: settings.adaptiveLimits ? "on" : "off",
-      [ENV.TRACING]: settings.tracing ? "on" : "off",
-      [ENV.SECRET_HEADERS]: settings.secretHeaders.join(","),
-      [ENV.MESSAGE_CONCURRENCY]: String(settings.messageConcurrency),
       [ENV.POLICY_LIMITS]: JSON.stringify(settings.policyLimits),
       [ENV.ACCOUNT_ID]: Stack.of(this).account,
-      [ENV.LAMBDA_TARGETS]: settings.lambdaTargets.join(","),
       [ENV.CIRCUIT_BREAKER]:
         settings.circuitBreaker === undefined ? "off" : JSON.stringify(settings.circuitBreaker),
       [ENV.TARGETS]: settings.targets === undefined ? "" : JSON.stringify(settings.targets),
-      [ENV.TARGET_METRICS]: settings.targetMetrics.join(","),
       POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
-      POWERTOOLS_METRICS_NAMESPACE: settings.metricsNamespace,
       // The bundles ship source maps; without this flag Node ignores them in stack traces.
       NODE_OPTIONS: "--enable-source-maps",
     };
