@@ -405,48 +405,32 @@ export const VISIBILITY_TIMEOUT_FACTOR = 6;
 /** Above this batch size, SQS event sources require a batching window of at least 1 s. */
 const UNWINDOWED_MAX_BATCH_SIZE = 10;
 /**
- * Every prop's name, for refusing the ones that are not (a misspelt prop would otherwise be
- * ignored without a word). A record, so the compiler fails on a prop added to the interface and
- * not here, or listed here and not in it.
+ * The props beside the settings table's, for refusing a name that is none of them (a misspelt
+ * prop would otherwise be ignored without a word). A record, so the compiler fails on a prop
+ * added to the interface and not here, or listed here and not in it.
  */
-const PROP_NAMES: Readonly<Record<keyof RetryOrchestratorProps, true>> = {
+const OTHER_PROP_NAMES: Readonly<
+  Record<Exclude<keyof RetryOrchestratorProps, SettingName | "recordConcurrency">, true>
+> = {
   defaultPolicy: true,
   policyLimits: true,
-  shortRetryWindowThreshold: true,
-  batchSize: true,
-  maxBatchingWindow: true,
-  maxConcurrency: true,
-  functionTimeout: true,
-  memorySize: true,
-  ingressRetention: true,
-  deadLetterRetention: true,
-  maxReceiveCount: true,
-  recordRetentionDays: true,
-  deadLetterAlarmThreshold: true,
-  oldestMessageAlarmAge: true,
-  breakerOpenAlarmAge: true,
-  allowedTargetHosts: true,
   signingSecret: true,
-  legacySignatures: true,
-  adaptiveLimits: true,
-  tracing: true,
-  secretHeaders: true,
-  hopSeconds: true,
-  messageConcurrency: true,
-  recordConcurrency: true,
-  lambdaTargets: true,
   encryption: true,
   removalPolicy: true,
-  metricsNamespace: true,
   circuitBreaker: true,
   targets: true,
-  targetMetrics: true,
   ingressQueueProps: true,
   deadLetterQueueProps: true,
   tableProps: true,
   orchestratorFunctionProps: true,
 };
-const KNOWN_PROPS: readonly string[] = Object.keys(PROP_NAMES);
+const KNOWN_PROPS: readonly string[] = [
+  ...SETTING_NAMES.flatMap((name) => {
+    const alias = SETTINGS[name].deprecatedAlias?.prop;
+    return alias === undefined ? [name] : [name, alias];
+  }),
+  ...Object.keys(OTHER_PROP_NAMES),
+];
 
 /** A renamed prop given under both names with different values: which one was meant is unknown. */
 const renamedPropProblems = (props: RetryOrchestratorProps): InputProblem[] =>
