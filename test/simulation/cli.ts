@@ -28,6 +28,12 @@ const program = new Command("simulate")
   .option("--breakers", "turn on the targets' circuit breakers, set to trip easily", false)
   .option("--limits", "hold the targets to tight concurrency and rate limits", false)
   .option("--adaptive", "learn each instance's limit for the target from its calls", false)
+  .option("--message-concurrency <n>", "messages of a batch attempted at once", parseWholeNumber, 3)
+  .option(
+    "--per-seed",
+    "print each run's totals as one JSON line, to compare runs seed for seed",
+    false,
+  )
   .option("--json", "print one JSON summary as the last line", false)
   .parse();
 
@@ -42,6 +48,8 @@ interface Flags {
   breakers: boolean;
   limits: boolean;
   adaptive: boolean;
+  messageConcurrency: number;
+  perSeed: boolean;
   json: boolean;
 }
 
@@ -60,8 +68,14 @@ for (let run = 0; run < flags.runs; run += 1) {
     breakers: flags.breakers ? SENSITIVE_BREAKERS : undefined,
     limits: flags.limits ? TIGHT_LIMITS : undefined,
     adaptive: flags.adaptive,
+    messageConcurrency: Math.max(1, flags.messageConcurrency),
   });
   addRun(totals, result);
+  if (flags.perSeed) {
+    const own = noTotals();
+    addRun(own, result);
+    console.log(JSON.stringify({ seed, ...own }));
+  }
   for (const violation of result.violations) {
     if (!flags.json)
       console.error(`seed ${violation.seed}: ${violation.invariant}: ${violation.detail}`);
@@ -71,6 +85,7 @@ const seconds = Math.round((performance.now() - started) / 10) / 100;
 const summary = {
   runs: flags.runs,
   seed: flags.seed,
+  messageConcurrency: flags.messageConcurrency,
   ratios: timingRatios(SIMULATION_TIMINGS),
   ...totals,
   seconds,
