@@ -2,6 +2,7 @@ import * as z from "zod";
 import { DEFAULT_TRACING_MODE, TRACING_MODES, type TracingMode } from "../contract/defaults.js";
 import { ENV, LAMBDA_RUNTIME_ENV } from "../contract/environment.js";
 import {
+  SETTING_NAMES,
   SETTINGS,
   type Setting,
   type SettingName,
@@ -12,7 +13,8 @@ import {
   BreakerSettingsSchema,
   DEFAULT_BREAKER_SETTINGS,
 } from "../core/circuit-breaker.js";
-import { ConfigurationError, formatProblems } from "../core/errors.js";
+import { ConfigurationError, formatProblems, type InputProblem } from "../core/errors.js";
+import { nearestName } from "../core/nearest-name.js";
 import {
   DEFAULT_POLICY,
   PolicyFieldsSchema,
@@ -188,6 +190,49 @@ export const readBreakerSetting = (
   return { ...DEFAULT_BREAKER_SETTINGS, ...checked.data };
 };
 
+const VARIABLE_PREFIX = "RICOCHET_";
+
+/** Variables Ricochet's own tools read (tests, local runs, the console's screenshots). */
+const TOOLING_VARIABLES = [
+  "RICOCHET_CHAOS_WORKER",
+  "RICOCHET_CHROMIUM",
+  "RICOCHET_CONSOLE_SCREENSHOT",
+  "RICOCHET_LOCAL_AWS",
+  "RICOCHET_MOTO_PYTHON",
+  "RICOCHET_TEST_EMULATOR",
+];
+
+/** Every `RICOCHET_` variable Ricochet reads, former names included, without the prefix. */
+const knownVariables = (): string[] =>
+  [
+    ...Object.values(ENV),
+    ...SETTING_NAMES.flatMap((name) => SETTINGS[name].deprecatedAlias?.env ?? []),
+    ...TOOLING_VARIABLES,
+  ].map((name) => name.slice(VARIABLE_PREFIX.length));
+
+/**
+ * A `RICOCHET_` variable Ricochet does not read but one edit or so from one it does
+ * (`RICOCHET_TRACNG`): a typo that would leave the setting at its default without a word. One
+ * nearer to no known name (a producer's own `RICOCHET_QUEUE_URL`) is none of Ricochet's business.
+ */
+const misspeltVariableProblems = (env: NodeJS.ProcessEnv): InputProblem[] => {
+  const known = knownVariables();
+  return Object.keys(env).flatMap((name) => {
+    if (!name.startsWith(VARIABLE_PREFIX)) return [];
+    const suffix = name.slice(VARIABLE_PREFIX.length);
+    if (known.includes(suffix)) return [];
+    const nearest = nearestName(suffix, known);
+    return nearest === undefined
+      ? []
+      : [
+          {
+            path: name,
+            message: `is not a variable Ricochet reads; did you mean ${VARIABLE_PREFIX}${nearest}?`,
+          },
+        ];
+  });
+};
+
 /**
  * Reads the configuration from the environment.
  * @throws ConfigurationError naming every missing or invalid variable at once.
@@ -212,10 +257,12 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): RicochetConfig
     targets: jsonOr(ENV.TARGETS, env[ENV.TARGETS]),
     ...Object.fromEntries(FUNCTION_SETTINGS.map((name) => [name, settingFromEnv(name, env)])),
   });
-  if (!parsed.success) {
-    throw new ConfigurationError(
-      `invalid configuration: ${formatProblems(toProblems(parsed.error))}`,
-    );
+  const problems = [
+    ...(parsed.success ? [] : toProblems(parsed.error)),
+    ...misspeltVariableProblems(env),
+  ];
+  if (!parsed.success || problems.length > 0) {
+    throw new ConfigurationError(`invalid configuration: ${formatProblems(problems)}`);
   }
   const {
     defaultPolicy: override,

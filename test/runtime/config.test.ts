@@ -195,3 +195,24 @@ describe("loadConfig: what Lambda targets are judged by", () => {
     }
   });
 });
+
+describe("loadConfig: misspelt variables", () => {
+  it.each([
+    ["RICOCHET_TRACNG", "RICOCHET_TRACING"],
+    ["RICOCHET_MESAGE_CONCURRENCY", "RICOCHET_MESSAGE_CONCURRENCY"],
+    ["RICOCHET_CIRCUIT_BREAKERS", "RICOCHET_CIRCUIT_BREAKER"],
+  ])("refuses %s, naming %s", (typo, meant) => {
+    expect(messageOf(() => loadConfig({ ...RESOURCES, [typo]: "on" }))).toContain(
+      `${typo}: is not a variable Ricochet reads; did you mean ${meant}?`,
+    );
+  });
+
+  it.each([
+    "RICOCHET_QUEUE_URL",
+    "RICOCHET_REDRIVE_FN",
+    "RICOCHET_RECORD_CONCURRENCY",
+    "RICOCHET_CHROMIUM",
+  ])("leaves %s alone: a former name, a tool's, or near none of Ricochet's", (name) => {
+    expect(() => loadConfig({ ...RESOURCES, [name]: "3" })).not.toThrow();
+  });
+});
