@@ -1,7 +1,7 @@
 import { MetricName } from "../../contract/metric-names.js";
-import type { Envelope } from "../../core/envelope.js";
 import type { EventRecord } from "../../core/record.js";
 import type { AttemptEnd } from "./attempt.js";
+import type { MessageInHand } from "./message-in-hand.js";
 import { ACK, type MessageVerdict, type OrchestratorContext } from "./orchestrator-context.js";
 
 /** The metric each decision is counted under. */
@@ -19,7 +19,7 @@ const COUNTED = {
  */
 export const reportAttempt = (
   ctx: OrchestratorContext,
-  envelope: Envelope,
+  { envelope, target }: MessageInHand,
   claimed: EventRecord,
   end: AttemptEnd,
 ): MessageVerdict => {
@@ -30,7 +30,7 @@ export const reportAttempt = (
     return { kind: "retry_later", reason: "lease lost" };
   }
   metrics.timing(MetricName.ATTEMPT_LATENCY, end.latencyMs);
-  ctx.countOutcome(COUNTED[end.decision.kind], envelope);
+  ctx.countOutcome(COUNTED[end.decision.kind], target.key);
   log.info("attempt finished", {
     eventId: envelope.eventId,
     attempt: claimed.attempts,

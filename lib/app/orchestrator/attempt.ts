@@ -5,7 +5,6 @@ import {
   decideAfterAttempt,
   effectiveDeadlineMs,
 } from "../../core/decide.js";
-import type { Envelope } from "../../core/envelope.js";
 import {
   type AttemptResult,
   classify,
@@ -15,7 +14,6 @@ import {
   retryAfterOf,
   timedOutBeforeSending,
 } from "../../core/outcome.js";
-import type { RetryPolicy } from "../../core/policy.js";
 import type {
   DeadLetterQueue,
   DeliveryTarget,
@@ -28,8 +26,9 @@ import type { AttemptEntry, EventRecord, PendingDeadLetter } from "../../core/re
 import { EventStatus } from "../../core/status.js";
 import type { EndedCall } from "../../core/target-health.js";
 import { isoOf } from "../../core/time-format.js";
-import { type TraceContext, traceHeaders } from "../../core/trace-context.js";
+import { traceHeaders } from "../../core/trace-context.js";
 import { NO_TRACING, SpanName, type Tracer, targetCallAttributes } from "../../core/tracing.js";
+import type { MessageInHand } from "./message-in-hand.js";
 
 /** What one claimed attempt needs beyond the message itself. */
 export interface AttemptDeps {
@@ -45,15 +44,16 @@ export interface AttemptDeps {
   readonly tracer?: Tracer | undefined;
 }
 
+/** An attempt the claim gave: the message it is for, the record it claimed, how to call. */
 export interface ClaimedAttempt {
-  readonly envelope: Envelope;
-  /** The message body exactly as received, re-sent unchanged on a retry and dead-lettered as is. */
-  readonly body: string;
-  readonly policy: RetryPolicy;
+  /**
+   * The message claimed for. Its body, exactly as received, is re-sent unchanged on a retry and
+   * dead-lettered as is; its trace context is handed to the target and carried on the retry's
+   * message; its target's key is told to the dead-letter copy.
+   */
+  readonly inHand: MessageInHand;
   readonly record: EventRecord;
   readonly target: DeliveryTarget;
-  /** The key its breaker and limits are kept under, told to the dead-letter copy. */
-  readonly targetKey: string;
   /**
    * How long the call may take: the target's timeout, cut to what the function has left and to
    * what the claim's lease has left less the margin, so that the call ends before the lease does.
@@ -65,8 +65,6 @@ export interface ClaimedAttempt {
    * time ran out on Ricochet's side, and the attempt is given back.
    */
   readonly callCutByLease: boolean;
-  /** The producer's trace context: handed to the target and carried on the retry's message. */
-  readonly trace?: TraceContext | undefined;
 }
 
 /**
@@ -125,20 +123,21 @@ const sendDeadLetter = async (
   claimed: ClaimedAttempt,
   pending: PendingDeadLetter,
 ): Promise<RecordResultOutcome> => {
-  const { envelope, record } = claimed;
+  const { record } = claimed;
+  const { envelope, message, target } = claimed.inHand;
   const rejected = pending.reason === DeadLetterReason.REJECTED;
   await deps.deadLetters.send({
     kind: DEAD_LETTER_KIND,
     version: DEAD_LETTER_VERSION,
     reason: pending.reason,
     eventId: envelope.eventId,
-    targetKey: claimed.targetKey,
-    body: claimed.body,
+    targetKey: target.key,
+    body: message.body,
     attempts: pending.attempts,
     generation: pending.generation,
     lastOutcome: pending.lastOutcome,
     deadLetteredAt: pending.decidedAt,
-    ...traceHeaders(claimed.trace),
+    ...traceHeaders(message.trace),
   });
   const nowMs = deps.clock();
   return deps.store.recordResult({
@@ -188,18 +187,15 @@ interface MadeCall {
  * Calls the target in its own span, whose context the target is handed (the producer's, with
  * tracing off), and classifies the result.
  */
-const callTarget = async (
-  deps: AttemptDeps,
-  claimed: ClaimedAttempt,
-  policy: RetryPolicy,
-): Promise<MadeCall> => {
-  const { envelope, record } = claimed;
-  const span = (deps.tracer ?? NO_TRACING).start(SpanName.TARGET_CALL, claimed.trace, {
+const callTarget = async (deps: AttemptDeps, claimed: ClaimedAttempt): Promise<MadeCall> => {
+  const { record } = claimed;
+  const { envelope, policy, message, target } = claimed.inHand;
+  const span = (deps.tracer ?? NO_TRACING).start(SpanName.TARGET_CALL, message.trace, {
     ...targetCallAttributes(envelope.target),
     "ricochet.event_id": envelope.eventId,
     "ricochet.attempt": record.attempts,
     "ricochet.generation": record.generation,
-    "ricochet.target_key": claimed.targetKey,
+    "ricochet.target_key": target.key,
     // OpenTelemetry's HTTP conventions count the retries before this call.
     "http.request.resend_count": record.attempts - 1,
   });
@@ -228,6 +224,232 @@ const callTarget = async (
 };
 
 /**
+ * An attempt once its call is made or forgone, before its decision: what it came to, when, and
+ * how it counts against the budget.
+ */
+interface TriedAttempt {
+  readonly claimedAtMs: number;
+  readonly finishedAtMs: number;
+  readonly deadlineMs: number | undefined;
+  readonly outcome: Outcome;
+  readonly sentAtMs?: number | undefined;
+  /** The target's `Retry-After`, if it answered with one. */
+  readonly retryAfter?: string | undefined;
+  /** The call made; undefined when the deadline or the budget forwent it. */
+  readonly call?: EndedCall | undefined;
+  /** A call Ricochet's own slow claim left no time to send. */
+  readonly outOfTime: boolean;
+  /** Whether the target was never asked: no call, one not sent, or one its rules refused. */
+  readonly noCall: boolean;
+  /** Whether the claim's attempt is given back: the attempts counted are one fewer. */
+  readonly givesBack: boolean;
+  /** The attempts the record counts once this one is done. */
+  readonly attempts: number;
+}
+
+/** What the target gave, if it was called: the claim's deadline and budget may forgo the call. */
+type TargetTry = Pick<TriedAttempt, "outcome" | "sentAtMs" | "retryAfter" | "call">;
+
+/** Calls the target, unless the deadline has passed or the budget is spent. */
+const tryTarget = async (
+  deps: AttemptDeps,
+  claimed: ClaimedAttempt,
+  when: Pick<TriedAttempt, "claimedAtMs" | "deadlineMs">,
+): Promise<TargetTry> => {
+  const { record } = claimed;
+  if (when.deadlineMs !== undefined && when.claimedAtMs > when.deadlineMs) {
+    return { outcome: deadlinePassed };
+  }
+  if (record.attempts > record.attemptBudget) return { outcome: budgetSpent };
+  const made = await callTarget(deps, claimed);
+  return {
+    sentAtMs: made.sentAtMs,
+    call: { result: made.result, timeoutMs: claimed.callTimeoutMs },
+    outcome: made.outcome,
+    retryAfter: retryAfterOf(made.result),
+  };
+};
+
+/** Tries the target once, timed from the claim, and counts the attempt. */
+const tryOnce = async (deps: AttemptDeps, claimed: ClaimedAttempt): Promise<TriedAttempt> => {
+  const { record } = claimed;
+  const { envelope, policy } = claimed.inHand;
+  const claimedAtMs = deps.clock();
+  const deadlineMs = effectiveDeadlineMs(envelope.deadline, policy, Date.parse(record.createdAt));
+  const tried = await tryTarget(deps, claimed, { claimedAtMs, deadlineMs });
+  const finishedAtMs = deps.clock();
+
+  // A run Ricochet ends before trying the target (deadline or budget passed, a target its rules
+  // refuse, a call its own slow claim left no time to send) gives its claim's attempt back, so
+  // that the count is the calls made. A refusal the producer's policy retries keeps it: the
+  // budget must still end an event whose target can never be tried, and an exhausted event has
+  // spent its whole budget. A call cut by the lease is retried on the budget it had.
+  const { call, outcome } = tried;
+  const outOfTime = outcome === outOfTimeOutcome;
+  const noCall = call === undefined || outOfTime || refusedBeforeCall(call.result);
+  const givesBack =
+    call === undefined || outOfTime || (noCall && outcome.class === OutcomeClass.PERMANENT);
+  const attempts = givesBack ? record.attempts - 1 : record.attempts;
+  return {
+    ...tried,
+    claimedAtMs,
+    finishedAtMs,
+    deadlineMs,
+    outOfTime,
+    noCall,
+    givesBack,
+    attempts,
+  };
+};
+
+/** What follows the attempt: a forgone call dead-letters the event, a made one is judged. */
+const decide = (deps: AttemptDeps, claimed: ClaimedAttempt, tried: TriedAttempt): Decision => {
+  const { record } = claimed;
+  if (tried.outcome === deadlinePassed) return { kind: "dead_letter", reason: "deadline" };
+  if (tried.outcome === budgetSpent) return { kind: "dead_letter", reason: "exhausted" };
+  return decideAfterAttempt({
+    policy: claimed.inHand.policy,
+    outcome: tried.outcome,
+    retryAfter: tried.retryAfter,
+    attemptsMade: tried.attempts,
+    attemptBudget: record.attemptBudget,
+    deadlineMs: tried.deadlineMs,
+    previousDelaySeconds: record.lastDelaySeconds,
+    nowMs: tried.finishedAtMs,
+    random: deps.random,
+  });
+};
+
+/** The attempt's entry in the record's history. */
+const entryOf = (
+  deps: AttemptDeps,
+  claimed: ClaimedAttempt,
+  tried: TriedAttempt,
+  decision: Decision,
+): AttemptEntry => {
+  const { outcome, sentAtMs } = tried;
+  return {
+    attempt: tried.attempts,
+    worker: deps.workerId,
+    claimedAt: claimed.record.currentAttempt?.claimedAt ?? isoOf(tried.claimedAtMs),
+    sentAt: sentAtMs === undefined ? undefined : isoOf(sentAtMs),
+    finishedAt: isoOf(tried.finishedAtMs),
+    outcome: outcome.class,
+    statusCode: outcome.statusCode,
+    errorCategory: outcome.errorCategory,
+    message: outcome.message,
+    delaySeconds: decision.kind === "retry" ? decision.delaySeconds : undefined,
+    noCall: tried.noCall ? true : undefined,
+    traceId: claimed.inHand.message.trace?.traceId,
+  };
+};
+
+/** A decided attempt: the decision, and the history entry that records it. */
+interface DecidedAttempt {
+  readonly tried: TriedAttempt;
+  readonly decision: Decision;
+  readonly entry: AttemptEntry;
+}
+
+/** The result write's fields every decision shares. */
+const resultBase = (deps: AttemptDeps, claimed: ClaimedAttempt, decided: DecidedAttempt) => {
+  const { record } = claimed;
+  const { tried } = decided;
+  return {
+    eventId: claimed.inHand.envelope.eventId,
+    worker: deps.workerId,
+    generation: record.generation,
+    newGeneration: record.generation,
+    claimed: record,
+    entry: decided.entry,
+    nowMs: tried.finishedAtMs,
+    retentionSeconds: deps.retentionSeconds,
+    attempts: tried.givesBack ? tried.attempts : undefined,
+  };
+};
+
+/** Sends the retry's message (in hops past `hopSeconds`), then records the retry. */
+const scheduleRetry = async (
+  deps: AttemptDeps,
+  claimed: ClaimedAttempt,
+  decided: DecidedAttempt,
+  retry: Extract<Decision, { kind: "retry" }>,
+): Promise<RecordResultOutcome> => {
+  const { record } = claimed;
+  const { message } = claimed.inHand;
+  const newGeneration = record.generation + 1;
+  const needsHops = retry.delaySeconds > deps.hopSeconds;
+  await deps.ingress.send(
+    message.body,
+    {
+      generation: newGeneration,
+      notBeforeMs: needsHops ? retry.notBeforeMs : undefined,
+      trace: message.trace,
+    },
+    Math.min(retry.delaySeconds, deps.hopSeconds),
+  );
+  return deps.store.recordResult({
+    ...resultBase(deps, claimed, decided),
+    newGeneration,
+    status: EventStatus.RETRY_SCHEDULED,
+    nextAttemptAt: isoOf(retry.notBeforeMs),
+  });
+};
+
+/**
+ * Notes the decision to dead-letter on the record before the copy is sent, so that a takeover
+ * finishes it (never calls again), then sends the copy and records the event's end.
+ */
+const deadLetter = async (
+  deps: AttemptDeps,
+  claimed: ClaimedAttempt,
+  decided: DecidedAttempt,
+  reason: PendingDeadLetter["reason"],
+): Promise<RecordResultOutcome> => {
+  const { record } = claimed;
+  const { tried, entry } = decided;
+  const pending: PendingDeadLetter = {
+    reason,
+    entry,
+    lastOutcome: tried.outcome,
+    generation: record.generation,
+    attempts: tried.attempts,
+    decidedAt: isoOf(tried.finishedAtMs),
+  };
+  const noted = await deps.store.recordPendingDeadLetter({
+    eventId: claimed.inHand.envelope.eventId,
+    worker: deps.workerId,
+    generation: record.generation,
+    pending,
+    nowMs: tried.finishedAtMs,
+  });
+  if (noted.kind === "lease_lost") return noted;
+  return sendDeadLetter(deps, claimed, pending);
+};
+
+/** Makes the decision durable: the retry's message or the dead-letter copy first, then the result. */
+const recordDecision = (
+  deps: AttemptDeps,
+  claimed: ClaimedAttempt,
+  decided: DecidedAttempt,
+): Promise<RecordResultOutcome> => {
+  const { decision } = decided;
+  switch (decision.kind) {
+    case "delivered":
+      return deps.store.recordResult({
+        ...resultBase(deps, claimed, decided),
+        status: EventStatus.DELIVERED,
+      });
+    case "retry":
+      return scheduleRetry(deps, claimed, decided, decision);
+    case "rejected":
+      return deadLetter(deps, claimed, decided, DeadLetterReason.REJECTED);
+    case "dead_letter":
+      return deadLetter(deps, claimed, decided, decision.reason);
+  }
+};
+
+/**
  * Runs one claimed attempt to its end: call the target (unless the deadline has passed), decide
  * what follows, make that durable, then record the result.
  *
@@ -240,139 +462,21 @@ export const runClaimedAttempt = async (
   deps: AttemptDeps,
   claimed: ClaimedAttempt,
 ): Promise<AttemptEnd> => {
-  const { envelope, policy, record } = claimed;
+  const { record } = claimed;
   if (record.pendingDeadLetter !== undefined) {
     return finishPendingDeadLetter(deps, claimed, record.pendingDeadLetter);
   }
-  const claimedAtMs = deps.clock();
-  const deadlineMs = effectiveDeadlineMs(envelope.deadline, policy, Date.parse(record.createdAt));
-
-  let sentAtMs: number | undefined;
-  let outcome: Outcome;
-  let retryAfter: string | undefined;
-  let call: EndedCall | undefined;
-  if (deadlineMs !== undefined && claimedAtMs > deadlineMs) {
-    outcome = deadlinePassed;
-  } else if (record.attempts > record.attemptBudget) {
-    outcome = budgetSpent;
-  } else {
-    const made = await callTarget(deps, claimed, policy);
-    sentAtMs = made.sentAtMs;
-    call = { result: made.result, timeoutMs: claimed.callTimeoutMs };
-    outcome = made.outcome;
-    retryAfter = retryAfterOf(made.result);
-  }
-  const finishedAtMs = deps.clock();
-
-  // A run Ricochet ends before trying the target (deadline or budget passed, a target its rules
-  // refuse, a call its own slow claim left no time to send) gives its claim's attempt back, so
-  // that the count is the calls made. A refusal the producer's policy retries keeps it: the
-  // budget must still end an event whose target can never be tried, and an exhausted event has
-  // spent its whole budget. A call cut by the lease is retried on the budget it had.
-  const outOfTime = outcome === outOfTimeOutcome;
-  const noCall = call === undefined || outOfTime || refusedBeforeCall(call.result);
-  const givesBack =
-    call === undefined || outOfTime || (noCall && outcome.class === OutcomeClass.PERMANENT);
-  const attempts = givesBack ? record.attempts - 1 : record.attempts;
-
-  const decision: Decision =
-    outcome === deadlinePassed
-      ? { kind: "dead_letter", reason: "deadline" }
-      : outcome === budgetSpent
-        ? { kind: "dead_letter", reason: "exhausted" }
-        : decideAfterAttempt({
-            policy,
-            outcome,
-            retryAfter,
-            attemptsMade: attempts,
-            attemptBudget: record.attemptBudget,
-            deadlineMs,
-            previousDelaySeconds: record.lastDelaySeconds,
-            nowMs: finishedAtMs,
-            random: deps.random,
-          });
-
-  const entry: AttemptEntry = {
-    attempt: attempts,
-    worker: deps.workerId,
-    claimedAt: record.currentAttempt?.claimedAt ?? isoOf(claimedAtMs),
-    sentAt: sentAtMs === undefined ? undefined : isoOf(sentAtMs),
-    finishedAt: isoOf(finishedAtMs),
-    outcome: outcome.class,
-    statusCode: outcome.statusCode,
-    errorCategory: outcome.errorCategory,
-    message: outcome.message,
-    delaySeconds: decision.kind === "retry" ? decision.delaySeconds : undefined,
-    noCall: noCall ? true : undefined,
-    traceId: claimed.trace?.traceId,
-  };
-
-  const base = {
-    eventId: envelope.eventId,
-    worker: deps.workerId,
-    generation: record.generation,
-    newGeneration: record.generation,
-    claimed: record,
-    entry,
-    nowMs: finishedAtMs,
-    retentionSeconds: deps.retentionSeconds,
-    attempts: givesBack ? attempts : undefined,
-  };
-
-  let written: RecordResultOutcome;
-  switch (decision.kind) {
-    case "delivered":
-      written = await deps.store.recordResult({ ...base, status: EventStatus.DELIVERED });
-      break;
-    case "retry": {
-      const newGeneration = record.generation + 1;
-      const needsHops = decision.delaySeconds > deps.hopSeconds;
-      await deps.ingress.send(
-        claimed.body,
-        {
-          generation: newGeneration,
-          notBeforeMs: needsHops ? decision.notBeforeMs : undefined,
-          trace: claimed.trace,
-        },
-        Math.min(decision.delaySeconds, deps.hopSeconds),
-      );
-      written = await deps.store.recordResult({
-        ...base,
-        newGeneration,
-        status: EventStatus.RETRY_SCHEDULED,
-        nextAttemptAt: isoOf(decision.notBeforeMs),
-      });
-      break;
-    }
-    case "rejected":
-    case "dead_letter": {
-      const pending: PendingDeadLetter = {
-        reason: decision.kind === "rejected" ? DeadLetterReason.REJECTED : decision.reason,
-        entry,
-        lastOutcome: outcome,
-        generation: record.generation,
-        attempts,
-        decidedAt: isoOf(finishedAtMs),
-      };
-      const noted = await deps.store.recordPendingDeadLetter({
-        eventId: envelope.eventId,
-        worker: deps.workerId,
-        generation: record.generation,
-        pending,
-        nowMs: finishedAtMs,
-      });
-      if (noted.kind === "lease_lost") return noted;
-      written = await sendDeadLetter(deps, claimed, pending);
-      break;
-    }
-  }
+  const tried = await tryOnce(deps, claimed);
+  const decision = decide(deps, claimed, tried);
+  const entry = entryOf(deps, claimed, tried, decision);
+  const written = await recordDecision(deps, claimed, { tried, decision, entry });
   if (written.kind === "lease_lost") return written;
   return {
     kind: "finished",
     decision,
-    outcome,
-    latencyMs: finishedAtMs - claimedAtMs,
+    outcome: tried.outcome,
+    latencyMs: tried.finishedAtMs - tried.claimedAtMs,
     // A call Ricochet ran out of time to send tells the target's breaker nothing.
-    call: outOfTime ? undefined : call,
+    call: tried.outOfTime ? undefined : tried.call,
   };
 };

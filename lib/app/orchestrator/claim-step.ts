@@ -1,18 +1,11 @@
 import { claimVerdict } from "../../core/claim-verdict.js";
 import { envelopeDigest } from "../../core/envelope-digest.js";
-import type { ReceivedMessage } from "../../core/ports.js";
 import { describeTarget } from "../../core/redact.js";
-import type { TargetKeyResolution } from "../../core/target-groups.js";
 import { type AttemptEnd, runClaimedAttempt } from "./attempt.js";
 import { reportAttempt } from "./attempt-report.js";
 import { carryOutRefusal } from "./claim-refusal.js";
-import type { AdmittedEvent } from "./message-admission.js";
-import {
-  callMsOf,
-  type MessageVerdict,
-  type OrchestratorContext,
-  scheduleOf,
-} from "./orchestrator-context.js";
+import type { MessageInHand } from "./message-in-hand.js";
+import type { MessageVerdict, OrchestratorContext } from "./orchestrator-context.js";
 
 /** What became of a message past its target's gate: its verdict, and its attempt if it made one. */
 export interface ClaimTaken {
@@ -27,16 +20,11 @@ export interface ClaimTaken {
  */
 export const claimAndAttempt = async (
   ctx: OrchestratorContext,
-  message: ReceivedMessage,
-  event: AdmittedEvent,
-  target: TargetKeyResolution,
-  callBudgetMs: number,
+  inHand: MessageInHand,
 ): Promise<ClaimTaken> => {
   const { deps } = ctx;
-  const { envelope, policy } = event;
-  const { generation } = scheduleOf(message);
+  const { envelope, policy, message, generation, callMs } = inHand;
   const digest = envelopeDigest(envelope);
-  const callMs = callMsOf(envelope, callBudgetMs);
   const claim = await deps.store.claim({
     eventId: envelope.eventId,
     generation,
@@ -46,8 +34,8 @@ export const claimAndAttempt = async (
     leaseMs: callMs + deps.leaseMarginMs,
     attemptBudget: policy.maxAttempts,
     targetSummary: describeTarget(envelope.target),
-    targetGroup: target.group,
-    policyAdjustments: event.policyAdjustments,
+    targetGroup: inHand.target.group,
+    policyAdjustments: inHand.policyAdjustments,
   });
   const next = claimVerdict(
     claim,
@@ -55,7 +43,7 @@ export const claimAndAttempt = async (
     deps.clock(),
   );
   if (next.kind !== "attempt") {
-    return { verdict: await carryOutRefusal(ctx, message, envelope, digest, next) };
+    return { verdict: await carryOutRefusal(ctx, inHand, digest, next) };
   }
 
   if (next.takeover)
@@ -68,15 +56,11 @@ export const claimAndAttempt = async (
     Math.min(callMs, leaseEndMs - deps.clock() - deps.leaseMarginMs),
   );
   const attempt = await runClaimedAttempt(deps, {
-    envelope,
-    body: message.body,
-    policy,
+    inHand,
     record: next.record,
     target: deps.targets.forTarget(envelope.target.type),
-    targetKey: target.key,
     callTimeoutMs,
     callCutByLease: callTimeoutMs < callMs,
-    trace: message.trace,
   });
-  return { verdict: reportAttempt(ctx, envelope, next.record, attempt), attempt };
+  return { verdict: reportAttempt(ctx, inHand, next.record, attempt), attempt };
 };

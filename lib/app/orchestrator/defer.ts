@@ -2,26 +2,16 @@ import { MetricName } from "../../contract/metric-names.js";
 import { sameEnvelope } from "../../core/claim.js";
 import { effectiveDeadlineMs } from "../../core/decide.js";
 import { type DeferralCause, deferralReason } from "../../core/deferral.js";
-import type { Envelope } from "../../core/envelope.js";
 import { envelopeDigest } from "../../core/envelope-digest.js";
-import type { RetryPolicy } from "../../core/policy.js";
-import type { ReceivedMessage } from "../../core/ports.js";
 import { describeTarget } from "../../core/redact.js";
 import { EventStatus } from "../../core/status.js";
 import { dropCancelled, refuseConflict } from "./event-refusals.js";
 import { resendFor } from "./hop.js";
-import type { AdmittedEvent } from "./message-admission.js";
-import {
-  ACK,
-  type MessageVerdict,
-  type OrchestratorContext,
-  scheduleOf,
-} from "./orchestrator-context.js";
+import type { MessageInHand } from "./message-in-hand.js";
+import { ACK, type MessageVerdict, type OrchestratorContext } from "./orchestrator-context.js";
 
-/** Why and until when a target turns an event away. */
+/** Why and until when the event's target (its key is the message's) turns the event away. */
 export interface Deferral {
-  /** The target's key, for the record and the log. */
-  readonly key: string;
   readonly untilMs: number;
   readonly cause: DeferralCause;
   /** When the target's outage began, if a breaker defers it: the "open too long" alarm's age. */
@@ -40,8 +30,7 @@ export interface Deferral {
  */
 const deadlineOf = async (
   { deps }: OrchestratorContext,
-  envelope: Envelope,
-  policy: RetryPolicy,
+  { envelope, policy }: MessageInHand,
 ): Promise<number | undefined> => {
   const record =
     policy.deadlineSeconds === undefined ? undefined : await deps.store.get(envelope.eventId);
@@ -59,31 +48,30 @@ const deadlineOf = async (
  */
 const noteDeferral = async (
   ctx: OrchestratorContext,
-  message: ReceivedMessage,
-  event: AdmittedEvent,
+  inHand: MessageInHand,
   deferral: Deferral,
   dueMs: number,
 ): Promise<MessageVerdict | undefined> => {
   const { deps } = ctx;
-  const { envelope, policy } = event;
+  const { envelope, policy, target } = inHand;
   const digest = envelopeDigest(envelope);
   const written = await deps.store.recordDeferral({
     eventId: envelope.eventId,
-    generation: scheduleOf(message).generation,
+    generation: inHand.generation,
     nowMs: deps.clock(),
     envelopeDigest: digest,
     attemptBudget: policy.maxAttempts,
     targetSummary: describeTarget(envelope.target),
-    targetGroup: ctx.keyOf(envelope.target).group,
-    policyAdjustments: event.policyAdjustments,
+    targetGroup: target.group,
+    policyAdjustments: inHand.policyAdjustments,
     dueMs,
     cause: deferral.cause,
-    targetKey: deferral.key,
+    targetKey: target.key,
   });
   if (written.kind === "recorded" || written.record === undefined) return undefined;
   const { record } = written;
-  if (!sameEnvelope(record, digest)) return refuseConflict(ctx, envelope, digest, record, message);
-  return record.status === EventStatus.CANCELLED ? dropCancelled(ctx, message, record) : undefined;
+  if (!sameEnvelope(record, digest)) return refuseConflict(ctx, inHand, digest, record);
+  return record.status === EventStatus.CANCELLED ? dropCancelled(ctx, inHand, record) : undefined;
 };
 
 /**
@@ -96,26 +84,25 @@ const noteDeferral = async (
  */
 export const defer = async (
   ctx: OrchestratorContext,
-  message: ReceivedMessage,
-  event: AdmittedEvent,
+  inHand: MessageInHand,
   deferral: Deferral,
 ): Promise<MessageVerdict | undefined> => {
   const { deps } = ctx;
-  const { envelope, policy } = event;
-  const deadlineMs = await deadlineOf(ctx, envelope, policy);
+  const { envelope, target } = inHand;
+  const deadlineMs = await deadlineOf(ctx, inHand);
   // Judged as the claim judges it (`claimedAtMs > deadlineMs`): past it here is past it there.
   if (deadlineMs !== undefined && deps.clock() > deadlineMs) return undefined;
   const { untilMs, outageStartMs } = deferral;
   const dueMs = deadlineMs === undefined ? untilMs : Math.min(untilMs, deadlineMs);
-  const settled = await noteDeferral(ctx, message, event, deferral, dueMs);
+  const settled = await noteDeferral(ctx, inHand, deferral, dueMs);
   if (settled !== undefined) return settled;
-  await resendFor(ctx, message, dueMs);
-  ctx.countOutcome(MetricName.DEFERRED, envelope);
+  await resendFor(ctx, inHand, dueMs);
+  ctx.countOutcome(MetricName.DEFERRED, target.key);
   if (outageStartMs !== undefined)
     deps.metrics.timing(MetricName.BREAKER_OPEN_AGE, Math.max(0, deps.clock() - outageStartMs));
   deps.log.info(`event deferred: ${deferralReason(deferral.cause)}`, {
     eventId: envelope.eventId,
-    target: deferral.key,
+    target: target.key,
     until: new Date(dueMs).toISOString(),
   });
   return ACK;

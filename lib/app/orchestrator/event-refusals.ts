@@ -1,14 +1,8 @@
 import { MetricName } from "../../contract/metric-names.js";
-import type { Envelope } from "../../core/envelope.js";
 import { shortDigest } from "../../core/envelope-digest.js";
-import type { ReceivedMessage } from "../../core/ports.js";
 import type { EventRecord } from "../../core/record.js";
-import {
-  ACK,
-  type MessageVerdict,
-  type OrchestratorContext,
-  scheduleOf,
-} from "./orchestrator-context.js";
+import type { MessageInHand } from "./message-in-hand.js";
+import { ACK, type MessageVerdict, type OrchestratorContext } from "./orchestrator-context.js";
 
 /*
  * The messages an event's record turns away without an attempt, whichever step reads the record
@@ -21,25 +15,27 @@ import {
  */
 export const dropCancelled = (
   { deps }: OrchestratorContext,
-  message: ReceivedMessage,
+  { message, generation }: MessageInHand,
   record: EventRecord,
 ): MessageVerdict => {
   deps.metrics.count(MetricName.CANCELLED_DROPPED);
   deps.log.info("message for a cancelled event dropped", {
     eventId: record.eventId,
     messageId: message.messageId,
-    generation: scheduleOf(message).generation,
+    generation,
   });
   return ACK;
 };
 
-/** A different envelope under a known id: the first one wins; this one is counted and dropped. */
+/**
+ * A different envelope under a known id: the first one wins; this one, whose envelope's digest
+ * is `digest`, is counted and dropped.
+ */
 export const refuseConflict = async (
   { deps }: OrchestratorContext,
-  envelope: Envelope,
+  { envelope, message }: MessageInHand,
   digest: string,
   record: EventRecord,
-  message: ReceivedMessage,
 ): Promise<MessageVerdict> => {
   deps.metrics.count(MetricName.CONFLICTING_RESUBMISSION);
   deps.log.warn("conflicting resubmission dropped: the event's first envelope wins", {

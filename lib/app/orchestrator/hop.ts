@@ -1,12 +1,12 @@
 import { MetricName } from "../../contract/metric-names.js";
 import { isInvalidPlaceholder, sameEnvelope } from "../../core/claim.js";
 import { envelopeDigest } from "../../core/envelope-digest.js";
-import type { ReceivedMessage } from "../../core/ports.js";
 import { describeTarget } from "../../core/redact.js";
 import { hopDelaySeconds, scheduleProblems } from "../../core/schedule.js";
 import { EventStatus } from "../../core/status.js";
 import { dropCancelled, refuseConflict } from "./event-refusals.js";
-import { type AdmittedEvent, deadLetterInvalid } from "./message-admission.js";
+import { deadLetterInvalid } from "./message-admission.js";
+import type { MessageInHand } from "./message-in-hand.js";
 import {
   ACK,
   type MessageVerdict,
@@ -32,7 +32,7 @@ export interface Wait {
  */
 export const resendFor = async (
   { deps }: OrchestratorContext,
-  message: ReceivedMessage,
+  { message }: MessageInHand,
   notBeforeMs: number,
   delaySeconds = hopDelaySeconds(notBeforeMs, deps.clock(), deps.hopSeconds),
 ): Promise<void> => {
@@ -43,11 +43,11 @@ export const resendFor = async (
 /** Records the event as scheduled, due at `dueMs` (a no-op over any other record). */
 const recordSchedule = (
   ctx: OrchestratorContext,
-  event: AdmittedEvent,
+  inHand: MessageInHand,
   digest: string,
   dueMs: number,
 ): Promise<void> => {
-  const { envelope, policy } = event;
+  const { envelope, policy } = inHand;
   return ctx.deps.store.recordScheduled({
     eventId: envelope.eventId,
     envelopeDigest: digest,
@@ -55,8 +55,8 @@ const recordSchedule = (
     nowMs: ctx.deps.clock(),
     attemptBudget: policy.maxAttempts,
     targetSummary: describeTarget(envelope.target),
-    targetGroup: ctx.keyOf(envelope.target).group,
-    policyAdjustments: event.policyAdjustments,
+    targetGroup: inHand.target.group,
+    policyAdjustments: inHand.policyAdjustments,
   });
 };
 
@@ -70,24 +70,23 @@ const recordSchedule = (
  */
 export const hop = async (
   ctx: OrchestratorContext,
-  message: ReceivedMessage,
-  event: AdmittedEvent,
+  inHand: MessageInHand,
   wait: Wait,
 ): Promise<MessageVerdict> => {
   const { deps } = ctx;
-  const { envelope } = event;
+  const { envelope } = inHand;
   const record = await deps.store.get(envelope.eventId);
   if (record?.status === EventStatus.CANCELLED) {
     // A conflicting resubmission deferred on its way (a breaker, a limit) is counted, as its
     // claim would have; only the event's own envelope is dropped as the cancel's.
     const digest = envelopeDigest(envelope);
     return sameEnvelope(record, digest)
-      ? dropCancelled(ctx, message, record)
-      : refuseConflict(ctx, envelope, digest, record, message);
+      ? dropCancelled(ctx, inHand, record)
+      : refuseConflict(ctx, inHand, digest, record);
   }
-  await resendFor(ctx, message, wait.dueMs, wait.delaySeconds);
-  if (record === undefined && scheduleOf(message).generation === 0)
-    await recordSchedule(ctx, event, envelopeDigest(envelope), wait.dueMs);
+  await resendFor(ctx, inHand, wait.dueMs, wait.delaySeconds);
+  if (record === undefined && inHand.generation === 0)
+    await recordSchedule(ctx, inHand, envelopeDigest(envelope), wait.dueMs);
   deps.metrics.count(MetricName.HOP);
   return ACK;
 };
@@ -101,20 +100,21 @@ export const hop = async (
  */
 export const scheduleFirst = async (
   ctx: OrchestratorContext,
-  message: ReceivedMessage,
-  event: AdmittedEvent,
+  inHand: MessageInHand,
   wait: Wait,
 ): Promise<MessageVerdict> => {
   const { deps } = ctx;
-  const { envelope, policy } = event;
+  const { envelope, policy } = inHand;
   const { dueMs } = wait;
   const problems = scheduleProblems(envelope.notBefore, policy.deadlineSeconds, deps.clock());
-  if (problems.length > 0) return deadLetterInvalid(ctx, message, problems, envelope.eventId);
+  if (problems.length > 0) {
+    return deadLetterInvalid(ctx, inHand.message, problems, envelope.eventId);
+  }
   const digest = envelopeDigest(envelope);
   const record = await deps.store.get(envelope.eventId);
   if (record !== undefined && !isInvalidPlaceholder(record)) {
     if (!sameEnvelope(record, digest)) {
-      return refuseConflict(ctx, envelope, digest, record, message);
+      return refuseConflict(ctx, inHand, digest, record);
     }
     deps.metrics.count(MetricName.DUPLICATE_SUPPRESSED);
     deps.log.info("duplicate of a scheduled event acknowledged", {
@@ -123,10 +123,10 @@ export const scheduleFirst = async (
     });
     return ACK;
   }
-  await resendFor(ctx, message, dueMs, wait.delaySeconds);
+  await resendFor(ctx, inHand, dueMs, wait.delaySeconds);
   // An invalid envelope's placeholder is left in place (the write is refused): the hops carry
   // the corrected event, and its first claim replaces the placeholder as usual.
-  await recordSchedule(ctx, event, digest, dueMs);
+  await recordSchedule(ctx, inHand, digest, dueMs);
   deps.metrics.count(MetricName.HOP);
   deps.log.info("event scheduled", {
     eventId: envelope.eventId,

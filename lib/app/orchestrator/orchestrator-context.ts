@@ -60,9 +60,10 @@ export interface OrchestratorContext {
   readonly keyOf: TargetKeying;
   /**
    * Counts an event's outcome, and again under its target's dimension value when the deployment
-   * names targets for metrics (none named: no per-target metric at all).
+   * names targets for metrics (none named: no per-target metric at all). `targetKey` is the
+   * event's target's key under the declared groups.
    */
-  countOutcome(name: MetricName, envelope: Envelope): void;
+  countOutcome(name: MetricName, targetKey: string): void;
 }
 
 export const orchestratorContext = (deps: OrchestratorDeps): OrchestratorContext => {
@@ -71,10 +72,10 @@ export const orchestratorContext = (deps: OrchestratorDeps): OrchestratorContext
   return {
     deps,
     keyOf,
-    countOutcome: (name, envelope) => {
+    countOutcome: (name, targetKey) => {
       deps.metrics.count(name);
       if (metricTargets.size === 0) return;
-      deps.metrics.countForTarget(name, metricTargetOf(keyOf(envelope.target).key, metricTargets));
+      deps.metrics.countForTarget(name, metricTargetOf(targetKey, metricTargets));
     },
   };
 };

@@ -5,9 +5,11 @@ import { MessageOrigin, type ReceivedMessage } from "../../core/ports.js";
 import { scheduleVerdict } from "../../core/schedule.js";
 import { inSpan, NO_TRACING, SpanName } from "../../core/tracing.js";
 import { claimAndAttempt } from "./claim-step.js";
+import { mapWithConcurrency } from "./concurrency.js";
 import { hop, scheduleFirst } from "./hop.js";
 import { admitMessage, deadLetterInvalid } from "./message-admission.js";
-import { callBudgetOf, processBatch } from "./message-batch.js";
+import { callBudgetOf, openBatch } from "./message-batch.js";
+import { holdMessage } from "./message-in-hand.js";
 import {
   type MessageVerdict,
   type OrchestratorContext,
@@ -38,7 +40,7 @@ const eventIdOf = (parsed: EnvelopeParseResult): string | undefined =>
 /**
  * One message, step by step: admit it (valid, not forged, its policy clamped), wait if it is not
  * due (a first schedule or a hop), pass its target's gate (breaker, limits) or defer, then claim
- * and attempt.
+ * and attempt. What every step reads of the message is worked out once, on admission.
  */
 const handle = async (
   ctx: OrchestratorContext,
@@ -56,8 +58,8 @@ const handle = async (
   if (admission.kind === "invalid") {
     return deadLetterInvalid(ctx, message, admission.problems, admission.eventId);
   }
-  const { event } = admission;
-  const { envelope } = event;
+  const inHand = holdMessage(ctx, message, admission.event, callBudgetMs);
+  const { envelope, target } = inHand;
 
   // SQS delays are whole seconds, so an early copy waits up to a second longer rather than run
   // early (lib/core/schedule.ts).
@@ -69,10 +71,9 @@ const handle = async (
     hopSeconds: deps.hopSeconds,
   });
   if (due.kind === "wait") {
-    return due.firstSight ? scheduleFirst(ctx, message, event, due) : hop(ctx, message, event, due);
+    return due.firstSight ? scheduleFirst(ctx, inHand, due) : hop(ctx, inHand, due);
   }
 
-  const target = ctx.keyOf(envelope.target);
   if (target.ignoredGroup !== undefined) {
     deps.log.warn(
       "target group ignored: it is not the group the deployment declares its target in",
@@ -88,11 +89,11 @@ const handle = async (
     SpanName.GATE,
     message.trace,
     { "ricochet.event_id": envelope.eventId, "ricochet.target_key": target.key },
-    () => passTargetGate(ctx, message, event, target.key, callBudgetMs),
+    () => passTargetGate(ctx, inHand),
     (passed) => ({ "ricochet.gate": "deferred" in passed ? "deferred" : "passed" }),
   );
   if ("deferred" in gate) return gate.deferred;
-  return gate.during(() => claimAndAttempt(ctx, message, event, target, callBudgetMs));
+  return gate.during(() => claimAndAttempt(ctx, inHand));
 };
 
 /**
@@ -133,12 +134,34 @@ const processMessage = async (
   }
 };
 
+/**
+ * Works through a batch, at most `messageConcurrency` messages at once, each started only if
+ * the invocation has time left to finish it.
+ */
+const processBatch = async (
+  ctx: OrchestratorContext,
+  messages: readonly ReceivedMessage[],
+  remainingMs: () => number,
+): Promise<string[]> => {
+  const batch = openBatch(ctx, remainingMs);
+  await mapWithConcurrency(messages, batch.ctx.deps.messageConcurrency, async (message) => {
+    const started = await batch.start(message);
+    if (started === undefined) return;
+    try {
+      const { parsed, callBudgetMs } = started;
+      batch.settle(message, await processMessage(batch.ctx, message, parsed, callBudgetMs));
+    } finally {
+      batch.end();
+    }
+  });
+  return [...batch.leftOnQueue];
+};
+
 export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
   const ctx = orchestratorContext(deps);
   return {
     processMessage: (message, remainingMs) =>
       processMessage(ctx, message, parseEnvelope(message.body), callBudgetOf(ctx, remainingMs())),
-    processBatch: (messages, remainingMs) =>
-      processBatch(ctx, processMessage, messages, remainingMs),
+    processBatch: (messages, remainingMs) => processBatch(ctx, messages, remainingMs),
   };
 };

@@ -1,12 +1,11 @@
 import { BreakerState } from "../../core/circuit-breaker.js";
 import { DeferralCause } from "../../core/deferral.js";
-import type { ReceivedMessage } from "../../core/ports.js";
 import { CallEvidence } from "../../core/target-health.js";
 import type { AttemptEnd } from "./attempt.js";
 import type { ClaimTaken } from "./claim-step.js";
 import { defer } from "./defer.js";
-import type { AdmittedEvent } from "./message-admission.js";
-import { callMsOf, type MessageVerdict, type OrchestratorContext } from "./orchestrator-context.js";
+import type { MessageInHand } from "./message-in-hand.js";
+import type { MessageVerdict, OrchestratorContext } from "./orchestrator-context.js";
 import type { TargetAdmission } from "./target-breakers.js";
 import { type CallPermit, type LimitAdmission, LimitKind, NO_PERMIT } from "./target-limits.js";
 
@@ -85,18 +84,16 @@ const askLimits = async (
  */
 const admitToLimits = async (
   ctx: OrchestratorContext,
-  message: ReceivedMessage,
-  event: AdmittedEvent,
-  key: string,
+  inHand: MessageInHand,
   admission: TargetAdmission,
-  callBudgetMs: number,
 ): Promise<GateDeferral | { readonly permit: CallPermit }> => {
+  const { key } = inHand.target;
   // The slot is taken before the claim, so its lease outlives the claim's by a margin.
-  const leaseMs = callMsOf(event.envelope, callBudgetMs) + 2 * ctx.deps.leaseMarginMs;
+  const leaseMs = inHand.callMs + 2 * ctx.deps.leaseMarginMs;
   const limit = await askLimits(ctx, key, leaseMs);
   if (limit.verdict === "call") return { permit: limit.permit };
   const cause = CAUSE_OF_LIMIT[limit.limit];
-  const deferred = await defer(ctx, message, event, { key, cause, untilMs: limit.untilMs }).catch(
+  const deferred = await defer(ctx, inHand, { cause, untilMs: limit.untilMs }).catch(
     async (error: unknown) => {
       await giveBackProbe(ctx, key, admission);
       throw error;
@@ -113,19 +110,16 @@ const admitToLimits = async (
  */
 export const passTargetGate = async (
   ctx: OrchestratorContext,
-  message: ReceivedMessage,
-  event: AdmittedEvent,
-  key: string,
-  callBudgetMs: number,
+  inHand: MessageInHand,
 ): Promise<GatePass | GateDeferral> => {
   const { breakers, limits, adaptive } = ctx.deps;
+  const { key } = inHand.target;
   const admission = breakers === undefined ? CALL : await breakers.admit(key);
   // An open breaker is the learned limit's zero; half-open lets its probes through.
   const breakerState = admission.verdict === "defer" ? BreakerState.OPEN : BreakerState.CLOSED;
   adaptive?.observe(key, { kind: "breaker", state: breakerState });
   if (admission.verdict === "defer") {
-    const deferred = await defer(ctx, message, event, {
-      key,
+    const deferred = await defer(ctx, inHand, {
       cause: DeferralCause.BREAKER_OPEN,
       untilMs: admission.untilMs,
       outageStartMs: admission.outageStartMs,
@@ -135,7 +129,7 @@ export const passTargetGate = async (
   const limit =
     (limits === undefined && adaptive === undefined) || admission.verdict === "defer"
       ? { permit: NO_PERMIT }
-      : await admitToLimits(ctx, message, event, key, admission, callBudgetMs);
+      : await admitToLimits(ctx, inHand, admission);
   if ("deferred" in limit) return limit;
   const { permit } = limit;
 

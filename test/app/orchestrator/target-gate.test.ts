@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { AttemptEnd } from "../../../lib/app/orchestrator/attempt.js";
 import type { ClaimTaken } from "../../../lib/app/orchestrator/claim-step.js";
+import { holdMessage } from "../../../lib/app/orchestrator/message-in-hand.js";
 import {
   ACK,
   type OrchestratorDeps,
@@ -123,19 +124,16 @@ const gateWorld = (options: {
     hopSeconds: 900,
     breakers,
     limits,
+    // The breaker and limits are asked for the key the deployment resolves the target to.
+    targetKeyOf: () => ({ key: KEY }),
   } as unknown as OrchestratorDeps;
-  const pass = () =>
-    passTargetGate(
-      orchestratorContext(deps),
-      message,
-      {
-        envelope: anEnvelope(),
-        policy: aPolicy({ deadlineSeconds: options.deadlineSeconds }),
-        policyAdjustments: [],
-      },
-      KEY,
-      10_000,
-    );
+  const ctx = orchestratorContext(deps);
+  const event = {
+    envelope: anEnvelope(),
+    policy: aPolicy({ deadlineSeconds: options.deadlineSeconds }),
+    policyAdjustments: [],
+  };
+  const pass = () => passTargetGate(ctx, holdMessage(ctx, message, event, 10_000));
   return { told, pass };
 };
 
