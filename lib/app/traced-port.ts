@@ -20,19 +20,25 @@ export interface MethodSpan {
 
 export type MethodSpans<P> = Partial<Record<keyof P, MethodSpan>>;
 
+/** Where a port's spans go: the tracer, their parent, and the attributes each of them carries. */
+interface PortTracing {
+  readonly tracer: Tracer;
+  readonly parent: TraceContext | undefined;
+  readonly common: SpanAttributes;
+}
+
 type AnyMethod = (...args: unknown[]) => Promise<unknown>;
 /**
- * `port` with the methods `spans` names run in spans, children of `parent` (or of the context a
- * method's own `parent` reads from its arguments); every other member is the port's own. A Proxy
+ * `port` with the methods `spans` names run in spans, children of the tracing's `parent` (or of
+ * the context a method's own `parent` reads from its arguments), each carrying the tracing's
+ * `common` attributes; every other member is the port's own. A Proxy
  * rather than a copy, so that ports written as classes keep their private state. Each method is
  * bound (and wrapped) once, on its first read, not on every call.
  */
 export const tracedPort = <P extends object>(
   port: P,
   spans: MethodSpans<P>,
-  tracer: Tracer,
-  parent: TraceContext | undefined,
-  common: SpanAttributes,
+  { tracer, parent, common }: PortTracing,
 ): P => {
   const methods = new Map<PropertyKey, AnyMethod>();
   const traced = (member: AnyMethod, span: MethodSpan | undefined): AnyMethod => {

@@ -69,14 +69,17 @@ const verdictOf = async (run: RedriveRun, dl: DeadLetterMessage): Promise<Verdic
   if (!read.ok) return read.verdict;
   if (run.handled.has(read.envelope.eventId))
     return { kind: "delete", reason: SkipReason.DUPLICATE };
-  return judgeCopy(
-    run.deps.store,
-    dl,
-    read.envelope,
-    run.deps.clock(),
-    run.request.includeUnverified,
-  );
+  return judgeCopy(run.deps.store, dl, read.envelope, {
+    nowMs: run.deps.clock(),
+    includeUnverified: run.request.includeUnverified,
+  });
 };
+
+/** The redrive's write refused: the move it was writing, and the record as it is now. */
+interface RedriveConflict {
+  readonly moved: MovedEvent;
+  readonly now: EventRecord | undefined;
+}
 
 /**
  * The redrive's write met a record that changed since it was read. If it is at the sent
@@ -87,12 +90,10 @@ const settleConflict = (
   run: RedriveRun,
   message: ScannedMessage,
   dl: DeadLetterMessage,
-  eventId: string,
-  now: EventRecord | undefined,
-  generation: number,
+  { moved, now }: RedriveConflict,
 ): Promise<RedriveRow> => {
-  if (now !== undefined && now.generation >= generation) {
-    run.handled.add(eventId);
+  if (now !== undefined && now.generation >= moved.generation) {
+    run.handled.add(moved.eventId);
     return discard(run, message, dl.eventId, SkipReason.ALREADY_REDRIVEN);
   }
   const error = `the record changed during the redrive (now ${now?.status ?? "missing"}); try again`;
@@ -113,13 +114,7 @@ const moveCopy = async (
   const { deps, request } = run;
   const messageId = message.received.messageId;
   const generation = record.generation + 1;
-  const attemptBudget = redriveBudget(
-    record,
-    envelope,
-    request,
-    deps.defaultPolicy,
-    deps.policyLimits,
-  );
+  const attemptBudget = redriveBudget(record, envelope, request, deps);
   const event: MovedEvent = { eventId: envelope.eventId, generation, attemptBudget };
   if (request.dryRun) {
     run.handled.add(envelope.eventId);
@@ -147,7 +142,7 @@ const moveCopy = async (
     nowMs,
   });
   if (recorded.kind === "conflict") {
-    return settleConflict(run, message, dl, envelope.eventId, recorded.record, generation);
+    return settleConflict(run, message, dl, { moved: event, now: recorded.record });
   }
   run.handled.add(envelope.eventId);
   try {

@@ -67,13 +67,18 @@ const moveIfVerified = (
   return { kind: "skip", reason: `${SkipReason.UNVERIFIED}: ${verification.why}` };
 };
 
+/** How a copy is judged: at what time, and whether a copy the record cannot bear out may move. */
+interface CopyJudging {
+  readonly nowMs: number;
+  readonly includeUnverified?: boolean | undefined;
+}
+
 /** Decides what to do with one dead-letter copy, reading the record (never writing). */
 export const judgeCopy = async (
   store: EventStore,
   dl: DeadLetterMessage,
   envelope: Envelope,
-  nowMs: number,
-  includeUnverified = false,
+  { nowMs, includeUnverified = false }: CopyJudging,
 ): Promise<Verdict> => {
   const found = await store.get(envelope.eventId);
   if (found === undefined) {

@@ -134,16 +134,11 @@ export const replayEvents = async (
       }
       const { record } = verdict;
       const generation = record.generation + 1;
-      const attemptBudget = redriveBudget(
-        record,
-        envelope,
-        {
-          resetAttempts: request.extraAttempts === undefined,
-          extraAttempts: request.extraAttempts,
-        },
-        deps.defaultPolicy,
-        deps.policyLimits,
-      );
+      const grant = {
+        resetAttempts: request.extraAttempts === undefined,
+        extraAttempts: request.extraAttempts,
+      };
+      const attemptBudget = redriveBudget(record, envelope, grant, deps);
       const replayed = { eventId, generation, attemptBudget, replay: (record.replays ?? 0) + 1 };
       if (request.dryRun) {
         report.replayed.push(replayed);

@@ -39,9 +39,10 @@ export const tracedOperatorDeps = <D extends OperatorPorts>(
   action: string,
 ): D => {
   const common: SpanAttributes = { "ricochet.operator.action": action };
+  const tracing = { tracer, parent, common };
   return {
     ...deps,
-    ingressQueue: tracedPort(deps.ingressQueue, INGRESS_SPANS, tracer, parent, common),
-    store: tracedPort(deps.store, STORE_SPANS, tracer, parent, common),
+    ingressQueue: tracedPort(deps.ingressQueue, INGRESS_SPANS, tracing),
+    store: tracedPort(deps.store, STORE_SPANS, tracing),
   };
 };

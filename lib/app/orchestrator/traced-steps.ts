@@ -47,13 +47,14 @@ export const tracedContext = (
 ): OrchestratorContext => {
   const { deps } = ctx;
   const common: SpanAttributes = { "ricochet.event_id": eventId };
+  const tracing = { tracer, parent, common };
   return {
     ...ctx,
     deps: {
       ...deps,
-      store: tracedPort(deps.store, STORE_SPANS, tracer, parent, common),
-      ingress: tracedPort(deps.ingress, INGRESS_SPANS, tracer, parent, common),
-      deadLetters: tracedPort(deps.deadLetters, DEAD_LETTER_SPANS, tracer, parent, common),
+      store: tracedPort(deps.store, STORE_SPANS, tracing),
+      ingress: tracedPort(deps.ingress, INGRESS_SPANS, tracing),
+      deadLetters: tracedPort(deps.deadLetters, DEAD_LETTER_SPANS, tracing),
     },
   };
 };

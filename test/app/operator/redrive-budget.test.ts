@@ -20,6 +20,7 @@ describe("redriveBudget", () => {
     ],
   ] as const)("grants %s", (_name, request, policy, expected) => {
     const envelope = anEnvelope(policy === undefined ? {} : { policy });
-    expect(redriveBudget(record, envelope, request, DEFAULT_POLICY, LIMITS)).toBe(expected);
+    const deployment = { defaultPolicy: DEFAULT_POLICY, policyLimits: LIMITS };
+    expect(redriveBudget(record, envelope, request, deployment)).toBe(expected);
   });
 });
