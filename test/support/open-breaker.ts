@@ -1,8 +1,8 @@
 import {
   createTargetBreakers,
-  FAILURE_FLUSH_MS,
   type TargetBreakers,
 } from "../../lib/app/orchestrator/target-breakers.js";
+import { FAILURE_FLUSH_MS } from "../../lib/core/breaker-cache.js";
 import { type BreakerSettings, DEFAULT_BREAKER_SETTINGS } from "../../lib/core/circuit-breaker.js";
 import { silentLog } from "../../lib/core/observability.js";
 import type { TargetStateStore } from "../../lib/core/ports.js";

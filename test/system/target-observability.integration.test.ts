@@ -1,9 +1,9 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { createDynamoTargetStateStore } from "../../lib/adapters/dynamo-target-state-store.js";
-import { FAILURE_FLUSH_MS } from "../../lib/app/orchestrator/target-breakers.js";
 import { ENV } from "../../lib/contract/environment.js";
 import { MetricName, OTHER_TARGETS } from "../../lib/contract/metric-names.js";
+import { FAILURE_FLUSH_MS } from "../../lib/core/breaker-cache.js";
 import { EventStatus } from "../../lib/core/status.js";
 import { naturalTargetKey } from "../../lib/core/target-key.js";
 import { useOrchestratorHarness } from "../support/orchestrator-harness.js";

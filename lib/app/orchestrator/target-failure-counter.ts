@@ -1,3 +1,4 @@
+import { FAILURE_FLUSH_MS } from "../../core/breaker-cache.js";
 import { type BreakerSettings, windowStartOf } from "../../core/circuit-breaker.js";
 import { errorWithName } from "../../core/errors.js";
 import type { Log } from "../../core/observability.js";
@@ -5,7 +6,7 @@ import type { TargetStateStore } from "../../core/ports.js";
 import type { Clock } from "../../core/random.js";
 import { callEvidence } from "../../core/target-health.js";
 import { targetErrorExcerpt } from "../../core/target-view.js";
-import { FAILURE_FLUSH_MS, type TargetAdmission, type TargetBreakers } from "./target-breakers.js";
+import type { TargetAdmission, TargetBreakers } from "./target-breakers.js";
 
 export interface TargetFailureCounterDeps {
   readonly store: TargetStateStore;

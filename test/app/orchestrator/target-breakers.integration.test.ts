@@ -3,15 +3,15 @@ import { createDynamoEventStore } from "../../../lib/adapters/dynamo-event-store
 import { createDynamoTargetStateStore } from "../../../lib/adapters/dynamo-target-state-store.js";
 import {
   createTargetBreakers,
-  DEFERRAL_FLUSH_MS,
-  FAILURE_FLUSH_MS,
   type TargetBreakers,
 } from "../../../lib/app/orchestrator/target-breakers.js";
+import { FAILURE_FLUSH_MS } from "../../../lib/core/breaker-cache.js";
 import {
   type BreakerSettings,
   DEFAULT_BREAKER_SETTINGS,
 } from "../../../lib/core/circuit-breaker.js";
 import { silentLog } from "../../../lib/core/observability.js";
+import { DEFERRAL_FLUSH_MS } from "../../../lib/core/pending-deferrals.js";
 import type { TargetStateStore } from "../../../lib/core/ports.js";
 import { ALL_STATUSES } from "../../../lib/core/status.js";
 import { MAX_TARGET_ERROR_LENGTH } from "../../../lib/core/target-view.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { FAILURE_FLUSH_MS } from "../../../lib/app/orchestrator/target-breakers.js";
 import { createTargetFailureCounter } from "../../../lib/app/orchestrator/target-failure-counter.js";
+import { FAILURE_FLUSH_MS } from "../../../lib/core/breaker-cache.js";
 import { DEFAULT_BREAKER_SETTINGS } from "../../../lib/core/circuit-breaker.js";
 import { silentLog } from "../../../lib/core/observability.js";
 import type { CountFailureRequest, TargetStateStore } from "../../../lib/core/ports.js";
