@@ -2,7 +2,7 @@
  * Ricochet's public entry point for producers: the client that submits events, the envelope
  * schema it validates against, and the retry policy types an envelope may override; for
  * operators' automation, the client that redrives, cancels and replays through the deployed
- * redrive function; for the authors of Lambda targets, the verdicts a function may answer with.
+ * operator function; for the authors of Lambda targets, the verdicts a function may answer with.
  */
 
 export type { CancelReport } from "./app/operator/cancel.js";
@@ -43,6 +43,7 @@ export {
   InvalidEnvelopeError,
   InvalidRequestError,
   MessageTooLargeError,
+  OperatorFunctionError,
   QueueUnavailableError,
   RedriveFunctionError,
   ResourceNotFoundError,

@@ -1,7 +1,7 @@
 import { parseArgs } from "node:util";
 import { createAwsClients, ENDPOINT_ENV } from "../lib/adapters/aws-clients.js";
 import { createDynamoEventStore } from "../lib/adapters/dynamo-event-store.js";
-import { invokeRedriveFunction } from "../lib/adapters/redrive-function.js";
+import { invokeOperatorFunction } from "../lib/adapters/lambda-operator-function.js";
 import { resolveResources } from "../lib/cli/resources.js";
 import { createRicochetClient } from "../lib/client/producer-client.js";
 import { deployToLocalStack, localStackDeployment } from "../lib/local/localstack-deploy.js";
@@ -63,7 +63,7 @@ const receiver = await startSmokeReceiver({ host: "0.0.0.0", port });
 try {
   // Only the stack's outputs: a RICOCHET_* variable in this shell must not redirect the smoke.
   const resources = await resolveResources(
-    ["ingressQueueUrl", "tableName", "redriveFunctionName"],
+    ["ingressQueueUrl", "tableName", "operatorFunctionName"],
     { stack: deployment.stackName },
     { env: {}, cloudformation: clients.cloudformation },
   );
@@ -73,8 +73,9 @@ try {
     receiverUrl: `http://${HOST_FROM_LAMBDA}:${receiver.port}`,
     recover: receiver.recover,
     redrive: async (request) =>
-      invokeRedriveFunction(
-        { lambda: await clients.lambda(), functionName: resources.redriveFunctionName },
+      invokeOperatorFunction(
+        { lambda: await clients.lambda(), functionName: resources.operatorFunctionName },
+        "redrive",
         request,
       ),
     timeoutMs: timeoutSeconds * 1000,

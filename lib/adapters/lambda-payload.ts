@@ -2,7 +2,7 @@ import { StringDecoder } from "node:string_decoder";
 
 /*
  * Reading what a Lambda invocation returned, shared by everything that invokes a function (the
- * Lambda delivery target, the CLI's redrive through the redrive function).
+ * Lambda delivery target, the CLI's redrive through the operator function).
  */
 
 /** The first `maxBytes` of a payload as text, never splitting a multi-byte character. */

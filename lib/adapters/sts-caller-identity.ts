@@ -20,7 +20,7 @@ const MAX_REASON_LENGTH = 200;
 export interface StsCallerIdentityOptions {
   /** The STS client, or undefined where there is no STS to ask (the local emulators). */
   readonly sts: () => Promise<STSClient | undefined>;
-  /** Whose credentials the client signs with: the operator's, or the redrive function's role. */
+  /** Whose credentials the client signs with: the operator's, or the operator function's role. */
   readonly source: CallerSource;
   readonly timeoutMs?: number | undefined;
 }

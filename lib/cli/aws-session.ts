@@ -12,7 +12,7 @@ import { type ResourceFlags, type ResourceName, resolveResources } from "./resou
 export interface AwsSession extends OperatorPorts {
   readonly clients: AwsClients;
   ingressQueueUrl(): string;
-  redriveFunctionName(): string;
+  operatorFunctionName(): string;
 }
 
 /** Runs `work` with a session, closing the clients afterwards so the process exits promptly. */
@@ -43,7 +43,7 @@ export const withAwsSession = async <T>(
       ...createOperatorPorts({ clients, resource: need, callerSource: CallerSource.OPERATOR }),
       clients,
       ingressQueueUrl: () => need("ingressQueueUrl"),
-      redriveFunctionName: () => need("redriveFunctionName"),
+      operatorFunctionName: () => need("operatorFunctionName"),
     });
   } finally {
     clients.destroy();

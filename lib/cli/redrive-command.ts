@@ -41,7 +41,7 @@ interface RedriveFlags extends ResourceFlags {
   /** An unfiltered redrive, meant: every dead-lettered event. */
   readonly all: boolean;
   readonly json: boolean;
-  /** `--function` alone: the stack's redrive function; with a value: that function. */
+  /** `--function` alone: the stack's operator function; with a value: that function. */
   readonly function?: string | true;
 }
 
@@ -78,7 +78,7 @@ const requestFromFlags = (flags: RedriveFlags): RedriveRequestInput => ({
   ratePerSecond: flags.rate,
   resetAttempts: flags.resetAttempts,
   extraAttempts: flags.extraAttempts,
-  // Only when asked: a deployed redrive function older than the flag need not know the field.
+  // Only when asked: a deployed operator function older than the flag need not know the field.
   ...(flags.includeUnverified ? { includeUnverified: true } : {}),
   by: flags.by ?? callerName(),
   why: flags.why,
@@ -86,7 +86,7 @@ const requestFromFlags = (flags: RedriveFlags): RedriveRequestInput => ({
 
 /**
  * `ricochet redrive`: moves dead-lettered events back, in this process with the caller's own
- * credentials, or in the deployed redrive function with `--function`.
+ * credentials, or in the deployed operator function with `--function`.
  */
 export const registerRedriveCommand = (program: Command): void => {
   const command = program
@@ -135,8 +135,8 @@ export const registerRedriveCommand = (program: Command): void => {
     )
     .option(
       "--function [name]",
-      "run it in the deployed redrive function (its role, the deployment's policy); " +
-        "default: the stack's RedriveFunctionName output. Not locally: `npm start` has none",
+      "run it in the deployed operator function (its role, the deployment's policy); " +
+        "default: the stack's OperatorFunctionName output. Not locally: `npm start` has none",
     );
   addResourceOptions(withJsonOption(command)).action(async (flags: RedriveFlags) => {
     const request = requestFromFlags(flags);
@@ -191,14 +191,14 @@ const redriveHere = async (
 };
 
 /** `--function` against `npm start`, which runs the orchestrator in its process and no Lambda. */
-const NO_LOCAL_REDRIVE_FUNCTION = new ConfigurationError(
-  "there is no redrive function locally: `npm start` runs no Lambda functions (SQS and DynamoDB " +
+const NO_LOCAL_OPERATOR_FUNCTION = new ConfigurationError(
+  "there is no operator function locally: `npm start` runs no Lambda functions (SQS and DynamoDB " +
     "point at emulators, Lambda at nothing); run `ricochet redrive` without --function, which " +
     "redrives in this process with the same checks and audit entry",
 );
 
 /**
- * Asks the deployed redrive function to run the request: the operator needs only permission to
+ * Asks the deployed operator function to run the request: the operator needs only permission to
  * invoke it. The request is validated here first, so a bad flag fails before any AWS call.
  */
 const redriveInFunction = async (
@@ -207,19 +207,20 @@ const redriveInFunction = async (
   request: RedriveRequestInput,
 ): Promise<RedriveReport> => {
   parseRedriveRequest(request);
-  if (lacksLambda(process.env)) throw NO_LOCAL_REDRIVE_FUNCTION;
+  if (lacksLambda(process.env)) throw NO_LOCAL_OPERATOR_FUNCTION;
   const named = name === true ? undefined : name;
   // Loads the Lambda SDK client, which only this path needs: imported on use, not at start-up.
-  const { invokeRedriveFunction } = await import("../adapters/redrive-function.js");
+  const { invokeOperatorFunction } = await import("../adapters/lambda-operator-function.js");
   return withAwsSession(
-    named === undefined ? ["redriveFunctionName"] : [],
+    named === undefined ? ["operatorFunctionName"] : [],
     flags,
     async (session) =>
-      invokeRedriveFunction(
+      invokeOperatorFunction(
         {
           lambda: await session.clients.lambda(),
-          functionName: named ?? session.redriveFunctionName(),
+          functionName: named ?? session.operatorFunctionName(),
         },
+        "redrive",
         request,
       ),
   );

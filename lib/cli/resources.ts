@@ -16,16 +16,21 @@ export const STACK_OUTPUT = {
   internalQueueUrl: STACK_OUTPUTS.INTERNAL_QUEUE_URL,
   deadLetterQueueUrl: STACK_OUTPUTS.DEAD_LETTER_QUEUE_URL,
   tableName: STACK_OUTPUTS.TABLE_NAME,
-  redriveFunctionName: STACK_OUTPUTS.REDRIVE_FUNCTION_NAME,
+  operatorFunctionName: STACK_OUTPUTS.OPERATOR_FUNCTION_NAME,
 } as const;
 export type ResourceName = keyof typeof STACK_OUTPUT;
+
+/** Where a stack deployed before an output's rename holds the resource instead. */
+const FORMER_STACK_OUTPUT: Readonly<Partial<Record<ResourceName, string>>> = {
+  operatorFunctionName: STACK_OUTPUTS.REDRIVE_FUNCTION_NAME,
+};
 
 const FLAG: Readonly<Record<ResourceName, string>> = {
   ingressQueueUrl: "--queue-url",
   internalQueueUrl: "--internal-queue-url",
   deadLetterQueueUrl: "--dead-letter-queue-url",
   tableName: "--table",
-  redriveFunctionName: "--function <name>",
+  operatorFunctionName: "--function <name>",
 };
 
 const ENV_VAR: Readonly<Partial<Record<ResourceName, string>>> = {
@@ -75,7 +80,7 @@ const fromFlags = (flags: ResourceFlags, name: ResourceName): string | undefined
       return nonEmpty(flags.deadLetterQueueUrl);
     case "tableName":
       return nonEmpty(flags.table);
-    case "redriveFunctionName":
+    case "operatorFunctionName":
       return undefined;
   }
 };
@@ -128,7 +133,9 @@ export const resolveResources = async <N extends ResourceName>(
     const stackName = nonEmpty(flags.stack) ?? DEFAULT_STACK_NAME;
     const outputs = await stackOutputs(await sources.cloudformation(), stackName);
     for (const name of missing) {
-      const value = outputs.get(STACK_OUTPUT[name]);
+      const former = FORMER_STACK_OUTPUT[name];
+      const value =
+        outputs.get(STACK_OUTPUT[name]) ?? (former === undefined ? undefined : outputs.get(former));
       if (value === undefined) {
         const envVar = ENV_VAR[name];
         throw new ConfigurationError(

@@ -1,4 +1,8 @@
 import type { LambdaClient } from "@aws-sdk/client-lambda";
+import type {
+  InvokedOperatorAction,
+  OperatorInvocations,
+} from "../adapters/lambda-operator-function.js";
 import type { CancelReport } from "../app/operator/cancel.js";
 import {
   type CancelRequestInput,
@@ -11,15 +15,15 @@ import { parseRedriveRequest, type RedriveRequestInput } from "../app/operator/r
 import type { ReplayReport } from "../app/operator/replay.js";
 
 /*
- * The operator's client: redrive, cancel and replay through the deployed redrive function (stack
- * output `RedriveFunctionName`), so automation needs only permission to invoke it
+ * The operator's client: redrive, cancel and replay through the deployed operator function (stack
+ * output `OperatorFunctionName`), so automation needs only permission to invoke it
  * (`grantRedrive`), never the queues or the table. Requests are validated here first, so a
  * mistake costs no invocation. The Lambda SDK is loaded on first use: a producer importing the
  * package never pays for it.
  */
 
 export interface RicochetOperatorClientOptions {
-  /** Name or ARN of the deployment's redrive function (stack output `RedriveFunctionName`). */
+  /** Name or ARN of the deployment's operator function (stack output `OperatorFunctionName`). */
   readonly functionName: string;
   /** A configured Lambda client; when absent one is made from `endpoint` and `region`. */
   readonly lambda?: LambdaClient;
@@ -32,7 +36,7 @@ export interface RicochetOperatorClient {
   /**
    * Moves dead-lettered events back (see `ricochet redrive`).
    * @throws InvalidRequestError when the request is invalid (nothing is invoked).
-   * @throws RedriveFunctionError when the function could not be invoked, failed, or answered
+   * @throws OperatorFunctionError when the function could not be invoked, failed, or answered
    * something else than a report.
    */
   redrive(request: RedriveRequestInput): Promise<RedriveReport>;
@@ -40,14 +44,14 @@ export interface RicochetOperatorClient {
    * Cancels events still waiting (pending, scheduled, retry_scheduled); delivered, finished and
    * in-flight ones come back refused with the reason.
    * @throws InvalidRequestError when the request is invalid (nothing is invoked).
-   * @throws RedriveFunctionError as for `redrive`.
+   * @throws OperatorFunctionError as for `redrive`.
    */
   cancel(request: Omit<CancelRequestInput, "action">): Promise<CancelReport>;
   /**
    * Sends delivered events again, as a new generation carrying `Ricochet-Replay`, given their
    * envelopes as submitted; the rest come back refused with the reason.
    * @throws InvalidRequestError when the request is invalid (nothing is invoked).
-   * @throws RedriveFunctionError as for `redrive`.
+   * @throws OperatorFunctionError as for `redrive`.
    */
   replay(request: Omit<ReplayRequestInput, "action">): Promise<ReplayReport>;
 }
@@ -59,7 +63,7 @@ export interface RicochetOperatorClient {
  * ```ts
  * import { createRicochetOperatorClient } from "ricochet";
  *
- * const operator = createRicochetOperatorClient({ functionName: "Ricochet-RedriveFunction" });
+ * const operator = createRicochetOperatorClient({ functionName: "Ricochet-OperatorFunction" });
  * const { cancelled, refused } = await operator.cancel({
  *   eventIds: ["order-1042-shipped"],
  *   by: "billing-service",
@@ -85,26 +89,26 @@ export const createRicochetOperatorClient = (
         : Promise.resolve(options.lambda);
     return lambda;
   };
-  const target = async () => ({
-    lambda: await lambdaClient(),
-    functionName: options.functionName,
-    invoke: await import("../adapters/redrive-function.js"),
-  });
+  const invoke = async <A extends InvokedOperatorAction>(
+    action: A,
+    request: OperatorInvocations[A]["request"],
+  ): Promise<OperatorInvocations[A]["report"]> => {
+    const { invokeOperatorFunction } = await import("../adapters/lambda-operator-function.js");
+    const lambda = await lambdaClient();
+    return invokeOperatorFunction({ lambda, functionName: options.functionName }, action, request);
+  };
   return {
     async redrive(request) {
       parseRedriveRequest(request);
-      const { invoke, ...function_ } = await target();
-      return invoke.invokeRedriveFunction(function_, request);
+      return invoke("redrive", request);
     },
     async cancel(request) {
       parseCancelRequest({ ...request, action: "cancel" });
-      const { invoke, ...function_ } = await target();
-      return invoke.invokeCancelFunction(function_, request);
+      return invoke("cancel", request);
     },
     async replay(request) {
       parseReplayRequest({ ...request, action: "replay" });
-      const { invoke, ...function_ } = await target();
-      return invoke.invokeReplayFunction(function_, request);
+      return invoke("replay", request);
     },
   };
 };

@@ -49,10 +49,10 @@ export const ENV = {
   /** The deployment's AWS account id: a Lambda ARN naming another account must be listed. */
   ACCOUNT_ID: "RICOCHET_ACCOUNT_ID",
   /**
-   * The redrive function's name, refused as a Lambda target. Only the orchestrator gets it: the
-   * redrive function naming itself would be a CloudFormation dependency cycle.
+   * The operator function's name, refused as a Lambda target. Only the orchestrator gets it: the
+   * operator function naming itself would be a CloudFormation dependency cycle.
    */
-  REDRIVE_FUNCTION_NAME: "RICOCHET_REDRIVE_FUNCTION_NAME",
+  OPERATOR_FUNCTION_NAME: "RICOCHET_OPERATOR_FUNCTION_NAME",
   /** Comma-separated ARNs of the Lambda targets the deployment lists (`lambdaTargets`). */
   LAMBDA_TARGETS: "RICOCHET_LAMBDA_TARGETS",
   /**
@@ -74,4 +74,13 @@ export const ENV = {
 export const LAMBDA_RUNTIME_ENV = {
   /** The running function's own name: the orchestrator refuses to invoke itself. */
   FUNCTION_NAME: "AWS_LAMBDA_FUNCTION_NAME",
+} as const;
+
+/**
+ * Former names of the wiring variables, still read when the current one is unset, so a function
+ * deployed with an older construct keeps working. A setting's former name is in its entry in
+ * lib/contract/settings.ts.
+ */
+export const ENV_ALIASES = {
+  [ENV.OPERATOR_FUNCTION_NAME]: "RICOCHET_REDRIVE_FUNCTION_NAME",
 } as const;

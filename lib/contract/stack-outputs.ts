@@ -14,6 +14,11 @@ export const STACK_OUTPUTS = {
   DEAD_LETTER_QUEUE_URL: "DeadLetterQueueUrl",
   TABLE_NAME: "TableName",
   ORCHESTRATOR_FUNCTION_NAME: "OrchestratorFunctionName",
+  OPERATOR_FUNCTION_NAME: "OperatorFunctionName",
+  /**
+   * @deprecated The former key of `OPERATOR_FUNCTION_NAME`, still emitted with the same value so
+   * that scripts reading it keep working for one more release; read `OperatorFunctionName`.
+   */
   REDRIVE_FUNCTION_NAME: "RedriveFunctionName",
   DASHBOARD_NAME: "DashboardName",
 } as const;

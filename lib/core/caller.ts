@@ -41,7 +41,7 @@ export const callerFieldOnce = (
 
 const SOURCE_LABEL: Record<CallerSource, string> = {
   [CallerSource.OPERATOR]: "operator's credentials",
-  [CallerSource.FUNCTION_ROLE]: "redrive function's role",
+  [CallerSource.FUNCTION_ROLE]: "operator function's role",
 };
 
 /**

@@ -106,8 +106,17 @@ export class InvalidRequestError extends RicochetError {
   }
 }
 
-/** The deployed redrive function could not be invoked, failed, or answered with no report. */
-export class RedriveFunctionError extends RicochetError {}
+/** The deployed operator function could not be invoked, failed, or answered with no report. */
+export class OperatorFunctionError extends RicochetError {}
+
+/**
+ * @deprecated The former name of {@link OperatorFunctionError}, the same class (so `instanceof`
+ * either holds); use `OperatorFunctionError`.
+ * @alias The deliberate second name of a renamed export (knip would report it a duplicate).
+ */
+export const RedriveFunctionError = OperatorFunctionError;
+/** @deprecated The former name of {@link OperatorFunctionError}; use `OperatorFunctionError`. */
+export type RedriveFunctionError = OperatorFunctionError;
 
 /** A secret Ricochet needs (the signing key) could not be read from its store. */
 export class SecretUnavailableError extends RicochetError {}

@@ -1,7 +1,7 @@
 /*
  * Which Lambda functions an event may invoke. Producers choose the function, so without a check
  * an event could target Ricochet's own orchestrator (each delivery a new batch: a loop bounded
- * only by IAM) or its redrive function, or reach into another account. IAM (`lambdaTargets`) is
+ * only by IAM) or its operator function, or reach into another account. IAM (`lambdaTargets`) is
  * the outer fence; this check refuses the loop and the foreign account before any call, with a
  * reason the record keeps, whatever the role happens to allow.
  *

@@ -9,8 +9,9 @@ export const CallerSource = {
   /** The credentials the operator's CLI signed its calls with: the person or automation acting. */
   OPERATOR: "operator_credentials",
   /**
-   * The redrive function's own role. A direct Invoke passes nothing of its invoker into the
+   * The operator function's own role. A direct Invoke passes nothing of its invoker into the
    * function, so the invoker is not this: it is in CloudTrail, under the request id logged.
+   * The value keeps the function's former name: it is stored in audit entries already written.
    */
   FUNCTION_ROLE: "redrive_function_role",
 } as const;

@@ -15,7 +15,7 @@ export const PROJECT_ROOT = packageRootOf(import.meta.url);
 /** The Lambda entry points, relative to {@link PROJECT_ROOT}. */
 export const FUNCTION_ENTRIES = {
   orchestrator: "functions/orchestrator.ts",
-  redrive: "functions/redrive.ts",
+  operator: "functions/operator.ts",
 } as const;
 export type FunctionName = keyof typeof FUNCTION_ENTRIES;
 

@@ -61,9 +61,12 @@ export const TABLE_KEYS = {
   STATUS_INDEX_SORT_KEY: STATUS_INDEX.sortKey,
 } as const;
 
-/** The redrive runs on an operator's request and paces itself, so it gets Lambda's full 15 min. */
-const REDRIVE_TIMEOUT = Duration.minutes(15);
-const REDRIVE_MEMORY_MIB = 256;
+/**
+ * The operator function runs on an operator's request and paces itself (a redrive of a whole
+ * dead-letter queue), so it gets Lambda's full 15 min.
+ */
+const OPERATOR_FUNCTION_TIMEOUT = Duration.minutes(15);
+const OPERATOR_FUNCTION_MEMORY_MIB = 256;
 
 /** A grant that changes no policy, to combine with when an optional resource is absent. */
 const noGrant = (grantee: IGrantable): Grant => Grant.drop(grantee, "no KMS key to grant");
@@ -72,7 +75,8 @@ const isSecret = (secret: ISecret | IStringParameter): secret is ISecret => "sec
 
 /**
  * Ricochet's retry orchestrator: an ingress queue feeding the orchestrator function, a dead-letter
- * queue with an audited redrive function, the attempt-record table, alarms and a dashboard.
+ * queue with an audited operator function (redrive, cancel, replay), the attempt-record table,
+ * alarms and a dashboard.
  *
  * @example
  * const orchestrator = new RetryOrchestrator(this, "Retries", {
@@ -86,7 +90,7 @@ export class RetryOrchestrator extends Construct {
   public readonly ingressQueue: Queue;
   /**
    * Ricochet's own channel into the orchestrator: retries, hops and redrives. Only the
-   * orchestrator and redrive roles (and {@link grantDirectRedrive} grantees) may send to it,
+   * orchestrator and operator functions' roles (and {@link grantDirectRedrive} grantees) may send to it,
    * which is why its scheduling attributes are believed and the ingress queue's never are.
    * Grant nothing else on it.
    */
@@ -97,8 +101,11 @@ export class RetryOrchestrator extends Construct {
   public readonly table: Table;
   /** Delivers events from both input queues; its code is described in `ricochet-function.ts`. */
   public readonly orchestratorFunction: LambdaFunction;
-  /** Moves selected dead-lettered events back, on an operator's request. */
-  public readonly redriveFunction: LambdaFunction;
+  /**
+   * Runs operators' redrives, cancels and replays, and the scheduled stuck sweep. Its construct id is still `Redrive`, so that a deployed function is
+   * updated in place rather than replaced.
+   */
+  public readonly operatorFunction: LambdaFunction;
   public readonly dashboard: Dashboard;
   public readonly deadLetterAlarm: Alarm;
   public readonly oldestMessageAlarm: Alarm;
@@ -181,16 +188,16 @@ export class RetryOrchestrator extends Construct {
       memorySize: settings.memorySize,
       description: "Ricochet: delivers events from the ingress queue and schedules retries.",
     });
-    this.redriveFunction = this.lambda("Redrive", "redrive", environment, {
-      timeout: REDRIVE_TIMEOUT,
-      memorySize: REDRIVE_MEMORY_MIB,
+    this.operatorFunction = this.lambda("Redrive", "operator", environment, {
+      timeout: OPERATOR_FUNCTION_TIMEOUT,
+      memorySize: OPERATOR_FUNCTION_MEMORY_MIB,
       description: "Ricochet: moves selected dead-lettered events back to the ingress queue.",
     });
-    // So the orchestrator refuses an event targeting the redrive function (it knows its own name
-    // from Lambda). One way only: the redrive function naming the orchestrator would be a cycle.
+    // So the orchestrator refuses an event targeting the operator function (it knows its own name
+    // from Lambda). One way only: the operator function naming the orchestrator would be a cycle.
     this.orchestratorFunction.addEnvironment(
-      ENV.REDRIVE_FUNCTION_NAME,
-      this.redriveFunction.functionName,
+      ENV.OPERATOR_FUNCTION_NAME,
+      this.operatorFunction.functionName,
     );
 
     // Both queues feed the same function with the same settings but the window (retries are due
@@ -210,12 +217,12 @@ export class RetryOrchestrator extends Construct {
       );
     }
     this.grantOrchestrator(settings);
-    this.deadLetterQueue.grantConsumeMessages(this.redriveFunction);
-    this.internalQueue.grantSendMessages(this.redriveFunction);
-    this.table.grantReadWriteData(this.redriveFunction);
+    this.deadLetterQueue.grantConsumeMessages(this.operatorFunction);
+    this.internalQueue.grantSendMessages(this.operatorFunction);
+    this.table.grantReadWriteData(this.operatorFunction);
 
     this.allowInternalSend(this.orchestratorFunction.role);
-    this.allowInternalSend(this.redriveFunction.role);
+    this.allowInternalSend(this.operatorFunction.role);
     // Identity policies are not enough: a producer role granted sqs:SendMessage on "*" could
     // otherwise forge retries. The queue itself refuses every sender but Ricochet's own.
     onlyRicochetSends(this.internalQueue, () => this.internalSenders);
@@ -249,18 +256,26 @@ export class RetryOrchestrator extends Construct {
       description: "Ricochet: sweeps the due index for stuck events (the stuck-events alarm).",
       schedule: Schedule.rate(STUCK_SWEEP_INTERVAL),
       targets: [
-        new LambdaFunctionTarget(this.redriveFunction, {
+        new LambdaFunctionTarget(this.operatorFunction, {
           event: RuleTargetInput.fromObject({ action: "sweep-stuck" }),
         }),
       ],
     });
 
     acknowledgeOrchestratorFindings({
-      functions: [this.orchestratorFunction, this.redriveFunction],
+      functions: [this.orchestratorFunction, this.operatorFunction],
       table: this.table,
       key,
     });
     warnOnShortRetryWindow(this, settings);
+  }
+
+  /**
+   * @deprecated The former name of {@link operatorFunction}, the same function; use
+   * `operatorFunction`.
+   */
+  public get redriveFunction(): LambdaFunction {
+    return this.operatorFunction;
   }
 
   /** Lets `grantee` submit envelopes: SendMessage on the ingress queue (and its KMS key, if any). */
@@ -269,14 +284,14 @@ export class RetryOrchestrator extends Construct {
   }
 
   /**
-   * Lets `grantee` run redrives through the redrive function (`ricochet redrive --function`) and
-   * follow events (`ricochet status`, `ricochet events --status dead_lettered`): invoke the redrive
-   * function and read the record table, whose messages and excerpts are redacted. It does not
+   * Lets `grantee` run redrives through the operator function (`ricochet redrive --function`) and
+   * follow events (`ricochet status`, `ricochet events --status dead_lettered`): invoke the
+   * operator function and read the record table, whose messages and excerpts are redacted. It does not
    * let `grantee` read the dead-letter queue, whose copies hold producers' headers in clear text:
    * see {@link grantDeadLetterRead}.
    */
   public grantRedrive(grantee: IGrantable): Grant {
-    return this.redriveFunction.grantInvoke(grantee).combine(this.table.grantReadData(grantee));
+    return this.operatorFunction.grantInvoke(grantee).combine(this.table.grantReadData(grantee));
   }
 
   /**
@@ -304,7 +319,7 @@ export class RetryOrchestrator extends Construct {
 
   /**
    * Lets `grantee` run `ricochet redrive` from a workstation, which moves messages with the
-   * caller's own credentials rather than through the redrive function: everything of
+   * caller's own credentials rather than through the operator function: everything of
    * {@link grantRedrive} and {@link grantDeadLetterRead} (so the dead-letter copies' headers,
    * secrets included, in clear text), plus consuming the dead-letter queue, sending to the internal
    * queue and writing records (the redrive's audit entry). Prefer {@link grantRedrive} where
@@ -328,7 +343,7 @@ export class RetryOrchestrator extends Construct {
     const arn = principalArnOf(principal);
     if (arn === undefined) {
       throw new ConfigurationError(
-        "the internal queue only accepts roles and users; grant a role or user, or invoke the redrive function instead (grantRedrive)",
+        "the internal queue only accepts roles and users; grant a role or user, or invoke the operator function instead (grantRedrive)",
       );
     }
     this.internalSenders.push(arn);

@@ -13,6 +13,11 @@ export interface RicochetStackProps extends StackProps {
   readonly orchestrator?: RetryOrchestratorProps;
 }
 
+/** What the console shows beside an output: only the deprecated one needs saying. */
+const DESCRIPTIONS: Partial<Record<string, string>> = {
+  [STACK_OUTPUTS.REDRIVE_FUNCTION_NAME]: `Deprecated: read ${STACK_OUTPUTS.OPERATOR_FUNCTION_NAME}, the same function.`,
+};
+
 /** The deployable Ricochet: one {@link RetryOrchestrator} and the outputs the CLI reads. */
 export class RicochetStack extends Stack {
   public readonly orchestrator: RetryOrchestrator;
@@ -31,11 +36,12 @@ export class RicochetStack extends Stack {
       [STACK_OUTPUTS.DEAD_LETTER_QUEUE_URL]: orchestrator.deadLetterQueue.queueUrl,
       [STACK_OUTPUTS.TABLE_NAME]: orchestrator.table.tableName,
       [STACK_OUTPUTS.ORCHESTRATOR_FUNCTION_NAME]: orchestrator.orchestratorFunction.functionName,
-      [STACK_OUTPUTS.REDRIVE_FUNCTION_NAME]: orchestrator.redriveFunction.functionName,
+      [STACK_OUTPUTS.OPERATOR_FUNCTION_NAME]: orchestrator.operatorFunction.functionName,
+      [STACK_OUTPUTS.REDRIVE_FUNCTION_NAME]: orchestrator.operatorFunction.functionName,
       [STACK_OUTPUTS.DASHBOARD_NAME]: orchestrator.dashboard.dashboardName,
     };
     for (const [key, value] of Object.entries(outputs)) {
-      new CfnOutput(this, key, { value });
+      new CfnOutput(this, key, { value, description: DESCRIPTIONS[key] });
     }
   }
 }

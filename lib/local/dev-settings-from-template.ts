@@ -32,8 +32,8 @@ const DEFAULT_BATCH_SIZE = 10;
 const DEFAULT_MAX_CONCURRENCY = 1000;
 const DEFAULT_TIMEOUT_SECONDS = 3;
 
-/** The deployment's account and redrive function: no local counterpart, so left unset locally. */
-const DEPLOYMENT_ONLY: ReadonlySet<string> = new Set([ENV.ACCOUNT_ID, ENV.REDRIVE_FUNCTION_NAME]);
+/** The deployment's account and operator function: no local counterpart, so left unset locally. */
+const DEPLOYMENT_ONLY: ReadonlySet<string> = new Set([ENV.ACCOUNT_ID, ENV.OPERATOR_FUNCTION_NAME]);
 
 const numberOr = (value: unknown, fallback: number): number =>
   typeof value === "number" && Number.isFinite(value) ? value : fallback;
@@ -43,7 +43,7 @@ const isRecord = (value: unknown): value is Readonly<Record<string, unknown>> =>
 
 /**
  * A template function's `Environment.Variables` with every reference replaced by the local
- * resource's name or URL. The deployment-only references (account, redrive function), which
+ * resource's name or URL. The deployment-only references (account, operator function), which
  * have no local counterpart, are left out.
  * @throws ConfigurationError for any other reference to something that was not provisioned.
  */

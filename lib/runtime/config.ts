@@ -1,6 +1,6 @@
 import * as z from "zod";
 import { DEFAULT_TRACING_MODE, TRACING_MODES, type TracingMode } from "../contract/defaults.js";
-import { ENV, LAMBDA_RUNTIME_ENV } from "../contract/environment.js";
+import { ENV, ENV_ALIASES, LAMBDA_RUNTIME_ENV } from "../contract/environment.js";
 import {
   SETTING_NAMES,
   SETTINGS,
@@ -206,6 +206,7 @@ const TOOLING_VARIABLES = [
 const knownVariables = (): string[] =>
   [
     ...Object.values(ENV),
+    ...Object.values(ENV_ALIASES),
     ...SETTING_NAMES.flatMap((name) => SETTINGS[name].deprecatedAlias?.env ?? []),
     ...TOOLING_VARIABLES,
   ].map((name) => name.slice(VARIABLE_PREFIX.length));
@@ -251,7 +252,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): RicochetConfig
     accountId: env[ENV.ACCOUNT_ID] || undefined,
     ownFunctionNames: [
       env[LAMBDA_RUNTIME_ENV.FUNCTION_NAME] ?? "",
-      env[ENV.REDRIVE_FUNCTION_NAME] ?? "",
+      env[ENV.OPERATOR_FUNCTION_NAME] ?? env[ENV_ALIASES[ENV.OPERATOR_FUNCTION_NAME]] ?? "",
     ].filter((name) => name.trim() !== ""),
     circuitBreaker: breakerSettingsOf(env[ENV.CIRCUIT_BREAKER]),
     targets: jsonOr(ENV.TARGETS, env[ENV.TARGETS]),

@@ -15,7 +15,7 @@ import type { CallerSource } from "../core/record.js";
 
 /*
  * The adapters an operator action (redrive, cancel, replay, dlq clean, status) works through,
- * wired in one place for the operator function (functions/redrive.ts) and the CLI alike. Each
+ * wired in one place for the operator function (functions/operator.ts) and the CLI alike. Each
  * port is built when asked for, and asks only for the resources it needs: a CLI command then
  * resolves (from flags, environment or the stack) only what it uses.
  */

@@ -40,7 +40,7 @@ describe("the import direction of lib/", () => {
     ["contract importing core", local("contract/environment.ts", "core/policy.ts")],
     ["an entry point importing the CLI", local("index.ts", "cli/resources.ts")],
     ["a file outside the layer folders", local("misc/thing.ts", "core/policy.ts")],
-    ["lib importing outside lib", local("runtime/config.ts", "../functions/redrive.ts")],
+    ["lib importing outside lib", local("runtime/config.ts", "../functions/operator.ts")],
     ["core importing the AWS SDK", { from: "core/x.ts", to: "@aws-sdk/client-sqs", local: false }],
     [
       "app importing Powertools",
@@ -56,7 +56,10 @@ describe("the import direction of lib/", () => {
       "a program importing lib/app's shared files",
       local("app/operator/x.ts", "app/write-spans.ts"),
     ],
-    ["an adapter importing app", local("adapters/redrive-function.ts", "app/operator/redrive.ts")],
+    [
+      "an adapter importing app",
+      local("adapters/lambda-operator-function.ts", "app/operator/redrive.ts"),
+    ],
     [
       "infra importing the contract",
       local("infra/retry-orchestrator.ts", "contract/environment.ts"),

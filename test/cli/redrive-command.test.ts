@@ -49,7 +49,7 @@ describe("ricochet redrive", () => {
       exportLocalSession();
       const { code, stderr } = await run([...flags, "--event-id", "e-1", "--why", "test"]);
       expect(code).toBe(ExitCode.USAGE);
-      expect(stderr).toMatch(/^ricochet: there is no redrive function locally/);
+      expect(stderr).toMatch(/^ricochet: there is no operator function locally/);
       expect(stderr).toContain("run `ricochet redrive` without --function");
       expect(stderr.trim().split("\n")).toHaveLength(1);
     },

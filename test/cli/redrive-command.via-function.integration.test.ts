@@ -52,10 +52,10 @@ describe("ricochet redrive --function", () => {
   });
 
   it.each([
-    ["throws", "the redrive function throws failed: StoreUnavailableError: table is throttled"],
+    ["throws", "the operator function throws failed: StoreUnavailableError: table is throttled"],
     [
       "says-nothing",
-      "the redrive function says-nothing answered something that is not a redrive report: null",
+      "the operator function says-nothing answered something that is not a redrive report: null",
     ],
   ])("reports a function that %s as one line and exit 1", async (name, message) => {
     const result = await runCli(["redrive", "--function", name, "--reason", "exhausted"], {
@@ -74,7 +74,7 @@ describe("ricochet redrive --function", () => {
     expect(result.code).toBe(1);
     expectOneLineError(result.stderr);
     expect(result.stderr).toMatch(
-      /^ricochet: could not invoke the redrive function ricochet-redrive: /,
+      /^ricochet: could not invoke the operator function ricochet-redrive: /,
     );
   });
 

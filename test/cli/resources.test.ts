@@ -68,11 +68,11 @@ describe("resolveResources", () => {
       [STACK_OUTPUT.tableName]: "table-from-stack",
       [STACK_OUTPUT.ingressQueueUrl]: "queue-from-stack",
       [STACK_OUTPUT.deadLetterQueueUrl]: "dlq-from-stack",
-      [STACK_OUTPUT.redriveFunctionName]: "redrive-from-stack",
+      [STACK_OUTPUT.operatorFunctionName]: "operator-from-stack",
     });
 
     const resolved = await resolveResources(
-      ["tableName", "ingressQueueUrl", "deadLetterQueueUrl", "redriveFunctionName"],
+      ["tableName", "ingressQueueUrl", "deadLetterQueueUrl", "operatorFunctionName"],
       { table: "table-from-flag", stack: "Orders" },
       {
         env: { [ENV.INGRESS_QUEUE_URL]: "queue-from-env" },
@@ -84,9 +84,27 @@ describe("resolveResources", () => {
       tableName: "table-from-flag",
       ingressQueueUrl: "queue-from-env",
       deadLetterQueueUrl: "dlq-from-stack",
-      redriveFunctionName: "redrive-from-stack",
+      operatorFunctionName: "operator-from-stack",
     });
     expect(stackReads()).toEqual(["Orders"]);
+  });
+
+  it.each([
+    [
+      "only the former key, as a stack deployed before the rename has",
+      { RedriveFunctionName: "f" },
+    ],
+    ["both keys, preferring the current", { OperatorFunctionName: "f", RedriveFunctionName: "g" }],
+  ])("finds the operator function under %s", async (_, outputs) => {
+    const { clients } = await cloudFormationWith("Ricochet", outputs);
+
+    const resolved = await resolveResources(
+      ["operatorFunctionName"],
+      {},
+      { env: {}, cloudformation: clients.cloudformation },
+    );
+
+    expect(resolved).toEqual({ operatorFunctionName: "f" });
   });
 
   it("never reads the stack when flags and environment name everything asked for", async () => {

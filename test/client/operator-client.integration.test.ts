@@ -6,7 +6,11 @@ import {
   type RicochetOperatorClient,
 } from "../../lib/client/operator-client.js";
 import { LOCAL_CREDENTIALS } from "../../lib/contract/local-identity.js";
-import { InvalidRequestError, RedriveFunctionError } from "../../lib/core/errors.js";
+import {
+  InvalidRequestError,
+  OperatorFunctionError,
+  RedriveFunctionError,
+} from "../../lib/core/errors.js";
 import { AuditAction } from "../../lib/core/record.js";
 import { EventStatus } from "../../lib/core/status.js";
 import { deadLetterEvent } from "../support/dead-letter-fixture.js";
@@ -20,7 +24,7 @@ import { recordedEvent } from "../support/recorded-event-fixture.js";
 import { createRedriveWorld, type RedriveWorld } from "../support/redrive-world.js";
 
 /*
- * The operator function's dispatch (lib/app/operator/operator-function.ts, what functions/redrive.ts runs) and
+ * The operator function's dispatch (lib/app/operator/operator-function.ts, what functions/operator.ts runs) and
  * the operator client that invokes it, against the emulators; a local server stands in for the
  * Lambda Invoke API and runs the same dispatch.
  */
@@ -138,12 +142,14 @@ describe("the operator client", () => {
     expect(fn.invocations).toHaveLength(before);
   });
 
-  it("reports a function that fails as a RedriveFunctionError naming its error", async () => {
+  it("reports a function that fails as an OperatorFunctionError naming its error", async () => {
     const failing = createRicochetOperatorClient({ functionName: "throws", lambda: lambda() });
     const error = await failing.cancel({ eventIds: ["e-1"], by: "ops" }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OperatorFunctionError);
+    // The deprecated former name is the same class, so code catching it by that name still does.
     expect(error).toBeInstanceOf(RedriveFunctionError);
     expect((error as Error).message).toBe(
-      "the redrive function throws failed: StoreUnavailableError: table is throttled",
+      "the operator function throws failed: StoreUnavailableError: table is throttled",
     );
   });
 });

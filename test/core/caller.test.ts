@@ -56,9 +56,9 @@ describe("describeCaller", () => {
       "arn:aws:iam::123456789012:user/ana (operator's credentials)",
     ],
     [
-      "the redrive function's role",
+      "the operator function's role",
       { ...ANA_CALLER, source: CallerSource.FUNCTION_ROLE, arn: "arn:aws:sts::1:assumed-role/r/s" },
-      "arn:aws:sts::1:assumed-role/r/s (redrive function's role)",
+      "arn:aws:sts::1:assumed-role/r/s (operator function's role)",
     ],
     [
       "an unverified operator",

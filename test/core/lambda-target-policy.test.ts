@@ -69,8 +69,8 @@ describe("checkLambdaTarget", () => {
       deployment,
       "own function",
     ],
-    ["the redrive function by name", REDRIVE, deployment, `own function ${REDRIVE}`],
-    ["the redrive function by ARN and version", `${arn(ACCOUNT, REDRIVE)}:3`, deployment, "own"],
+    ["the operator function by name", REDRIVE, deployment, `own function ${REDRIVE}`],
+    ["the operator function by ARN and version", `${arn(ACCOUNT, REDRIVE)}:3`, deployment, "own"],
     [
       "an own function listed by mistake",
       ORCHESTRATOR,

@@ -45,8 +45,8 @@ describe("function bundles", () => {
     );
   });
 
-  it("start the redrive function without the Lambda, CloudFormation, Secrets Manager, SSM or STS clients", async () => {
-    const { atStart, onFirstUse } = await sdkImports("redrive");
+  it("start the operator function without the Lambda, CloudFormation, Secrets Manager, SSM or STS clients", async () => {
+    const { atStart, onFirstUse } = await sdkImports("operator");
 
     // STS names the caller of the first move: a dry run or an empty queue never loads it.
     expect(onFirstUse).toContain("@aws-sdk/client-sts");

@@ -188,13 +188,13 @@ describe("RetryOrchestrator resources", () => {
     expect(internal.VisibilityTimeout).toBe(ingress.VisibilityTimeout);
   });
 
-  it("lets only the orchestrator and redrive roles send to the internal queue, whatever else is granted", () => {
+  it("lets only the orchestrator and operator functions' roles send to the internal queue, whatever else is granted", () => {
     const guard = internalSendGuard(template);
     expect(guard?.Effect).toBe("Deny");
     expect(guard?.Action).toBe("sqs:SendMessage");
     expect(guard?.Condition.ArnNotEquals["aws:PrincipalArn"]).toEqual([
       roleArnOf(stack.orchestrator.orchestratorFunction.role),
-      roleArnOf(stack.orchestrator.redriveFunction.role),
+      roleArnOf(stack.orchestrator.operatorFunction.role),
     ]);
   });
 
@@ -259,7 +259,7 @@ describe("RetryOrchestrator resources", () => {
     });
   });
 
-  it("sweeps for stuck events every 5 min through the redrive function, and alarms on one found", () => {
+  it("sweeps for stuck events every 5 min through the operator function, and alarms on one found", () => {
     template.hasResourceProperties("AWS::Events::Rule", {
       ScheduleExpression: "rate(5 minutes)",
       Targets: [{ Input: JSON.stringify({ action: "sweep-stuck" }) }],
@@ -355,8 +355,8 @@ describe("RetryOrchestrator resources", () => {
       });
       const variables = (Properties.Environment as { Variables: Record<string, unknown> })
         .Variables;
-      // The redrive function cannot be told its own name (a dependency cycle); Lambda tells it.
-      const orchestratorOnly: string[] = [ENV.REDRIVE_FUNCTION_NAME];
+      // The operator function cannot be told its own name (a dependency cycle); Lambda tells it.
+      const orchestratorOnly: string[] = [ENV.OPERATOR_FUNCTION_NAME];
       const isOrchestrator = String(Properties.Description).includes("delivers events");
       for (const name of [...Object.values(ENV), "POWERTOOLS_SERVICE_NAME"]) {
         if (!isOrchestrator && orchestratorOnly.includes(name)) continue;
@@ -381,15 +381,17 @@ describe("RetryOrchestrator resources", () => {
     });
   });
 
-  it("tells the orchestrator the redrive function's name, the account and the listed Lambda targets", () => {
+  it("tells the orchestrator the operator function's name, the account and the listed Lambda targets", () => {
     const variables = (
       orchestratorFunction(customTemplate).props.Environment as {
         Variables: Record<string, unknown>;
       }
     ).Variables;
-    const redriveFunction = customOrchestrator.redriveFunction.node.defaultChild as CfnElement;
+    const operatorFunction = customOrchestrator.operatorFunction.node.defaultChild as CfnElement;
     expect(variables).toMatchObject({
-      [ENV.REDRIVE_FUNCTION_NAME]: { Ref: Stack.of(redriveFunction).getLogicalId(redriveFunction) },
+      [ENV.OPERATOR_FUNCTION_NAME]: {
+        Ref: Stack.of(operatorFunction).getLogicalId(operatorFunction),
+      },
       [ENV.ACCOUNT_ID]: { Ref: "AWS::AccountId" },
       [ENV.LAMBDA_TARGETS]: TARGET_ARN,
     });
@@ -519,6 +521,21 @@ describe("RetryOrchestrator resources", () => {
 
   it.each(Object.values(STACK_OUTPUTS))("outputs %s for the CLI", (key) => {
     expect(Object.keys(template.findOutputs(key))).toEqual([key]);
+  });
+
+  it("outputs the operator function under its former key too, and keeps its logical id", () => {
+    const [current, former] = [
+      STACK_OUTPUTS.OPERATOR_FUNCTION_NAME,
+      STACK_OUTPUTS.REDRIVE_FUNCTION_NAME,
+    ].map((key) => template.findOutputs(key)[key]?.Value);
+    const operatorFunction = stack.orchestrator.operatorFunction.node.defaultChild as CfnElement;
+    const logicalId = stack.getLogicalId(operatorFunction);
+
+    expect(current).toEqual({ Ref: logicalId });
+    expect(former).toEqual(current);
+    // Renaming the construct id would replace every deployed operator function.
+    expect(logicalId).toMatch(/^OrchestratorRedrive[0-9A-F]{8}$/);
+    expect(stack.orchestrator.redriveFunction).toBe(stack.orchestrator.operatorFunction);
   });
 });
 

@@ -200,7 +200,9 @@ describe("deploy:local and localstack:smoke against moto", () => {
       "DeadLetterQueueUrl",
       "IngressQueueUrl",
       "InternalQueueUrl",
+      "OperatorFunctionName",
       "OrchestratorFunctionName",
+      // The operator function's former key, emitted for one more release.
       "RedriveFunctionName",
       "TableName",
     ]);

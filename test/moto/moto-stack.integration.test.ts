@@ -89,15 +89,15 @@ beforeAll(async () => {
   lambda = await clients.lambda();
   rows = await readBackStack(stack.template, { ...clients, lambda }, built);
   const orchestratorId = functionNamedBy("OrchestratorFunctionName");
-  const redriveId = functionNamedBy("RedriveFunctionName");
+  const operatorId = functionNamedBy("OperatorFunctionName");
   const orchestratorEnv = await builtEnvironment(orchestratorId);
   const timeout = rows.find((r) => r.resource === orchestratorId && r.setting === "Timeout");
   const batch = rows.find((r) => r.setting === "BatchSize");
   deployed = await startDeployedFunctions({
     orchestratorBundle: functionBundle(stack, orchestratorId),
-    redriveBundle: functionBundle(stack, redriveId),
+    operatorBundle: functionBundle(stack, operatorId),
     orchestratorEnv,
-    redriveEnv: await builtEnvironment(redriveId),
+    operatorEnv: await builtEnvironment(operatorId),
     orchestratorName: built.physicalId(orchestratorId),
     sqs: clients.sqs,
     documents: clients.documents,

@@ -134,11 +134,11 @@ describe("loadConfig: per-target settings", () => {
 });
 
 describe("loadConfig: what Lambda targets are judged by", () => {
-  it("knows the function's own name, the redrive function's, the account and the listed ARNs", () => {
+  it("knows the function's own name, the operator function's, the account and the listed ARNs", () => {
     const config = loadConfig({
       ...RESOURCES,
       [LAMBDA_RUNTIME_ENV.FUNCTION_NAME]: "Ricochet-Orchestrator",
-      [ENV.REDRIVE_FUNCTION_NAME]: "Ricochet-Redrive",
+      [ENV.OPERATOR_FUNCTION_NAME]: "Ricochet-Redrive",
       [ENV.ACCOUNT_ID]: "123456789012",
       [ENV.LAMBDA_TARGETS]:
         "arn:aws:lambda:eu-west-1:210987654321:function:a,arn:aws:lambda:eu-west-1:123456789012:function:b",
@@ -151,6 +151,21 @@ describe("loadConfig: what Lambda targets are judged by", () => {
         "arn:aws:lambda:eu-west-1:123456789012:function:b",
       ],
     });
+  });
+
+  it.each([
+    [
+      "the former name, as an older construct deployed it",
+      { RICOCHET_REDRIVE_FUNCTION_NAME: "old" },
+      ["old"],
+    ],
+    [
+      "both names: the current one wins",
+      { RICOCHET_OPERATOR_FUNCTION_NAME: "new", RICOCHET_REDRIVE_FUNCTION_NAME: "old" },
+      ["new"],
+    ],
+  ])("knows the operator function's name under %s", (_name, env, expected) => {
+    expect(loadConfig({ ...RESOURCES, ...env }).ownFunctionNames).toEqual(expected);
   });
 
   it("knows none of them outside Lambda and the construct", () => {
@@ -171,7 +186,7 @@ describe("loadConfig: what Lambda targets are judged by", () => {
     const config = loadConfig({
       ...RESOURCES,
       [LAMBDA_RUNTIME_ENV.FUNCTION_NAME]: "Ricochet-Orchestrator",
-      [ENV.REDRIVE_FUNCTION_NAME]: "Ricochet-Redrive",
+      [ENV.OPERATOR_FUNCTION_NAME]: "Ricochet-Redrive",
       [ENV.ACCOUNT_ID]: "123456789012",
     });
     const clients = createAwsClients({ region: "us-east-1" });

@@ -21,7 +21,7 @@ import { uniqueName } from "./local-aws.js";
 import { ScriptedReceiver } from "./scripted-receiver.js";
 
 /*
- * The deployed orchestrator and redrive bundles, each in its own Node process with a deployment's
+ * The deployed orchestrator and operator bundles, each in its own Node process with a deployment's
  * environment, the orchestrator fed by the project's event source poller from both queues it is
  * mapped to: the rig of every test that runs what `cdk deploy` ships, whichever way the queues
  * and table it names were made (from the template by the project, or by a CloudFormation).
@@ -37,10 +37,10 @@ const script = (eventId: string, call: number) => {
 /** A deployment the functions run in: their environments and how the event sources drive them. */
 export interface DeployedFunctionsOptions {
   readonly orchestratorBundle: string;
-  readonly redriveBundle: string;
+  readonly operatorBundle: string;
   /** Each function's environment as deployed, plus what the Lambda runtime adds. */
   readonly orchestratorEnv: Readonly<Record<string, string>>;
-  readonly redriveEnv: Readonly<Record<string, string>>;
+  readonly operatorEnv: Readonly<Record<string, string>>;
   readonly orchestratorName: string;
   readonly sqs: SQSClient;
   readonly documents: DynamoDBDocumentClient;
@@ -54,7 +54,7 @@ export interface DeployedFunctionsOptions {
 export interface DeployedFunctions {
   readonly receiverUrl: string;
   /** `process.version` of the Node.js each function runs on. */
-  readonly nodeVersions: { readonly orchestrator: string; readonly redrive: string };
+  readonly nodeVersions: { readonly orchestrator: string; readonly operator: string };
   submit(body: unknown): Promise<void>;
   untilStatus(eventId: string, status: EventStatus): Promise<EventRecord | undefined>;
   deadLetters(eventId: string): Promise<DeadLetterListing[]>;
@@ -70,9 +70,9 @@ export const startDeployedFunctions = async (
   const receiver = new ScriptedReceiver(script);
   const receiverUrl = await receiver.start();
   const env = options.orchestratorEnv;
-  const [orchestrator, redriveFunction]: BundleHost[] = await Promise.all([
+  const [orchestrator, operatorFunction]: BundleHost[] = await Promise.all([
     startBundleHost(options.orchestratorBundle, env),
-    startBundleHost(options.redriveBundle, options.redriveEnv),
+    startBundleHost(options.operatorBundle, options.operatorEnv),
   ]);
   const store = createDynamoEventStore({
     doc: options.documents,
@@ -99,7 +99,7 @@ export const startDeployedFunctions = async (
     receiverUrl,
     nodeVersions: {
       orchestrator: String(orchestrator?.nodeVersion),
-      redrive: String(redriveFunction?.nodeVersion),
+      operator: String(operatorFunction?.nodeVersion),
     },
     submit: async (body) => {
       await options.sqs.send(
@@ -128,14 +128,14 @@ export const startDeployedFunctions = async (
         store,
       ),
     redrive: (request) =>
-      redriveFunction?.invoke(
+      operatorFunction?.invoke(
         { by: "deployed-functions test", ...request },
         900_000,
       ) as Promise<RedriveReport>,
     callsFor: (eventId) => receiver.calls.filter((call) => call.eventId === eventId),
     stop: async () => {
       await Promise.all(pollers.map((poller) => poller.stop()));
-      await Promise.all([orchestrator?.stop(), redriveFunction?.stop(), receiver.stop()]);
+      await Promise.all([orchestrator?.stop(), operatorFunction?.stop(), receiver.stop()]);
     },
   };
 };

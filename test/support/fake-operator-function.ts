@@ -6,7 +6,7 @@ import {
 import { type FunctionReply, startLoopbackLambda } from "./loopback-lambda.js";
 
 /*
- * The deployed redrive (operator) function, answered over the Invoke API by the loopback server
+ * The deployed operator function, answered over the Invoke API by the loopback server
  * (./loopback-lambda.ts): by running the real use case its handler runs
  * (lib/app/operator/operator-function.ts) against the emulators, or, per function name, by failing in the
  * ways a function can ("throws", "says-nothing").

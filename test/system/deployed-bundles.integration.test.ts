@@ -26,7 +26,7 @@ import { localAws, testClients, uniqueName } from "../support/local-aws.js";
 
 /*
  * The functions as deployed: the stack is synthesized with its assets bundled, and the files the
- * template's orchestrator and redrive functions point at are imported in fresh Node processes
+ * template's orchestrator and operator functions point at are imported in fresh Node processes
  * (no tsx, no test code) of the Node.js the Lambda runtime runs, with the template's environment, its references resolved to queues and
  * a table made from the same template on the emulators. The orchestrator is fed Lambda-shaped SQS
  * events by the local event source poller, one per queue as the template maps them.
@@ -52,9 +52,9 @@ beforeAll(async () => {
   const orchestratorId = settings.functionLogicalId;
   const orchestratorResource = stack.template.Resources[orchestratorId];
   if (orchestratorResource === undefined) throw new Error("no orchestrator function");
-  const redriveId = referencedFunction(orchestratorResource, ENV.REDRIVE_FUNCTION_NAME);
-  const redriveResource = stack.template.Resources[redriveId];
-  if (redriveResource === undefined) throw new Error("no redrive function");
+  const operatorId = referencedFunction(orchestratorResource, ENV.OPERATOR_FUNCTION_NAME);
+  const operatorResource = stack.template.Resources[operatorId];
+  if (operatorResource === undefined) throw new Error("no operator function");
   // What the Lambda runtime adds to the template's variables: region, credentials, the name.
   const runtimeEnv = (name: string) => ({
     ...localAwsEnv(localAws()),
@@ -62,19 +62,19 @@ beforeAll(async () => {
   });
   bundles = {
     orchestrator: functionBundle(stack, orchestratorId),
-    redrive: functionBundle(stack, redriveId),
+    operator: functionBundle(stack, operatorId),
   };
   runtimes = {
     orchestrator: orchestratorResource.Properties?.Runtime,
-    redrive: redriveResource.Properties?.Runtime,
+    operator: operatorResource.Properties?.Runtime,
   };
   deployed = await startDeployedFunctions({
     orchestratorBundle: bundles.orchestrator,
-    redriveBundle: bundles.redrive,
+    operatorBundle: bundles.operator,
     orchestratorEnv: { ...settings.env, ...runtimeEnv(orchestratorId) },
-    redriveEnv: {
-      ...localFunctionEnvironment(redriveResource, resources),
-      ...runtimeEnv(redriveId),
+    operatorEnv: {
+      ...localFunctionEnvironment(operatorResource, resources),
+      ...runtimeEnv(operatorId),
     },
     orchestratorName: orchestratorId,
     sqs: clients.sqs,
@@ -96,17 +96,17 @@ describe("the deployed function bundles, run against the emulators", () => {
       `the deployed bundles ran on Node.js ${JSON.stringify(deployed.nodeVersions)} for ${JSON.stringify(runtimes)}; this test runs on ${process.version}`,
     );
 
-    expect(runtimes).toEqual({ orchestrator: LAMBDA_RUNTIME, redrive: LAMBDA_RUNTIME });
+    expect(runtimes).toEqual({ orchestrator: LAMBDA_RUNTIME, operator: LAMBDA_RUNTIME });
     // A runtime moved to a new Node.js line needs the binary the tests fetch moved with it.
     expect(LAMBDA_RUNTIME).toBe(`nodejs${LAMBDA_NODE_VERSION.split(".")[0]}.x`);
     expect(deployed.nodeVersions).toEqual({
       orchestrator: `v${LAMBDA_NODE_VERSION}`,
-      redrive: `v${LAMBDA_NODE_VERSION}`,
+      operator: `v${LAMBDA_NODE_VERSION}`,
     });
   });
 
   it("are, byte for byte, what `npm run build` ships in the package for each function", async () => {
-    for (const name of ["orchestrator", "redrive"] as const) {
+    for (const name of ["orchestrator", "operator"] as const) {
       // As scripts/build-functions.ts writes them; the file name only shows in the map's comment.
       const built = await build({
         ...esbuildOptions(name),

@@ -13,7 +13,7 @@ import {
 import { tracedOperatorDeps } from "./traced-operator.js";
 
 /*
- * What the operator function (functions/redrive.ts) does with an invocation: validate it, then
+ * What the operator function (functions/operator.ts) does with an invocation: validate it, then
  * run the one use case its `action` names, with the deployment's own ports and policy. Kept here,
  * free of the Lambda runtime, so it is tested against the emulators without one.
  */

@@ -6,7 +6,7 @@ import { parseRedriveRequest, type RedriveRequest } from "./redrive-request.js";
 
 /*
  * The requests of the per-event operator actions, cancel and replay, as the CLI, the client and
- * the operator (redrive) function take them. `action` tells them apart from a redrive request in
+ * the operator function take them. `action` tells them apart from a redrive request in
  * the function's event. The caller's AWS identity is never part of a request: the layer that
  * can vouch for it (STS in the CLI, the invocation in the function) passes it beside.
  */
@@ -82,7 +82,7 @@ export const parseReplayRequest: (value: unknown) => ReplayRequest = parseWith(
   "replay request",
 );
 
-/** The actions the operator (redrive) function runs; a request that names none is a redrive. */
+/** The actions the operator function runs; a request that names none is a redrive. */
 const OPERATOR_ACTIONS = ["redrive", "cancel", "replay", "sweep-stuck"] as const;
 
 /** A validated request to the operator function, by action. */

@@ -29,7 +29,7 @@ export interface SmokeCheckOptions {
   readonly receiverUrl: string;
   /** The receiver's switch: the recovering target answers 200 once it is called. */
   readonly recover: () => void;
-  /** The deployed redrive function, or the in-process redrive the CLI runs. */
+  /** The deployed operator function, or the in-process redrive the CLI runs. */
   readonly redrive: (request: RedriveRequestInput) => Promise<RedriveReport>;
   /** Give up on every scenario not at its end after this long from the submission. */
   readonly timeoutMs: number;

@@ -101,7 +101,7 @@ describe("createLambdaTarget", () => {
 
     it.each([
       ["the orchestrator itself, by name", "Ricochet-RetriesOrchestrator-AbC123", "own function"],
-      ["the redrive function, by alias", "Ricochet-RetriesRedrive-XyZ789:live", "own function"],
+      ["the operator function, by alias", "Ricochet-RetriesRedrive-XyZ789:live", "own function"],
       [
         "the orchestrator, by full ARN",
         `arn:aws:lambda:eu-west-1:${ACCOUNT}:function:Ricochet-RetriesOrchestrator-AbC123`,

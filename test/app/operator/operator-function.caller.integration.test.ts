@@ -10,7 +10,7 @@ import { createRedriveWorld, type RedriveWorld } from "../../support/redrive-wor
 import { type StsStandIn, startStsStandIn } from "../../support/sts-stand-in.js";
 
 /*
- * The deployed redrive function's handler (functions/redrive.ts), wired as in Lambda from its
+ * The deployed operator function's handler (functions/operator.ts), wired as in Lambda from its
  * environment, against the emulators and an STS stand-in that says the function's credentials
  * are its role's. A direct Invoke tells the function nothing of its invoker, so the entry must
  * name the role as the role, and keep the invoker's own claim as `by`.
@@ -46,9 +46,9 @@ afterAll(async () => {
   await sts.close();
 });
 
-describe("the redrive function", () => {
+describe("the operator function", () => {
   it("records its own role as the caller, labelled as such, and the request's claim as by", async () => {
-    const { handler } = await import("../../../functions/redrive.js");
+    const { handler } = await import("../../../functions/operator.js");
     const dead = await deadLetterEvent(world.store, world.dlq);
     const context = createLambdaContext({
       functionName: "ricochet-redrive",

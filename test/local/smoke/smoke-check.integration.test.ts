@@ -14,7 +14,7 @@ import { localAws } from "../../support/local-aws.js";
  * `npm run localstack:smoke` cannot run here (no container engine), so its drive-and-check runs
  * against what `ricochet dev --no-demo --allow-host 127.0.0.1` runs: the template's queues and
  * table on the test emulators, the orchestrator's handler behind the event-source poller, and the
- * in-process redrive the CLI uses in place of the deployed redrive function. The receiver is the
+ * in-process redrive the CLI uses in place of the deployed operator function. The receiver is the
  * smoke's own, on loopback instead of 0.0.0.0 behind host.docker.internal.
  */
 let session: DevSession;

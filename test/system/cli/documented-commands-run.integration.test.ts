@@ -57,7 +57,7 @@ const ENDINGS: readonly (readonly [RegExp, Ending])[] = [
   [/^dlq list --reason exhausted/, { code: 0, shows: /exhausted/ }],
   [/^dlq list --target/, { code: 0, shows: /no matching messages/ }],
   [/^dlq clean --dry-run/, { code: 0, shows: /would/ }],
-  // Locally there is no redrive function: the CLI says so rather than failing on DNS.
+  // Locally there is no operator function: the CLI says so rather than failing on DNS.
   [/^redrive --function/, { code: 2, shows: /function/ }],
   [/^redrive .*--dry-run/, { code: 0, shows: /dry run|would/i }],
   [/^redrive --all/, { code: 0, shows: /"moved"/ }],

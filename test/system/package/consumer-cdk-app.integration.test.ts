@@ -46,7 +46,7 @@ describe("the packed package", () => {
         "dist/lib/receiver.d.ts",
         "dist/lib/infra/index.d.ts",
         "dist/functions/orchestrator/index.mjs",
-        "dist/functions/redrive/index.mjs",
+        "dist/functions/operator/index.mjs",
         "dist/bin/ricochet.mjs",
         "bin/ricochet.js",
       ]),
@@ -73,8 +73,13 @@ describe("a new CDK app with the packed package installed", () => {
 
     const functions = ofType("AWS::Lambda::Function");
     expect(functions).toHaveLength(2);
-    for (const name of ["orchestrator", "redrive"]) {
-      const [, fn] = functions.find(([id]) => id.toLowerCase().startsWith(`retries${name}`)) ?? [];
+    // The operator function keeps its construct id, Redrive, so that a deployed one is not replaced.
+    for (const [constructId, name] of [
+      ["orchestrator", "orchestrator"],
+      ["redrive", "operator"],
+    ] as const) {
+      const [, fn] =
+        functions.find(([id]) => id.toLowerCase().startsWith(`retries${constructId}`)) ?? [];
       expect(fn?.Properties).toMatchObject({ Handler: "index.handler", Runtime: "nodejs24.x" });
       const assetDir = String(fn?.Metadata?.["aws:asset:path"]);
       const [deployed, shipped] = await Promise.all([

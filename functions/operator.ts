@@ -20,7 +20,7 @@ const depsFor = operatorFunctionDeps(config, createAwsClients(), {
 const tracer = await loadTracer(config.tracing);
 
 /**
- * The redrive (operator) Lambda: invoked directly (console, CLI, operator client) with a request
+ * The operator Lambda: invoked directly (console, CLI, operator client) with a request
  * whose `action` is "redrive" (the default), "cancel" or "replay", it returns that action's
  * report. A redrive's messages it has no time left for stay in the dead-letter queue and are
  * reported as skipped. An invalid request fails the invocation with every problem listed.
