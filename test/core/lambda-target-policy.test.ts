@@ -9,12 +9,13 @@ import {
 const ACCOUNT = "123456789012";
 const OTHER = "210987654321";
 const ORCHESTRATOR = "Ricochet-RetriesOrchestrator-AbC123";
-const REDRIVE = "Ricochet-RetriesRedrive-XyZ789";
+// The operator function's physical name keeps its construct id, Redrive.
+const OPERATOR_FUNCTION = "Ricochet-RetriesRedrive-XyZ789";
 const arn = (account: string, name: string, region = "eu-west-1") =>
   `arn:aws:lambda:${region}:${account}:function:${name}`;
 
 const deployment: LambdaTargetRules = {
-  ownFunctions: [ORCHESTRATOR, REDRIVE],
+  ownFunctions: [ORCHESTRATOR, OPERATOR_FUNCTION],
   accountId: ACCOUNT,
   allowedArns: [arn(OTHER, "partner-hook")],
 };
@@ -69,8 +70,18 @@ describe("checkLambdaTarget", () => {
       deployment,
       "own function",
     ],
-    ["the operator function by name", REDRIVE, deployment, `own function ${REDRIVE}`],
-    ["the operator function by ARN and version", `${arn(ACCOUNT, REDRIVE)}:3`, deployment, "own"],
+    [
+      "the operator function by name",
+      OPERATOR_FUNCTION,
+      deployment,
+      `own function ${OPERATOR_FUNCTION}`,
+    ],
+    [
+      "the operator function by ARN and version",
+      `${arn(ACCOUNT, OPERATOR_FUNCTION)}:3`,
+      deployment,
+      "own",
+    ],
     [
       "an own function listed by mistake",
       ORCHESTRATOR,
@@ -161,7 +172,7 @@ describe("checkLambdaTarget", () => {
     };
     fc.assert(
       fc.property(
-        fc.constantFrom(ORCHESTRATOR, REDRIVE),
+        fc.constantFrom(ORCHESTRATOR, OPERATOR_FUNCTION),
         fc.option(fc.stringMatching(/^[A-Za-z0-9_-]{1,20}$/), { nil: undefined }),
         fc.nat(2),
         (name, qualifier, form) => {
