@@ -56,33 +56,20 @@ export interface ConsoleIdentity {
   readonly formToken: string;
 }
 
+interface ConsoleAssets {
+  readonly htmx: () => string;
+}
+
 const refused = (c: Context, verdict: GuardRefusal): Response | Promise<Response> =>
   c.html(messagePage("Refused", verdict.reason), verdict.status);
 
-/**
- * The console's routes over `deps`. Every request passes {@link guardRequest} on its head
- * before anything reads its body; a navigation without the token gets the shell page; a body
- * over {@link MAX_CONSOLE_BODY_BYTES} is refused unread; a change needs the form token too.
- */
-export const createConsoleApp = (
-  deps: ConsoleDeps,
-  identity: ConsoleIdentity,
-  assets: { readonly htmx: () => string },
-): Hono => {
-  const app = new Hono();
-  // The call `ricochet redrive` makes, with the same ports, policy and caller lookup.
-  const redrives = createRedriveJobs({
-    run: (request, onProgress) => redrive({ ...deps, onProgress }, request),
-    clock: deps.clock,
-    newId: randomUUID,
-  });
-
+/** Security headers on every answer, then the request's head checked before anything reads it. */
+const guardRequests = (app: Hono, identity: ConsoleIdentity): void => {
   const expected = {
     port: identity.port,
     token: identity.token,
     publicPaths: new Set([HTMX_PATH, CONSOLE_SCRIPT_PATH]),
   };
-
   app.use(async (c, next) => {
     c.header("Cache-Control", "no-store");
     c.header("X-Frame-Options", "DENY");
@@ -106,7 +93,10 @@ export const createConsoleApp = (
     if (verdict.kind === "shell") return c.html(shellPage(identity.port));
     await next();
   });
+};
 
+/** A body over the limit refused unread; a change's form must carry the form token. */
+const guardBodies = (app: Hono, identity: ConsoleIdentity): void => {
   app.use(
     bodyLimit({
       maxSize: MAX_CONSOLE_BODY_BYTES,
@@ -120,7 +110,6 @@ export const createConsoleApp = (
         ),
     }),
   );
-
   app.use(async (c, next) => {
     if (c.req.method !== "GET" && c.req.method !== "HEAD") {
       const form = (await c.req.parseBody()) as Record<string, unknown>;
@@ -129,29 +118,24 @@ export const createConsoleApp = (
     }
     await next();
   });
+};
 
-  app.onError((error, c) => {
-    const status = error instanceof InvalidRequestError ? 400 : 500;
-    return c.html(messagePage("Error", errorMessage(error)), status);
-  });
-
+const serveScripts = (app: Hono, assets: ConsoleAssets): void => {
   app.get(HTMX_PATH, (c) => {
     c.header("Content-Type", "text/javascript; charset=utf-8");
     return c.body(assets.htmx());
   });
-
   app.get(CONSOLE_SCRIPT_PATH, (c) => {
     c.header("Content-Type", "text/javascript; charset=utf-8");
     return c.body(consoleScript());
   });
+};
 
-  app.get("/", (c) => c.redirect("/events", 303));
-
+const serveEvents = (app: Hono, deps: ConsoleDeps): void => {
   app.get("/events", async (c) => {
     const listing = await listEvents(deps.store, eventQueryOf(c.req.query()));
     return c.html(eventsPage(listing, deps.refreshSeconds));
   });
-
   app.get("/events/stuck", async (c) => {
     const listing = await deps.store.listStuck({
       cutoffMs: Date.now() - DEFAULT_STUCK_AFTER_SECONDS * 1000,
@@ -160,12 +144,10 @@ export const createConsoleApp = (
     });
     return c.html(stuckEventsPage(listing));
   });
-
   app.get("/events/list", async (c) => {
     const listing = await listEvents(deps.store, eventQueryOf(c.req.query()));
     return c.html(eventListFragment(listing, deps.refreshSeconds));
   });
-
   app.get("/event", async (c) => {
     const id = c.req.query("id")?.trim() ?? "";
     const record = id === "" ? undefined : await deps.store.get(id);
@@ -173,7 +155,16 @@ export const createConsoleApp = (
       return c.html(messagePage("Not found", `No record for event ${id}.`), 404);
     return c.html(eventPage(record, deps.defaultPolicy, deps.clock()));
   });
+};
 
+/** The dead-letter page, and redrives started from it, one at a time, in the background. */
+const serveDeadLetters = (app: Hono, deps: ConsoleDeps, identity: ConsoleIdentity): void => {
+  // The call `ricochet redrive` makes, with the same ports, policy and caller lookup.
+  const redrives = createRedriveJobs({
+    run: (request, onProgress) => redrive({ ...deps, onProgress }, request),
+    clock: deps.clock,
+    newId: randomUUID,
+  });
   app.get("/dead-letters", async (c) => {
     const listings = await listDeadLetters(
       deps.deadLetterQueue,
@@ -182,7 +173,6 @@ export const createConsoleApp = (
     );
     return c.html(deadLettersPage(groupDeadLetters(listings), identity.formToken));
   });
-
   app.post("/dead-letters/redrive", async (c) => {
     const form = (await c.req.parseBody()) as RedriveForm;
     const request = redriveRequestOf(form, deps.by);
@@ -201,7 +191,6 @@ export const createConsoleApp = (
     await Promise.race([start.job.finished, sleep(REDRIVE_ANSWER_WAIT_MS)]);
     return c.redirect(redriveJobUrl(start.job.id), 303);
   });
-
   app.get("/dead-letters/redrive/job", (c) => {
     const job = redrives.get(c.req.query("id") ?? "");
     if (job === undefined) {
@@ -217,7 +206,9 @@ export const createConsoleApp = (
       ? c.html(redriveJobSection(job, identity.formToken))
       : c.html(redriveJobPage(job, identity.formToken));
   });
+};
 
+const serveTargets = (app: Hono, deps: ConsoleDeps): void => {
   app.get("/targets", async (c) => {
     const [view, activity] = await Promise.all([
       readTargetReports(deps, TARGETS_PAGE_LIMIT),
@@ -225,16 +216,38 @@ export const createConsoleApp = (
     ]);
     return c.html(targetsPage(view, activity, deps.refreshSeconds));
   });
-
   app.get("/targets/table", async (c) =>
     c.html(
       targetTableFragment(await readTargetReports(deps, TARGETS_PAGE_LIMIT), deps.refreshSeconds),
     ),
   );
-
   app.get("/targets/activity", async (c) =>
     c.html(targetActivityFragment(await readTargetActivity(deps, TARGETS_PAGE_LIMIT))),
   );
+};
 
+/**
+ * The console's routes over `deps`. Every request passes {@link guardRequest} on its head
+ * before anything reads its body; a navigation without the token gets the shell page; a body
+ * over {@link MAX_CONSOLE_BODY_BYTES} is refused unread; a change needs the form token too.
+ */
+export const createConsoleApp = (
+  deps: ConsoleDeps,
+  identity: ConsoleIdentity,
+  assets: ConsoleAssets,
+): Hono => {
+  const app = new Hono();
+  // Hono runs middleware in the order it is added: the head's guard before the body is read.
+  guardRequests(app, identity);
+  guardBodies(app, identity);
+  app.onError((error, c) => {
+    const status = error instanceof InvalidRequestError ? 400 : 500;
+    return c.html(messagePage("Error", errorMessage(error)), status);
+  });
+  serveScripts(app, assets);
+  app.get("/", (c) => c.redirect("/events", 303));
+  serveEvents(app, deps);
+  serveDeadLetters(app, deps, identity);
+  serveTargets(app, deps);
   return app;
 };
