@@ -223,6 +223,158 @@ const prepareEnvelope = (
 const failureText = (failure: BatchResultErrorEntry): string =>
   `${failure.Code ?? "error"}: ${failure.Message ?? "refused by SQS"}`;
 
+/** What sending needs of the client: where, how often to try, and how to wait between tries. */
+interface Sender {
+  readonly sqs: SQSClient;
+  readonly queueUrl: string;
+  readonly maxAttempts: number;
+  readonly random: RandomSource;
+  readonly sleep: (ms: number) => Promise<void>;
+}
+
+const sqsClientOf = (options: RicochetClientOptions): SQSClient =>
+  options.sqs ??
+  new SQSClient({
+    ...(options.endpoint === undefined ? {} : { endpoint: options.endpoint }),
+    ...(options.region === undefined ? {} : { region: options.region }),
+  });
+
+/** Full-jitter backoff before try `n + 1` (n ≥ 1), in milliseconds. */
+const backoffMs = (random: RandomSource, tryNumber: number): number =>
+  randomInt(random, 0, Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** (tryNumber - 1)));
+
+// Entry ids are positions in this batch: event ids may contain characters SQS refuses.
+const entriesOf = (remaining: readonly Pending[]): SendMessageBatchRequestEntry[] =>
+  remaining.map((p, i) => ({
+    Id: String(i),
+    MessageBody: p.body,
+    ...(Object.keys(p.attributes).length === 0 ? {} : { MessageAttributes: p.attributes }),
+  }));
+
+/**
+ * Reports what one try's answer accepted and what it refused for good; returns the entries
+ * worth another try, with the last reason given for one.
+ */
+const sortTryOutcome = (
+  output: SendMessageBatchCommandOutput,
+  remaining: readonly Pending[],
+  report: SubmitReport,
+): { readonly retry: Pending[]; readonly lastError: string | undefined } => {
+  for (const ok of output.Successful ?? []) {
+    const entry = remaining[Number(ok.Id)];
+    if (entry !== undefined && ok.MessageId !== undefined) {
+      report.accepted.push({ eventId: entry.eventId, messageId: ok.MessageId });
+    }
+  }
+  const retry: Pending[] = [];
+  let lastError: string | undefined;
+  for (const failure of output.Failed ?? []) {
+    const entry = remaining[Number(failure.Id)];
+    if (entry === undefined) continue;
+    // SenderFault marks what no retry can fix (bad body, too large); the rest is SQS's fault.
+    if (failure.SenderFault === false) {
+      retry.push(entry);
+      lastError = failureText(failure);
+    } else {
+      report.rejected.push({
+        eventId: entry.eventId,
+        index: entry.index,
+        error: failureText(failure),
+      });
+    }
+  }
+  return { retry, lastError };
+};
+
+/** Sends one batch, retrying transient failures; reports what was accepted and refused. */
+const sendBatch = async (
+  sender: Sender,
+  batch: readonly Pending[],
+  report: SubmitReport,
+): Promise<void> => {
+  const { sqs, queueUrl, maxAttempts } = sender;
+  const call = { operation: "SendMessageBatch", queueUrl };
+  let remaining = [...batch];
+  let lastError = "";
+  for (let tryNumber = 1; tryNumber <= maxAttempts && remaining.length > 0; tryNumber++) {
+    if (tryNumber > 1) await sender.sleep(backoffMs(sender.random, tryNumber - 1));
+    let output: SendMessageBatchCommandOutput;
+    try {
+      output = await sqs.send(
+        new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: entriesOf(remaining) }),
+      );
+    } catch (error) {
+      const translated = translateSqsError(error, call);
+      if (translated instanceof ResourceNotFoundError) throw translated;
+      lastError = translated.message;
+      if (isTransientSqsError(error)) continue;
+      break;
+    }
+    const outcome = sortTryOutcome(output, remaining, report);
+    remaining = outcome.retry;
+    lastError = outcome.lastError ?? lastError;
+  }
+  for (const entry of remaining) {
+    report.rejected.push({ eventId: entry.eventId, index: entry.index, error: lastError });
+  }
+};
+
+/**
+ * The envelopes worth sending, each checked, scheduled and sized; every other one is reported
+ * rejected, a repeated event id included (it is sent once, as its first index).
+ */
+const pendingOf = (
+  envelopes: readonly unknown[],
+  submission: { readonly notBefore: string | undefined; readonly nowMs: number },
+  attributes: Record<string, MessageAttributeValue>,
+  report: SubmitReport,
+): Pending[] => {
+  const firstIndex = new Map<string, number>();
+  const pending: Pending[] = [];
+  envelopes.forEach((value, index) => {
+    const checked = prepareEnvelope(value, submission.notBefore, submission.nowMs);
+    if (!checked.ok) {
+      report.rejected.push({ eventId: checked.eventId, index, problems: checked.problems });
+      return;
+    }
+    const { eventId, body } = checked;
+    const first = firstIndex.get(eventId);
+    if (first !== undefined) {
+      report.rejected.push({
+        eventId,
+        index,
+        error: `duplicate eventId in this batch; sent once, as index ${first}`,
+      });
+      return;
+    }
+    firstIndex.set(eventId, index);
+    // The envelope's own limit leaves room to dead-letter it, and a message always has room for
+    // the trace's attributes (at most 600 bytes of that 8 KiB); a batch counts them (toBatches).
+    const bytes = sqsMessageBytes(body);
+    if (bytes > MAX_ENVELOPE_BYTES) {
+      report.rejected.push({ eventId, index, error: envelopeTooLarge(bytes) });
+      return;
+    }
+    pending.push({ index, eventId, body, attributes });
+  });
+  return pending;
+};
+
+/** The one event of a `submit`, accepted, or the error its rejection calls for. */
+const acceptedOrThrow = (report: SubmitReport, queueUrl: string): AcceptedEvent => {
+  const accepted = report.accepted[0];
+  if (accepted !== undefined) return accepted;
+  const rejected = report.rejected[0];
+  if (rejected?.problems !== undefined) {
+    throw new InvalidEnvelopeError(rejected.problems, {
+      ...(rejected.eventId === undefined ? {} : { eventId: rejected.eventId }),
+    });
+  }
+  throw new QueueUnavailableError(`event not accepted: ${rejected?.error ?? "unknown"}`, {
+    context: { queueUrl, eventId: rejected?.eventId },
+  });
+};
+
 /**
  * Creates a producer client for a Ricochet deployment. Envelopes are checked against the same
  * schema the orchestrator uses before anything is sent, so a mistake is reported to the caller
@@ -246,74 +398,14 @@ const failureText = (failure: BatchResultErrorEntry): string =>
  */
 export const createRicochetClient = (options: RicochetClientOptions): RicochetClient => {
   const { queueUrl } = options;
-  const sqs =
-    options.sqs ??
-    new SQSClient({
-      ...(options.endpoint === undefined ? {} : { endpoint: options.endpoint }),
-      ...(options.region === undefined ? {} : { region: options.region }),
-    });
-  const maxAttempts = Math.max(1, options.maxSendAttempts ?? DEFAULT_MAX_SEND_ATTEMPTS);
-  const random = options.random ?? systemRandom;
-  const sleep = options.sleep ?? ((ms: number) => delay(ms));
-  const now = options.now ?? Date.now;
-  const call = { operation: "SendMessageBatch", queueUrl };
-
-  /** Full-jitter backoff before try `n + 1` (n ≥ 1), in milliseconds. */
-  const backoffMs = (tryNumber: number): number =>
-    randomInt(random, 0, Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** (tryNumber - 1)));
-
-  /** Sends one batch, retrying transient failures; returns what was accepted and refused. */
-  const sendBatch = async (batch: readonly Pending[], report: SubmitReport): Promise<void> => {
-    let remaining = [...batch];
-    let lastError = "";
-    for (let tryNumber = 1; tryNumber <= maxAttempts && remaining.length > 0; tryNumber++) {
-      if (tryNumber > 1) await sleep(backoffMs(tryNumber - 1));
-      // Entry ids are positions in this batch: event ids may contain characters SQS refuses.
-      const entries: SendMessageBatchRequestEntry[] = remaining.map((p, i) => ({
-        Id: String(i),
-        MessageBody: p.body,
-        ...(Object.keys(p.attributes).length === 0 ? {} : { MessageAttributes: p.attributes }),
-      }));
-      let output: SendMessageBatchCommandOutput;
-      try {
-        output = await sqs.send(
-          new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: entries }),
-        );
-      } catch (error) {
-        const translated = translateSqsError(error, call);
-        if (translated instanceof ResourceNotFoundError) throw translated;
-        lastError = translated.message;
-        if (isTransientSqsError(error)) continue;
-        break;
-      }
-      for (const ok of output.Successful ?? []) {
-        const entry = remaining[Number(ok.Id)];
-        if (entry !== undefined && ok.MessageId !== undefined) {
-          report.accepted.push({ eventId: entry.eventId, messageId: ok.MessageId });
-        }
-      }
-      const retry: Pending[] = [];
-      for (const failure of output.Failed ?? []) {
-        const entry = remaining[Number(failure.Id)];
-        if (entry === undefined) continue;
-        // SenderFault marks what no retry can fix (bad body, too large); the rest is SQS's fault.
-        if (failure.SenderFault === false) {
-          retry.push(entry);
-          lastError = failureText(failure);
-        } else {
-          report.rejected.push({
-            eventId: entry.eventId,
-            index: entry.index,
-            error: failureText(failure),
-          });
-        }
-      }
-      remaining = retry;
-    }
-    for (const entry of remaining) {
-      report.rejected.push({ eventId: entry.eventId, index: entry.index, error: lastError });
-    }
+  const sender: Sender = {
+    sqs: sqsClientOf(options),
+    queueUrl,
+    maxAttempts: Math.max(1, options.maxSendAttempts ?? DEFAULT_MAX_SEND_ATTEMPTS),
+    random: options.random ?? systemRandom,
+    sleep: options.sleep ?? ((ms: number) => delay(ms)),
   };
+  const now = options.now ?? Date.now;
 
   const submitBatch = async (
     envelopes: readonly unknown[],
@@ -325,35 +417,8 @@ export const createRicochetClient = (options: RicochetClientOptions): RicochetCl
       traceOfSubmission(submitOptions?.trace ?? options.activeTrace?.()),
     );
     const report: SubmitReport = { accepted: [], rejected: [] };
-    const firstIndex = new Map<string, number>();
-    const pending: Pending[] = [];
-    envelopes.forEach((value, index) => {
-      const checked = prepareEnvelope(value, notBefore, nowMs);
-      if (!checked.ok) {
-        report.rejected.push({ eventId: checked.eventId, index, problems: checked.problems });
-        return;
-      }
-      const { eventId, body } = checked;
-      const first = firstIndex.get(eventId);
-      if (first !== undefined) {
-        report.rejected.push({
-          eventId,
-          index,
-          error: `duplicate eventId in this batch; sent once, as index ${first}`,
-        });
-        return;
-      }
-      firstIndex.set(eventId, index);
-      // The envelope's own limit leaves room to dead-letter it, and a message always has room for
-      // the trace's attributes (at most 600 bytes of that 8 KiB); a batch counts them (toBatches).
-      const bytes = sqsMessageBytes(body);
-      if (bytes > MAX_ENVELOPE_BYTES) {
-        report.rejected.push({ eventId, index, error: envelopeTooLarge(bytes) });
-        return;
-      }
-      pending.push({ index, eventId, body, attributes });
-    });
-    for (const batch of toBatches(pending)) await sendBatch(batch, report);
+    const pending = pendingOf(envelopes, { notBefore, nowMs }, attributes, report);
+    for (const batch of toBatches(pending)) await sendBatch(sender, batch, report);
     report.rejected.sort((a, b) => a.index - b.index);
     return report;
   };
@@ -361,18 +426,7 @@ export const createRicochetClient = (options: RicochetClientOptions): RicochetCl
   return {
     submitBatch,
     async submit(envelope: unknown, submitOptions?: SubmitOptions): Promise<AcceptedEvent> {
-      const report = await submitBatch([envelope], submitOptions);
-      const accepted = report.accepted[0];
-      if (accepted !== undefined) return accepted;
-      const rejected = report.rejected[0];
-      if (rejected?.problems !== undefined) {
-        throw new InvalidEnvelopeError(rejected.problems, {
-          ...(rejected.eventId === undefined ? {} : { eventId: rejected.eventId }),
-        });
-      }
-      throw new QueueUnavailableError(`event not accepted: ${rejected?.error ?? "unknown"}`, {
-        context: { queueUrl, eventId: rejected?.eventId },
-      });
+      return acceptedOrThrow(await submitBatch([envelope], submitOptions), queueUrl);
     },
   };
 };
