@@ -1,4 +1,8 @@
-import type { MessageAttributeValue, SQSClient } from "@aws-sdk/client-sqs";
+import type {
+  MessageAttributeValue,
+  SendMessageBatchCommandOutput,
+  SQSClient,
+} from "@aws-sdk/client-sqs";
 import { ConfigurationError, QueueUnavailableError } from "../core/errors.js";
 import { sqsSdk } from "./aws-sdk-modules.js";
 import {
@@ -79,26 +83,84 @@ interface Waiting {
   readonly reject: (error: unknown) => void;
 }
 
-/**
- * Gathers the messages sent within `windowMs` of each other into `SendMessageBatch` requests
- * (up to SQS's 10 entries and batch payload), then settles each caller's promise by its own
- * entry's result: a failed entry rejects only its sender, with the error the single
- * `SendMessage` would have raised. A caller that awaits its send before writing anything keeps
- * that order, whoever shares its request.
- */
-export const createSqsSendBatcher = ({
-  sqs,
-  queueUrl,
-  windowMs,
-  gatherMaxMs = DEFAULT_GATHER_MAX_MS,
-  limits = SQS_SEND_BATCH_LIMITS,
-}: SqsSendBatcherOptions): SqsSendBatcher => {
+type BatchCall = { readonly operation: string; readonly queueUrl: string };
+
+/** Settles each waiting sender by its own entry's result in the batch's answer. */
+const settleEntries = (
+  batch: readonly Waiting[],
+  output: SendMessageBatchCommandOutput,
+  call: BatchCall,
+): void => {
+  const succeeded = new Set((output.Successful ?? []).map((entry) => entry.Id));
+  const failed = new Map((output.Failed ?? []).map((entry) => [entry.Id, entry]));
+  batch.forEach((waiting, index) => {
+    const id = String(index);
+    const failure = failed.get(id);
+    if (failure !== undefined) {
+      waiting.reject(translateSqsBatchEntryFailure(failure, call));
+    } else if (succeeded.has(id)) {
+      waiting.resolve();
+    } else {
+      // Neither listed: SQS did not say the message was taken, so the sender must not assume it.
+      waiting.reject(
+        new QueueUnavailableError(`SQS SendMessageBatch did not report entry ${id}`, {
+          context: { ...call, transient: true },
+        }),
+      );
+    }
+  });
+};
+
+const sendBatch = async (
+  sqs: SQSClient,
+  call: BatchCall,
+  batch: readonly Waiting[],
+): Promise<void> => {
+  const { SendMessageBatchCommand } = sqsSdk();
+  const output = await sqsCall(call, () =>
+    sqs.send(
+      new SendMessageBatchCommand({
+        QueueUrl: call.queueUrl,
+        Entries: batch.map(({ message }, index) => ({
+          Id: String(index),
+          MessageBody: message.body,
+          MessageAttributes: message.attributes,
+          DelaySeconds: message.delaySeconds,
+        })),
+      }),
+    ),
+  );
+  settleEntries(batch, output, call);
+};
+
+/** One message goes as a plain `SendMessage`; a failed request rejects every sender in it. */
+const sendGathered = (sqs: SQSClient, call: BatchCall, batch: readonly Waiting[]): void => {
+  if (batch.length === 0) return;
+  const [only] = batch;
+  const sent =
+    batch.length === 1 && only !== undefined
+      ? sendMessage(sqs, call.queueUrl, only.message).then(only.resolve)
+      : sendBatch(sqs, call, batch);
+  sent.catch((error: unknown) => {
+    for (const waiting of batch) waiting.reject(error);
+  });
+};
+
+const assertBatching = (windowMs: number, gatherMaxMs: number, limits: SendBatchLimits) => {
   const valid = (ms: number) => Number.isFinite(ms) && ms >= 0;
   if (!valid(windowMs) || !valid(gatherMaxMs) || limits.maxEntries < 2) {
     throw new ConfigurationError(
       `invalid send batching: windowMs ${windowMs}, gatherMaxMs ${gatherMaxMs}, maxEntries ${limits.maxEntries}`,
     );
   }
+};
+
+/** The batch being gathered, and the two ways a message joins it and a batch leaves. */
+const createGathering = (
+  { sqs, queueUrl, windowMs }: SqsSendBatcherOptions,
+  gatherMaxMs: number,
+  limits: SendBatchLimits,
+) => {
   const call = { operation: "SendMessageBatch", queueUrl };
   let gathered: Waiting[] = [];
   let gatheredBytes = 0;
@@ -107,56 +169,13 @@ export const createSqsSendBatcher = ({
   // scope has nothing running).
   let timer: NodeJS.Timeout | undefined;
 
-  const sendBatch = async (batch: readonly Waiting[]): Promise<void> => {
-    const { SendMessageBatchCommand } = sqsSdk();
-    const output = await sqsCall(call, () =>
-      sqs.send(
-        new SendMessageBatchCommand({
-          QueueUrl: queueUrl,
-          Entries: batch.map(({ message }, index) => ({
-            Id: String(index),
-            MessageBody: message.body,
-            MessageAttributes: message.attributes,
-            DelaySeconds: message.delaySeconds,
-          })),
-        }),
-      ),
-    );
-    const succeeded = new Set((output.Successful ?? []).map((entry) => entry.Id));
-    const failed = new Map((output.Failed ?? []).map((entry) => [entry.Id, entry]));
-    batch.forEach((waiting, index) => {
-      const id = String(index);
-      const failure = failed.get(id);
-      if (failure !== undefined) {
-        waiting.reject(translateSqsBatchEntryFailure(failure, call));
-      } else if (succeeded.has(id)) {
-        waiting.resolve();
-      } else {
-        // Neither listed: SQS did not say the message was taken, so the sender must not assume it.
-        waiting.reject(
-          new QueueUnavailableError(`SQS SendMessageBatch did not report entry ${id}`, {
-            context: { ...call, transient: true },
-          }),
-        );
-      }
-    });
-  };
-
   const flush = (): void => {
     clearTimeout(timer);
     timer = undefined;
     const batch = gathered;
     gathered = [];
     gatheredBytes = 0;
-    if (batch.length === 0) return;
-    const [only] = batch;
-    const sent =
-      batch.length === 1 && only !== undefined
-        ? sendMessage(sqs, queueUrl, only.message).then(only.resolve)
-        : sendBatch(batch);
-    sent.catch((error: unknown) => {
-      for (const waiting of batch) waiting.reject(error);
-    });
+    sendGathered(sqs, call, batch);
   };
 
   /*
@@ -188,28 +207,47 @@ export const createSqsSendBatcher = ({
       }
     });
 
+  return { enqueue, flushIfReady };
+};
+
+type Gathering = ReturnType<typeof createGathering>;
+
+/** A new scope: counts its running messages so the batch knows when to stop waiting for them. */
+const openScope = ({ enqueue, flushIfReady }: Gathering): SendScope => {
+  const scope: ScopeState = { running: 0 };
   return {
-    send: (message) => enqueue(message, undefined),
-    gather: () => {
-      const scope: ScopeState = { running: 0 };
-      return {
-        begin: () => {
-          scope.running += 1;
-        },
-        end: () => {
-          scope.running -= 1;
-          flushIfReady();
-        },
-        send: async (message) => {
-          // Waiting on its own send, a message cannot send again: the batch need not wait for it.
-          scope.running -= 1;
-          try {
-            await enqueue(message, scope);
-          } finally {
-            scope.running += 1;
-          }
-        },
-      };
+    begin: () => {
+      scope.running += 1;
     },
+    end: () => {
+      scope.running -= 1;
+      flushIfReady();
+    },
+    send: async (message) => {
+      // Waiting on its own send, a message cannot send again: the batch need not wait for it.
+      scope.running -= 1;
+      try {
+        await enqueue(message, scope);
+      } finally {
+        scope.running += 1;
+      }
+    },
+  };
+};
+
+/**
+ * Gathers the messages sent within `windowMs` of each other into `SendMessageBatch` requests
+ * (up to SQS's 10 entries and batch payload), then settles each caller's promise by its own
+ * entry's result: a failed entry rejects only its sender, with the error the single
+ * `SendMessage` would have raised. A caller that awaits its send before writing anything keeps
+ * that order, whoever shares its request.
+ */
+export const createSqsSendBatcher = (options: SqsSendBatcherOptions): SqsSendBatcher => {
+  const { gatherMaxMs = DEFAULT_GATHER_MAX_MS, limits = SQS_SEND_BATCH_LIMITS } = options;
+  assertBatching(options.windowMs, gatherMaxMs, limits);
+  const gathering = createGathering(options, gatherMaxMs, limits);
+  return {
+    send: (message) => gathering.enqueue(message, undefined),
+    gather: () => openScope(gathering),
   };
 };
