@@ -152,6 +152,114 @@ const describeAnswer = (answer: FunctionAnswer): string | undefined => {
   }
 };
 
+type Elapsed = () => number;
+type InvokeCommandClass = typeof import("@aws-sdk/client-lambda").InvokeCommand;
+
+/** A target refused before any call: permanent, as no retry makes it callable. */
+const refusedBeforeCall = (
+  category: ErrorCategory,
+  message: string,
+  durationMs: number,
+): AttemptResult => ({ kind: "error", category, requestSent: false, message, durationMs });
+
+const clientContextOf = ({ envelope, attempt, trace }: DeliveryRequest): RicochetClientContext => {
+  const carriers = traceHeaders(trace);
+  return {
+    custom: { idempotencyKey: envelope.eventId, attempt: String(attempt), ...carriers },
+    ...(trace === undefined ? {} : { Custom: carriers }),
+  };
+};
+
+/** The client and its command class, or the attempt's result when they cannot be loaded. */
+const loadInvoker = async (
+  options: LambdaTargetOptions,
+  elapsed: Elapsed,
+): Promise<
+  { readonly client: LambdaClient; readonly InvokeCommand: InvokeCommandClass } | AttemptResult
+> => {
+  try {
+    // Loaded with the client on the first Lambda target: most deployments never pay for it.
+    const { InvokeCommand } = await import("@aws-sdk/client-lambda");
+    return { InvokeCommand, client: await options.lambda() };
+  } catch (error) {
+    return {
+      kind: "error",
+      category: ErrorCategory.UNKNOWN,
+      requestSent: false,
+      message: `cannot load the Lambda client: ${errorMessage(error)}`,
+      durationMs: elapsed(),
+      beforeContact: true,
+    };
+  }
+};
+
+/** The invocation's output, or the result its failure maps to. */
+const invoke = async (
+  client: LambdaClient,
+  command: InstanceType<InvokeCommandClass>,
+  { onSent, allowedMs }: { readonly onSent: DeliveryRequest["onSent"]; readonly allowedMs: number },
+  elapsed: Elapsed,
+): Promise<InvokeCommandOutput | AttemptResult> => {
+  try {
+    const sending = client.send(command, {
+      abortSignal: AbortSignal.timeout(Math.max(0, allowedMs)),
+    });
+    // The SDK gives no hook for "request written"; the call leaving is the nearest mark.
+    notifySent(onSent);
+    return await sending;
+  } catch (error) {
+    const { category, requestSent, label } = categoriseError(error);
+    const message = asShape(error).message;
+    return {
+      kind: "error",
+      category,
+      requestSent,
+      message: storedExcerpt(
+        `${label}: ${typeof message === "string" ? message : "invocation failed"}`,
+      ),
+      durationMs: elapsed(),
+    };
+  }
+};
+
+/** A function's answer: a `function_error` when it failed or gave a verdict, else its response. */
+const resultOfOutput = (
+  output: InvokeCommandOutput,
+  maxExcerpt: number,
+  elapsed: Elapsed,
+): AttemptResult => {
+  const payloadText = decodeExcerpt(output.Payload, Number.POSITIVE_INFINITY);
+  // The whole payload is redacted before the excerpt is cut from it: a cut first could keep the
+  // start of a token too short to be recognised as one.
+  const excerpt = decodeExcerpt(Buffer.from(storedExcerpt(payloadText), "utf8"), maxExcerpt);
+  const parsed = parsePayload(payloadText);
+  const answer =
+    output.FunctionError === undefined ? readResultVerdict(parsed) : readFunctionError(parsed);
+  if (answer !== undefined) {
+    const said = describeAnswer(answer);
+    return {
+      kind: "error",
+      category: ErrorCategory.FUNCTION_ERROR,
+      requestSent: true,
+      // Parsed from the raw payload, so a token JSON escapes is redacted once unescaped.
+      message: storedExcerpt(
+        said ??
+          `function error (${output.FunctionError}): ${describeFunctionError(payloadText, excerpt)}`,
+      ),
+      durationMs: elapsed(),
+      functionAnswer: answer,
+    };
+  }
+  return {
+    kind: "response",
+    statusCode: output.StatusCode ?? 200,
+    bodyExcerpt: excerpt === "" ? undefined : excerpt,
+    durationMs: elapsed(),
+  };
+};
+
+const isResult = (value: object): value is AttemptResult => "kind" in value;
+
 /**
  * A Lambda delivery target: a synchronous (`RequestResponse`) invocation whose event is exactly
  * the envelope's payload. The event id and attempt travel in the invocation's client context
@@ -168,114 +276,40 @@ export const createLambdaTarget = (options: LambdaTargetOptions): DeliveryTarget
   const maxExcerpt = options.maxBodyExcerptBytes ?? 512;
   const rules: LambdaTargetRules = options.rules ?? { ownFunctions: [], allowedArns: [] };
 
-  const deliver = async ({
-    envelope,
-    attempt,
-    onSent,
-    timeoutMs: cutOffMs,
-    trace,
-  }: DeliveryRequest): Promise<AttemptResult> => {
+  const deliver = async (request: DeliveryRequest): Promise<AttemptResult> => {
     const started = now();
     const elapsed = (): number => Math.max(0, Math.round(now() - started));
+    const { envelope } = request;
     const target = envelope.target;
     if (target.type !== "lambda") {
-      return {
-        kind: "error",
-        category: ErrorCategory.INVALID_TARGET,
-        requestSent: false,
-        message: `not a lambda target: ${target.type}`,
-        durationMs: elapsed(),
-      };
+      const message = `not a lambda target: ${target.type}`;
+      return refusedBeforeCall(ErrorCategory.INVALID_TARGET, message, elapsed());
     }
     // Like an HTTP target's internal address: permanent, and refused before any call.
     const verdict = checkLambdaTarget(target.functionName, rules);
     if (!verdict.allowed) {
-      return {
-        kind: "error",
-        category: ErrorCategory.TARGET_REFUSED,
-        requestSent: false,
-        message: `refused lambda target ${target.functionName}: ${verdict.reason}`,
-        durationMs: elapsed(),
-      };
+      const message = `refused lambda target ${target.functionName}: ${verdict.reason}`;
+      return refusedBeforeCall(ErrorCategory.TARGET_REFUSED, message, elapsed());
     }
-    const carriers = traceHeaders(trace);
-    const context: RicochetClientContext = {
-      custom: { idempotencyKey: envelope.eventId, attempt: String(attempt), ...carriers },
-      ...(trace === undefined ? {} : { Custom: carriers }),
-    };
-    let client: LambdaClient;
-    let InvokeCommand: typeof import("@aws-sdk/client-lambda").InvokeCommand;
-    try {
-      // Loaded with the client on the first Lambda target: most deployments never pay for it.
-      ({ InvokeCommand } = await import("@aws-sdk/client-lambda"));
-      client = await options.lambda();
-    } catch (error) {
-      return {
-        kind: "error",
-        category: ErrorCategory.UNKNOWN,
-        requestSent: false,
-        message: `cannot load the Lambda client: ${errorMessage(error)}`,
-        durationMs: elapsed(),
-        beforeContact: true,
-      };
-    }
-    const command = new InvokeCommand({
+    const context = clientContextOf(request);
+    const invoker = await loadInvoker(options, elapsed);
+    if (isResult(invoker)) return invoker;
+    const command = new invoker.InvokeCommand({
       FunctionName: target.functionName,
       InvocationType: "RequestResponse",
       Payload: Buffer.from(JSON.stringify(envelope.payload ?? null), "utf8"),
       ClientContext: Buffer.from(JSON.stringify(context), "utf8").toString("base64"),
     });
-    let output: InvokeCommandOutput;
-    try {
-      // The SDK gives no hook for "request written"; the call leaving is the nearest mark.
-      // The cut-off counts from the start of the attempt, loading the client included.
-      const allowedMs = Math.min(timeoutMs, cutOffMs ?? Number.POSITIVE_INFINITY) - elapsed();
-      const sending = client.send(command, {
-        abortSignal: AbortSignal.timeout(Math.max(0, allowedMs)),
-      });
-      notifySent(onSent);
-      output = await sending;
-    } catch (error) {
-      const { category, requestSent, label } = categoriseError(error);
-      const message = asShape(error).message;
-      return {
-        kind: "error",
-        category,
-        requestSent,
-        message: storedExcerpt(
-          `${label}: ${typeof message === "string" ? message : "invocation failed"}`,
-        ),
-        durationMs: elapsed(),
-      };
-    }
-    const payloadText = decodeExcerpt(output.Payload, Number.POSITIVE_INFINITY);
-    // The whole payload is redacted before the excerpt is cut from it: a cut first could keep the
-    // start of a token too short to be recognised as one.
-    const excerpt = decodeExcerpt(Buffer.from(storedExcerpt(payloadText), "utf8"), maxExcerpt);
-    const parsed = parsePayload(payloadText);
-    const answer =
-      output.FunctionError === undefined ? readResultVerdict(parsed) : readFunctionError(parsed);
-    if (answer !== undefined) {
-      const said = describeAnswer(answer);
-      return {
-        kind: "error",
-        category: ErrorCategory.FUNCTION_ERROR,
-        requestSent: true,
-        // Parsed from the raw payload, so a token JSON escapes is redacted once unescaped.
-        message: storedExcerpt(
-          said ??
-            `function error (${output.FunctionError}): ${describeFunctionError(payloadText, excerpt)}`,
-        ),
-        durationMs: elapsed(),
-        functionAnswer: answer,
-      };
-    }
-    return {
-      kind: "response",
-      statusCode: output.StatusCode ?? 200,
-      bodyExcerpt: excerpt === "" ? undefined : excerpt,
-      durationMs: elapsed(),
-    };
+    // The cut-off counts from the start of the attempt, loading the client included.
+    const allowedMs =
+      Math.min(timeoutMs, request.timeoutMs ?? Number.POSITIVE_INFINITY) - elapsed();
+    const output = await invoke(
+      invoker.client,
+      command,
+      { onSent: request.onSent, allowedMs },
+      elapsed,
+    );
+    return isResult(output) ? output : resultOfOutput(output, maxExcerpt, elapsed);
   };
 
   return { deliver };
