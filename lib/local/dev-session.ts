@@ -16,7 +16,7 @@ import { createSqsBatchHandler } from "../runtime/sqs-batch-handler.js";
 import { loadTracer } from "../runtime/tracing.js";
 import type { DevProgress, DevStep } from "./dev-progress.js";
 import { type DevSettings, devSettingsFromTemplate } from "./dev-settings-from-template.js";
-import { startEventSourcePoller } from "./event-source-poller.js";
+import { type SqsBatchHandler, startEventSourcePoller } from "./event-source-poller.js";
 import { type ProvisionedResources, provisionFromTemplate } from "./provision-from-template.js";
 import {
   configuredEndpoints,
@@ -104,6 +104,110 @@ const startingStep = (env: NodeJS.ProcessEnv): DevStep => {
   };
 };
 
+type Template = ReturnType<typeof synthesizeTemplate>;
+
+/** Synthesis is synchronous: it runs while the emulators (child processes) boot. */
+const synthesizeWhileBooting = async (
+  starting: Promise<LocalAws>,
+  progress: DevProgress,
+): Promise<Template> => {
+  try {
+    progress({ kind: "synthesizing" });
+    return synthesizeTemplate();
+  } catch (error) {
+    await starting.then((local) => local.stop()).catch(() => undefined);
+    throw error;
+  }
+};
+
+const provision = async (
+  template: Template,
+  clients: AwsClients,
+  progress: DevProgress,
+): Promise<ProvisionedResources> => {
+  const resources = await provisionFromTemplate(template, {
+    sqs: clients.sqs,
+    dynamodb: clients.dynamodb,
+  });
+  progress({
+    kind: "provisioned",
+    queues: Object.keys(resources.queues).length,
+    tables: Object.keys(resources.tables).length,
+  });
+  return resources;
+};
+
+/** The orchestrator as the deployed function builds it, and the handler both queues invoke. */
+const startOrchestrator = async (
+  config: RicochetConfig,
+  clients: AwsClients,
+  options: DevSessionOptions,
+) => {
+  const metrics = new CountingMetrics();
+  const ports = createPorts(config, clients);
+  // The shell's RICOCHET_TRACING (`console` prints spans, `on` sends them to the
+  // OTEL_EXPORTER_OTLP_ENDPOINT it names) wins over the template's, which is off by default.
+  const asked = (options.env ?? process.env)[ENV.TRACING]?.trim();
+  const tracer = await loadTracer(TRACING_MODES.find((mode) => mode === asked) ?? config.tracing);
+  const orchestrator = createOrchestratorRuntime({
+    config,
+    ports,
+    log: options.log,
+    metrics,
+    tracer,
+    ...(options.random === undefined ? {} : { random: options.random }),
+  });
+  const handler = createSqsBatchHandler(orchestrator, {
+    internalQueue: config.internalQueueUrl,
+    afterBatch: () => tracer?.flush(),
+  });
+  return { metrics, ports, orchestrator, handler };
+};
+
+/**
+ * Like the deployed function: one mapping per queue, both into the same handler. Each poller's
+ * stop goes first in `stops` as it starts, so pollers stop before the clients and emulators.
+ */
+const startPollers = (
+  queueUrls: readonly string[],
+  handler: SqsBatchHandler,
+  session: {
+    readonly clients: AwsClients;
+    readonly local: LocalAws;
+    readonly settings: DevSettings;
+    readonly log: Log;
+  },
+  stops: (() => Promise<void>)[],
+): void => {
+  for (const queueUrl of queueUrls) {
+    const poller = startEventSourcePoller({
+      sqs: session.clients.sqs,
+      queueUrl,
+      handler,
+      functionName: session.settings.functionLogicalId,
+      region: session.local.region,
+      logger: { error: (message, details) => session.log.error(message, details) },
+      ...session.settings.poller,
+    });
+    stops.unshift(() => poller.stop());
+  }
+};
+
+const producerEnvOf = (
+  local: LocalAws,
+  config: RicochetConfig,
+  orchestratorEnv: Readonly<Record<string, string>>,
+): Record<string, string> => ({
+  ...localAwsEnv(local),
+  [ENV.INGRESS_QUEUE_URL]: config.ingressQueueUrl,
+  // For `ricochet redrive` from another shell: redrives go to Ricochet's own queue.
+  [ENV.INTERNAL_QUEUE_URL]: config.internalQueueUrl,
+  [ENV.DEAD_LETTER_QUEUE_URL]: config.deadLetterQueueUrl,
+  [ENV.TABLE_NAME]: config.tableName,
+  // For `ricochet targets` and `ricochet console`: whether the breakers are on here.
+  [ENV.CIRCUIT_BREAKER]: orchestratorEnv[ENV.CIRCUIT_BREAKER] ?? "off",
+});
+
 /**
  * Starts Ricochet locally from the synthesized template: emulators (or a LocalStack named by
  * AWS_ENDPOINT_URL), the template's queues and table, and the orchestrator driven by a poller
@@ -113,15 +217,7 @@ export const startDevSession = async (options: DevSessionOptions): Promise<DevSe
   const progress = options.progress ?? (() => {});
   progress(startingStep(options.env ?? process.env));
   const starting = startLocalAws(options.env === undefined ? {} : { env: options.env });
-  // Synthesis is synchronous: it runs while the emulators (child processes) boot.
-  let template: ReturnType<typeof synthesizeTemplate>;
-  try {
-    progress({ kind: "synthesizing" });
-    template = synthesizeTemplate();
-  } catch (error) {
-    await starting.then((local) => local.stop()).catch(() => undefined);
-    throw error;
-  }
+  const template = await synthesizeWhileBooting(starting, progress);
   progress({ kind: "synthesized", resources: Object.keys(template.Resources).length });
   const local = await starting;
   progress({ kind: "emulators-ready", ...local.endpoints });
@@ -135,50 +231,13 @@ export const startDevSession = async (options: DevSessionOptions): Promise<DevSe
     for (const stop of stops) await stop().catch(() => undefined);
   };
   try {
-    const resources = await provisionFromTemplate(template, {
-      sqs: clients.sqs,
-      dynamodb: clients.dynamodb,
-    });
-    progress({
-      kind: "provisioned",
-      queues: Object.keys(resources.queues).length,
-      tables: Object.keys(resources.tables).length,
-    });
+    const resources = await provision(template, clients, progress);
     const settings = devSettingsFromTemplate(template, resources);
     const orchestratorEnv = applyLocalOverrides(settings.env, options);
     const config = loadConfig(orchestratorEnv);
-    const metrics = new CountingMetrics();
-    const ports = createPorts(config, clients);
-    // The shell's RICOCHET_TRACING (`console` prints spans, `on` sends them to the
-    // OTEL_EXPORTER_OTLP_ENDPOINT it names) wins over the template's, which is off by default.
-    const asked = (options.env ?? process.env)[ENV.TRACING]?.trim();
-    const tracer = await loadTracer(TRACING_MODES.find((mode) => mode === asked) ?? config.tracing);
-    const orchestrator = createOrchestratorRuntime({
-      config,
-      ports,
-      log: options.log,
-      metrics,
-      tracer,
-      ...(options.random === undefined ? {} : { random: options.random }),
-    });
-    // Like the deployed function: one mapping per queue, both into the same handler.
-    const handler = createSqsBatchHandler(orchestrator, {
-      internalQueue: config.internalQueueUrl,
-      afterBatch: () => tracer?.flush(),
-    });
+    const { handler, ...running } = await startOrchestrator(config, clients, options);
     const polled = [config.ingressQueueUrl, config.internalQueueUrl];
-    for (const queueUrl of polled) {
-      const poller = startEventSourcePoller({
-        sqs: clients.sqs,
-        queueUrl,
-        handler,
-        functionName: settings.functionLogicalId,
-        region: local.region,
-        logger: { error: (message, details) => options.log.error(message, details) },
-        ...settings.poller,
-      });
-      stops.unshift(() => poller.stop());
-    }
+    startPollers(polled, handler, { clients, local, settings, log: options.log }, stops);
     progress({ kind: "polling", queues: polled.length });
     let stopping: Promise<void> | undefined;
     return {
@@ -188,19 +247,8 @@ export const startDevSession = async (options: DevSessionOptions): Promise<DevSe
       settings,
       orchestratorEnv,
       config,
-      ports,
-      orchestrator,
-      metrics,
-      producerEnv: {
-        ...localAwsEnv(local),
-        [ENV.INGRESS_QUEUE_URL]: config.ingressQueueUrl,
-        // For `ricochet redrive` from another shell: redrives go to Ricochet's own queue.
-        [ENV.INTERNAL_QUEUE_URL]: config.internalQueueUrl,
-        [ENV.DEAD_LETTER_QUEUE_URL]: config.deadLetterQueueUrl,
-        [ENV.TABLE_NAME]: config.tableName,
-        // For `ricochet targets` and `ricochet console`: whether the breakers are on here.
-        [ENV.CIRCUIT_BREAKER]: orchestratorEnv[ENV.CIRCUIT_BREAKER] ?? "off",
-      },
+      ...running,
+      producerEnv: producerEnvOf(local, config, orchestratorEnv),
       stop: () => {
         stopping ??= stopAll();
         return stopping;

@@ -83,6 +83,116 @@ const envelopeFor = (scenario: SmokeScenario, eventId: string, receiverUrl: stri
   policy: SMOKE_POLICY,
 });
 
+/** One run's progress: what each scenario ended as, what was last seen, what was redriven. */
+interface SmokeRun {
+  readonly options: SmokeCheckOptions;
+  readonly runId: string;
+  readonly startedMs: number;
+  readonly deadlineMs: number;
+  readonly results: Map<string, SmokeResult>;
+  readonly lastSeen: Map<string, SmokeOutcome>;
+  readonly redriveTotals: { calls: number; moved: number; skipped: number; failed: number };
+  readonly redriven: Set<string>;
+}
+
+const eventIdOf = (run: SmokeRun, scenario: SmokeScenario): string =>
+  `${run.runId}:${scenario.name}`;
+
+const timedOut = (run: SmokeRun): boolean => Date.now() >= run.deadlineMs;
+
+/** Redrives one event; true once its dead-letter copy was moved. */
+const redriveEvent = async (run: SmokeRun, eventId: string): Promise<boolean> => {
+  const report = await run.options.redrive({
+    eventIds: [eventId],
+    by: SMOKE_REDRIVER,
+    why: "smoke: the receiver recovered",
+  });
+  const totals = run.redriveTotals;
+  totals.calls += 1;
+  totals.moved += report.moved.length;
+  totals.skipped += report.skipped.length;
+  totals.failed += report.failed.length;
+  return report.moved.some((moved) => moved.eventId === eventId);
+};
+
+const finish = (
+  run: SmokeRun,
+  scenario: SmokeScenario,
+  outcome: SmokeOutcome,
+  finished: boolean,
+): void => {
+  run.results.set(scenario.name, {
+    scenario: scenario.name,
+    eventId: eventIdOf(run, scenario),
+    ok:
+      finished &&
+      outcome.status === scenario.expectedStatus &&
+      outcome.attempts === scenario.expectedAttempts,
+    expected: { status: scenario.expectedStatus, attempts: scenario.expectedAttempts },
+    actual: outcome,
+    seconds: seconds(run.startedMs, Date.now()),
+    finished,
+  });
+};
+
+/** Reads one scenario's record: finishes it at its end, or redrives it when it is due one. */
+const checkScenario = async (run: SmokeRun, scenario: SmokeScenario): Promise<void> => {
+  const record = await run.options.store.get(eventIdOf(run, scenario));
+  if (record === undefined) return;
+  const outcome = { status: record.status, attempts: record.attempts };
+  run.lastSeen.set(scenario.name, outcome);
+  if (!isTerminal(record.status)) return;
+  if (
+    scenario.redrive &&
+    !run.redriven.has(scenario.name) &&
+    record.status === EventStatus.REJECTED
+  ) {
+    // The receiver recovers first, so the attempt the redrive grants is answered 200.
+    run.options.recover();
+    // A redrive that moved nothing is asked again on the next round: another redrive's scan
+    // (an operator's, a second smoke) can hide the copy from this one for a moment.
+    if (await redriveEvent(run, eventIdOf(run, scenario))) run.redriven.add(scenario.name);
+    return;
+  }
+  finish(run, scenario, outcome, true);
+};
+
+/** Rounds of reads until every scenario has ended or the time is up; the rest end unfinished. */
+const pollUntilEnded = async (run: SmokeRun): Promise<void> => {
+  for (;;) {
+    for (const scenario of SMOKE_SCENARIOS) {
+      // Checked before each read, not once a round: on a slow emulator a round of reads can
+      // outlast the timeout, and what a read past it sees came too late to count.
+      if (timedOut(run)) break;
+      if (!run.results.has(scenario.name)) await checkScenario(run, scenario);
+    }
+    if (run.results.size === SMOKE_SCENARIOS.length || timedOut(run)) break;
+    await sleep(run.options.pollMs ?? DEFAULT_POLL_MS);
+  }
+  for (const scenario of SMOKE_SCENARIOS) {
+    if (!run.results.has(scenario.name)) {
+      finish(
+        run,
+        scenario,
+        run.lastSeen.get(scenario.name) ?? { status: null, attempts: null },
+        false,
+      );
+    }
+  }
+};
+
+const summaryOf = (run: SmokeRun): SmokeSummary => {
+  const scenarios = SMOKE_SCENARIOS.flatMap((s) => run.results.get(s.name) ?? []);
+  return {
+    ok: scenarios.every((result) => result.ok),
+    runId: run.runId,
+    receiverUrl: run.options.receiverUrl,
+    seconds: seconds(run.startedMs, Date.now()),
+    scenarios,
+    ...(run.redriveTotals.calls === 0 ? {} : { redrive: run.redriveTotals }),
+  };
+};
+
 /**
  * Submits one event per scenario through the producer client and polls their records until each
  * ends as expected (status and attempts) or `timeoutMs` passes. The recovering scenario's event is
@@ -90,93 +200,23 @@ const envelopeFor = (scenario: SmokeScenario, eventId: string, receiverUrl: stri
  * @throws when the client refuses an envelope, or a store read or the redrive call fails.
  */
 export const runSmokeCheck = async (options: SmokeCheckOptions): Promise<SmokeSummary> => {
-  const runId = options.runId ?? `smoke-${randomUUID().slice(0, 8)}`;
-  const eventIdOf = (scenario: SmokeScenario): string => `${runId}:${scenario.name}`;
   const startedMs = Date.now();
+  const run: SmokeRun = {
+    options,
+    runId: options.runId ?? `smoke-${randomUUID().slice(0, 8)}`,
+    startedMs,
+    deadlineMs: startedMs + options.timeoutMs,
+    results: new Map(),
+    lastSeen: new Map(),
+    redriveTotals: { calls: 0, moved: 0, skipped: 0, failed: 0 },
+    redriven: new Set(),
+  };
   const submitted = await options.client.submitBatch(
-    SMOKE_SCENARIOS.map((s) => envelopeFor(s, eventIdOf(s), options.receiverUrl)),
+    SMOKE_SCENARIOS.map((s) => envelopeFor(s, eventIdOf(run, s), options.receiverUrl)),
   );
   if (submitted.rejected.length > 0) {
     throw new Error(`the smoke's events were refused: ${JSON.stringify(submitted.rejected)}`);
   }
-
-  const deadlineMs = startedMs + options.timeoutMs;
-  const results = new Map<string, SmokeResult>();
-  const lastSeen = new Map<string, SmokeOutcome>();
-  const redriveTotals = { calls: 0, moved: 0, skipped: 0, failed: 0 };
-  const redriven = new Set<string>();
-
-  /** Redrives one event; true once its dead-letter copy was moved. */
-  const redriveEvent = async (eventId: string): Promise<boolean> => {
-    const report = await options.redrive({
-      eventIds: [eventId],
-      by: SMOKE_REDRIVER,
-      why: "smoke: the receiver recovered",
-    });
-    redriveTotals.calls += 1;
-    redriveTotals.moved += report.moved.length;
-    redriveTotals.skipped += report.skipped.length;
-    redriveTotals.failed += report.failed.length;
-    return report.moved.some((moved) => moved.eventId === eventId);
-  };
-
-  const finish = (scenario: SmokeScenario, outcome: SmokeOutcome, finished: boolean): void => {
-    results.set(scenario.name, {
-      scenario: scenario.name,
-      eventId: eventIdOf(scenario),
-      ok:
-        finished &&
-        outcome.status === scenario.expectedStatus &&
-        outcome.attempts === scenario.expectedAttempts,
-      expected: { status: scenario.expectedStatus, attempts: scenario.expectedAttempts },
-      actual: outcome,
-      seconds: seconds(startedMs, Date.now()),
-      finished,
-    });
-  };
-
-  const timedOut = () => Date.now() >= deadlineMs;
-  for (;;) {
-    for (const scenario of SMOKE_SCENARIOS) {
-      // Checked before each read, not once a round: on a slow emulator a round of reads can
-      // outlast the timeout, and what a read past it sees came too late to count.
-      if (timedOut()) break;
-      if (results.has(scenario.name)) continue;
-      const record = await options.store.get(eventIdOf(scenario));
-      if (record === undefined) continue;
-      const outcome = { status: record.status, attempts: record.attempts };
-      lastSeen.set(scenario.name, outcome);
-      if (!isTerminal(record.status)) continue;
-      if (
-        scenario.redrive &&
-        !redriven.has(scenario.name) &&
-        record.status === EventStatus.REJECTED
-      ) {
-        // The receiver recovers first, so the attempt the redrive grants is answered 200.
-        options.recover();
-        // A redrive that moved nothing is asked again on the next round: another redrive's scan
-        // (an operator's, a second smoke) can hide the copy from this one for a moment.
-        if (await redriveEvent(eventIdOf(scenario))) redriven.add(scenario.name);
-        continue;
-      }
-      finish(scenario, outcome, true);
-    }
-    if (results.size === SMOKE_SCENARIOS.length || timedOut()) break;
-    await sleep(options.pollMs ?? DEFAULT_POLL_MS);
-  }
-  for (const scenario of SMOKE_SCENARIOS) {
-    if (!results.has(scenario.name)) {
-      finish(scenario, lastSeen.get(scenario.name) ?? { status: null, attempts: null }, false);
-    }
-  }
-
-  const scenarios = SMOKE_SCENARIOS.flatMap((s) => results.get(s.name) ?? []);
-  return {
-    ok: scenarios.every((result) => result.ok),
-    runId,
-    receiverUrl: options.receiverUrl,
-    seconds: seconds(startedMs, Date.now()),
-    scenarios,
-    ...(redriveTotals.calls === 0 ? {} : { redrive: redriveTotals }),
-  };
+  await pollUntilEnded(run);
+  return summaryOf(run);
 };
