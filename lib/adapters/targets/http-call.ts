@@ -117,6 +117,112 @@ const timeoutMessage = (timeoutMs: number, flushed: boolean): string =>
     ? `no response within ${timeoutMs} ms after the request was sent`
     : `timed out after ${timeoutMs} ms before the request was sent`;
 
+/** One call in progress: what has happened so far, and how to settle it. */
+interface CallState {
+  readonly plan: HttpCallPlan;
+  readonly settings: HttpCallSettings;
+  readonly settle: (result: AttemptResult) => void;
+  settled: boolean;
+  /** The whole request was written out. */
+  flushed: boolean;
+  request: ClientRequest | undefined;
+  response: IncomingMessage | undefined;
+  /** The response body read so far, up to the excerpt bound. */
+  readonly chunks: Buffer[];
+  received: number;
+  timer: NodeJS.Timeout | undefined;
+}
+
+/** Settles once; a call not received whole is destroyed, since its connection's state is unknown. */
+const finish = (call: CallState, result: AttemptResult): void => {
+  if (call.settled) return;
+  call.settled = true;
+  clearTimeout(call.timer);
+  if (call.response?.complete !== true) call.request?.destroy();
+  call.settle(result);
+};
+
+const fail = (
+  call: CallState,
+  category: ErrorCategory,
+  message: string,
+  requestSent = call.flushed,
+  beforeContact = false,
+): void =>
+  finish(call, {
+    kind: "error",
+    category,
+    requestSent,
+    message: storedExcerpt(message, { secrets: call.plan.secrets }),
+    durationMs: call.plan.elapsed(),
+    ...(beforeContact ? { beforeContact } : {}),
+  });
+
+const respond = (call: CallState, res: IncomingMessage): void => {
+  const { plan, settings, chunks, received } = call;
+  finish(
+    call,
+    responseResult(res, { chunks, received }, settings.maxExcerpt, plan.secrets, plan.elapsed),
+  );
+};
+
+const onTimeout = (call: CallState): void => {
+  // Headers arrived but the body dawdles: the status is the outcome; keep what was read.
+  if (call.response !== undefined) {
+    respond(call, call.response);
+    return;
+  }
+  // Still resolving or signing: the time ran out before anything went towards the target.
+  const beforeContact = call.request === undefined;
+  const message = timeoutMessage(call.plan.timeoutMs, call.flushed);
+  fail(call, ErrorCategory.TIMEOUT, message, call.flushed, beforeContact);
+};
+
+/** Reads the body up to the excerpt bound; whatever ends it, the status line has the outcome. */
+const watchResponse = (call: CallState, res: IncomingMessage): void => {
+  call.response = res;
+  res.on("data", (chunk: Buffer) => {
+    call.chunks.push(chunk);
+    call.received += chunk.length;
+    if (call.received >= call.settings.maxExcerpt) respond(call, res);
+  });
+  res.on("end", () => respond(call, res));
+  // A reset in the middle of the body: the status line already said what happened.
+  res.on("error", () => respond(call, res));
+  res.on("aborted", () => respond(call, res));
+};
+
+const watchRequest = (call: CallState, sent: ClientRequest): void => {
+  sent.on("finish", () => {
+    call.flushed = true;
+    notifySent(call.plan.delivery.onSent);
+  });
+  sent.on("response", (res) => watchResponse(call, res));
+  sent.on("error", (error) => {
+    if (call.response !== undefined) return respond(call, call.response);
+    const failure = socketFailure(error, call.flushed);
+    fail(call, failure.category, failure.message, failure.requestSent);
+  });
+};
+
+const send = async (call: CallState): Promise<void> => {
+  const { plan, settings } = call;
+  const ready = await readyToSend(plan, settings, () => call.settled);
+  if (ready === undefined) return;
+  if (!ready.ok) return fail(call, ready.category, ready.message, false, ready.beforeContact);
+  const method = plan.target.method ?? "POST";
+  const request = openHttpRequest(
+    plan.targetUrl,
+    method,
+    ready.headers,
+    ready.address,
+    settings.pools,
+  );
+  call.request = request;
+  watchRequest(call, request);
+  request.end(plan.body);
+};
+
 /**
  * Makes one call and settles with its result exactly once: the first of the response (whole, or
  * cut at the excerpt bound), a failure, or the timeout. Whatever settles first also ends the
@@ -125,85 +231,20 @@ const timeoutMessage = (timeoutMs: number, flushed: boolean): string =>
  */
 export const callHttp = (plan: HttpCallPlan, settings: HttpCallSettings): Promise<AttemptResult> =>
   new Promise<AttemptResult>((settle) => {
-    let settled = false;
-    let flushed = false;
-    let request: ClientRequest | undefined;
-    let response: IncomingMessage | undefined;
-    const chunks: Buffer[] = [];
-    let received = 0;
-
-    const finish = (result: AttemptResult): void => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      if (response?.complete !== true) request?.destroy();
-      settle(result);
+    const call: CallState = {
+      plan,
+      settings,
+      settle,
+      settled: false,
+      flushed: false,
+      request: undefined,
+      response: undefined,
+      chunks: [],
+      received: 0,
+      timer: undefined,
     };
-    const fail = (
-      category: ErrorCategory,
-      message: string,
-      requestSent = flushed,
-      beforeContact = false,
-    ): void =>
-      finish({
-        kind: "error",
-        category,
-        requestSent,
-        message: storedExcerpt(message, { secrets: plan.secrets }),
-        durationMs: plan.elapsed(),
-        ...(beforeContact ? { beforeContact } : {}),
-      });
-    const respond = (res: IncomingMessage): void =>
-      finish(
-        responseResult(res, { chunks, received }, settings.maxExcerpt, plan.secrets, plan.elapsed),
-      );
-
-    const timer = setTimeout(() => {
-      // Headers arrived but the body dawdles: the status is the outcome; keep what was read.
-      if (response !== undefined) return respond(response);
-      // Still resolving or signing: the time ran out before anything went towards the target.
-      const beforeContact = request === undefined;
-      fail(ErrorCategory.TIMEOUT, timeoutMessage(plan.timeoutMs, flushed), flushed, beforeContact);
-    }, plan.timeoutMs);
-
-    const watch = (sent: ClientRequest): void => {
-      sent.on("finish", () => {
-        flushed = true;
-        notifySent(plan.delivery.onSent);
-      });
-      sent.on("response", (res) => {
-        response = res;
-        res.on("data", (chunk: Buffer) => {
-          chunks.push(chunk);
-          received += chunk.length;
-          if (received >= settings.maxExcerpt) respond(res);
-        });
-        res.on("end", () => respond(res));
-        // A reset in the middle of the body: the status line already said what happened.
-        res.on("error", () => respond(res));
-        res.on("aborted", () => respond(res));
-      });
-      sent.on("error", (error) => {
-        if (response !== undefined) return respond(response);
-        const failure = socketFailure(error, flushed);
-        fail(failure.category, failure.message, failure.requestSent);
-      });
-    };
-
-    const send = async (): Promise<void> => {
-      const ready = await readyToSend(plan, settings, () => settled);
-      if (ready === undefined) return;
-      if (!ready.ok) return fail(ready.category, ready.message, false, ready.beforeContact);
-      const method = plan.target.method ?? "POST";
-      request = openHttpRequest(
-        plan.targetUrl,
-        method,
-        ready.headers,
-        ready.address,
-        settings.pools,
-      );
-      watch(request);
-      request.end(plan.body);
-    };
-    send().catch((error: unknown) => fail(ErrorCategory.UNKNOWN, errorMessage(error), flushed));
+    call.timer = setTimeout(() => onTimeout(call), plan.timeoutMs);
+    send(call).catch((error: unknown) =>
+      fail(call, ErrorCategory.UNKNOWN, errorMessage(error), call.flushed),
+    );
   });
