@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { SendMessageCommand } from "@aws-sdk/client-sqs";
 import { redrive } from "../../app/operator/redrive.js";
-import { createRicochetClient } from "../../client/producer-client.js";
+import { createRicochetClient, type RicochetClient } from "../../client/producer-client.js";
 import { MetricName } from "../../contract/metric-names.js";
 import { countOf } from "../../core/count-text.js";
 import type { Envelope } from "../../core/envelope.js";
@@ -40,17 +40,23 @@ const envelopeFor = (event: DemoEvent, receiverUrl: string): Envelope => ({
   payload: { demo: event.behaviour, index: event.index },
 });
 
-/**
- * Plays the demo: submits the events (and one malformed message), redrives each
- * down-then-recovering event once it is dead-lettered, resubmits a few delivered events, and
- * waits until every event is terminal and the ingress queue is empty.
- */
-export const runDemo = async (options: DemoRunOptions): Promise<DemoSummary> => {
+/** One demo's progress, round to round. */
+interface DemoRun {
+  readonly options: DemoRunOptions;
+  readonly client: RicochetClient;
+  readonly notes: string[];
+  /** The down-then-recovering events, redriven once dead-lettered. */
+  readonly down: ReadonlySet<string>;
+  readonly redriven: Set<string>;
+  readonly duplicateCandidates: readonly DemoEvent[];
+  duplicatesSent: boolean;
+}
+
+type StatusOf = (eventId: string) => EventStatus | undefined;
+
+const submitEvents = async ({ options, client, notes }: DemoRun): Promise<void> => {
   const { session, receiver, events } = options;
-  const { config, clients, ports } = session;
-  const startedMs = Date.now();
-  const notes: string[] = [];
-  const client = createRicochetClient({ queueUrl: config.ingressQueueUrl, sqs: clients.sqs });
+  const { config, clients } = session;
   const report = await client.submitBatch(events.map((e) => envelopeFor(e, receiver.url)));
   if (report.rejected.length > 0) {
     throw new Error(`the demo's own events were refused: ${JSON.stringify(report.rejected[0])}`);
@@ -66,78 +72,112 @@ export const runDemo = async (options: DemoRunOptions): Promise<DemoSummary> => 
     }),
   );
   notes.push(`submitted ${events.length} events and 1 malformed message`);
+};
 
-  const down = new Set(
-    events.filter((e) => e.behaviour === Behaviour.DOWN_THEN_RECOVERING).map((e) => e.eventId),
+/** Redrives the down events now dead-lettered; true when it moved any. */
+const redriveRecovered = async (run: DemoRun, statusOf: StatusOf): Promise<boolean> => {
+  const toRedrive = [...run.down].filter(
+    (id) => !run.redriven.has(id) && statusOf(id) === EventStatus.DEAD_LETTERED,
   );
-  const redriven = new Set<string>();
-  const duplicateCandidates = events
-    .filter((e) => e.behaviour === Behaviour.HEALTHY)
-    .slice(0, DUPLICATES);
-  let duplicatesSent = false;
+  if (toRedrive.length === 0) return false;
+  const { ports, config } = run.options.session;
+  const result = await redrive(inProcessRedriveDeps(ports, config), {
+    eventIds: toRedrive,
+    resetAttempts: true,
+    ratePerSecond: 100,
+    by: DEMO_REDRIVER,
+    why: "demo: the receiver has recovered",
+  });
+  for (const moved of result.moved) run.redriven.add(moved.eventId);
+  if (result.moved.length === 0) return false;
+  run.notes.push(`redrove ${countOf(result.moved.length, "recovered event")} as ${DEMO_REDRIVER}`);
+  return true;
+};
+
+/** Resubmits a few events once all of them are delivered; true when it sent them this round. */
+const resubmitDelivered = async (run: DemoRun, statusOf: StatusOf): Promise<boolean> => {
+  const candidates = run.duplicateCandidates;
+  if (
+    run.duplicatesSent ||
+    !candidates.every((e) => statusOf(e.eventId) === EventStatus.DELIVERED)
+  ) {
+    return false;
+  }
+  run.duplicatesSent = true;
+  await run.client.submitBatch(candidates.map((e) => envelopeFor(e, run.options.receiver.url)));
+  run.notes.push(`resubmitted ${countOf(candidates.length, "delivered event")} as duplicates`);
+  return true;
+};
+
+const allSettled = (eventIds: readonly string[], statusOf: StatusOf): boolean =>
+  eventIds.every((id) => {
+    const status = statusOf(id);
+    return (
+      status !== undefined &&
+      status !== EventStatus.PENDING &&
+      status !== EventStatus.IN_FLIGHT &&
+      status !== EventStatus.RETRY_SCHEDULED
+    );
+  });
+
+const snapshotOf = ({ config, clients }: DevSession): Promise<DemoSnapshot> =>
+  takeSnapshot({
+    documents: clients.documents,
+    sqs: clients.sqs,
+    tableName: config.tableName,
+    ingressQueueUrl: config.ingressQueueUrl,
+  });
+
+/**
+ * Plays the demo: submits the events (and one malformed message), redrives each
+ * down-then-recovering event once it is dead-lettered, resubmits a few delivered events, and
+ * waits until every event is terminal and the ingress queue is empty.
+ */
+export const runDemo = async (options: DemoRunOptions): Promise<DemoSummary> => {
+  const { session, events } = options;
+  const startedMs = Date.now();
+  const run: DemoRun = {
+    options,
+    client: createRicochetClient({
+      queueUrl: session.config.ingressQueueUrl,
+      sqs: session.clients.sqs,
+    }),
+    notes: [],
+    down: new Set(
+      events.filter((e) => e.behaviour === Behaviour.DOWN_THEN_RECOVERING).map((e) => e.eventId),
+    ),
+    redriven: new Set(),
+    duplicateCandidates: events
+      .filter((e) => e.behaviour === Behaviour.HEALTHY)
+      .slice(0, DUPLICATES),
+    duplicatesSent: false,
+  };
+  await submitEvents(run);
   const eventIds = events.map((e) => e.eventId);
   const deadline = startedMs + options.timeoutMs;
 
   for (;;) {
-    const snapshot = await takeSnapshot({
-      documents: clients.documents,
-      sqs: clients.sqs,
-      tableName: config.tableName,
-      ingressQueueUrl: config.ingressQueueUrl,
-    });
+    const snapshot = await snapshotOf(session);
     const statusOf = (id: string) => snapshot.records.get(id)?.status;
     // Anything this round sends (a redrive, the duplicates) postdates the snapshot, so the round
     // must not conclude from it: the next snapshot has to see those messages through.
-    let acted = false;
+    const redrove = await redriveRecovered(run, statusOf);
+    const resubmitted = await resubmitDelivered(run, statusOf);
+    const acted = redrove || resubmitted;
+    options.onSnapshot?.(snapshot, run.notes);
 
-    const toRedrive = [...down].filter(
-      (id) => !redriven.has(id) && statusOf(id) === EventStatus.DEAD_LETTERED,
-    );
-    if (toRedrive.length > 0) {
-      const result = await redrive(inProcessRedriveDeps(ports, config), {
-        eventIds: toRedrive,
-        resetAttempts: true,
-        ratePerSecond: 100,
-        by: DEMO_REDRIVER,
-        why: "demo: the receiver has recovered",
-      });
-      for (const moved of result.moved) redriven.add(moved.eventId);
-      if (result.moved.length > 0) {
-        acted = true;
-        notes.push(
-          `redrove ${countOf(result.moved.length, "recovered event")} as ${DEMO_REDRIVER}`,
-        );
-      }
-    }
-    if (
-      !duplicatesSent &&
-      duplicateCandidates.every((e) => statusOf(e.eventId) === EventStatus.DELIVERED)
-    ) {
-      duplicatesSent = true;
-      acted = true;
-      await client.submitBatch(duplicateCandidates.map((e) => envelopeFor(e, receiver.url)));
-      notes.push(
-        `resubmitted ${countOf(duplicateCandidates.length, "delivered event")} as duplicates`,
-      );
-    }
-    options.onSnapshot?.(snapshot, notes);
-
-    const settled = eventIds.every((id) => {
-      const status = statusOf(id);
-      return (
-        status !== undefined &&
-        status !== EventStatus.PENDING &&
-        status !== EventStatus.IN_FLIGHT &&
-        status !== EventStatus.RETRY_SCHEDULED
-      );
-    });
-    const redriveDone = [...down].every((id) => redriven.has(id));
-    const done = !acted && settled && redriveDone && duplicatesSent && snapshot.liveMessages === 0;
+    const redriveDone = [...run.down].every((id) => run.redriven.has(id));
+    const done =
+      !acted &&
+      allSettled(eventIds, statusOf) &&
+      redriveDone &&
+      run.duplicatesSent &&
+      snapshot.liveMessages === 0;
     if (done || Date.now() > deadline || options.shouldStop?.() === true) {
       return summarize({
         eventIds,
         snapshot,
-        redriven: redriven.size,
+        redriven: run.redriven.size,
         duplicatesSuppressed: session.metrics.get(MetricName.DUPLICATE_SUPPRESSED),
         malformed: 1,
         seconds: (Date.now() - startedMs) / 1000,
