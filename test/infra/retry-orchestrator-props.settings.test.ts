@@ -56,6 +56,13 @@ describe("RetryOrchestratorProps and the settings table", () => {
     expect(RETRY_ORCHESTRATOR_DEFAULTS[name]).toEqual(resolveRetryOrchestratorProps({})[name]);
   });
 
+  it("samples every setting whose variable the functions read (all but tracing's modes)", () => {
+    const read = SETTING_NAMES.filter(
+      (name) => SETTINGS[name].env?.startsWith("RICOCHET_") === true && name !== "tracing",
+    );
+    expect(Object.keys(CHANGED).sort()).toEqual([...read].sort());
+  });
+
   it("hands the functions every setting they read as the construct resolved it", () => {
     const resolved = resolveRetryOrchestratorProps(CHANGED);
     const config = loadConfig({ ...WIRING, ...settingsEnvironment(resolved) });
