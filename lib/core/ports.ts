@@ -519,9 +519,11 @@ export interface TargetStateStore {
   list(limit: number): Promise<ListedTarget[]>;
   /**
    * Writes (or removes) one instance's learned-limit entry on the target's item, and prunes the
-   * item's stale and surplus entries (`entriesToPrune`); moves no version.
+   * item's stale and surplus entries (`entriesToPrune`); moves no version. Returns the entries
+   * the item holds after the write, the writer's own and the pruned excluded: what the other
+   * instances holding the target back last said, read at no extra cost.
    */
-  writeLearnedLimit(write: LearnedLimitWrite): Promise<void>;
+  writeLearnedLimit(write: LearnedLimitWrite): Promise<readonly LearnedLimitEntry[]>;
 }
 
 /** One slot of a target's concurrency limit, leased to one call. */

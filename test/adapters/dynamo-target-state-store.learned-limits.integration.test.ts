@@ -88,6 +88,17 @@ describe("learned limits on the targets' items", () => {
     expect(learned).toMatchObject({ callsPerSecond: 25, instances: 2, maxConcurrentCalls: 8 });
   });
 
+  it("answers each write with the other instances' entries, its own and the stale left out", async () => {
+    const key = aTarget();
+    expect(await write(key, entry("w-old", 30))).toEqual([]);
+    const later = FIXED_NOW_MS + LEARNED_ENTRY_STALE_MS + 1;
+    expect(await write(key, entry("w-a", 18, later))).toEqual([]);
+    expect(await write(key, entry("w-b", 7, later + 1_000))).toEqual([entry("w-a", 18, later)]);
+    expect(await write(key, entry("w-a", 12, later + 2_000))).toEqual([
+      entry("w-b", 7, later + 1_000),
+    ]);
+  });
+
   it("replaces an instance's own entry, and removes it when the instance is back at its ceiling", async () => {
     const key = aTarget();
     await write(key, entry("w-a", 18));

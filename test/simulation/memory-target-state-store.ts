@@ -1,5 +1,5 @@
 import { type Breaker, BreakerState, closedBreaker } from "../../lib/core/circuit-breaker.js";
-import { entriesToPrune } from "../../lib/core/learned-limits.js";
+import { entriesToPrune, type LearnedLimitEntry } from "../../lib/core/learned-limits.js";
 import type {
   CountFailureRequest,
   LearnedLimitWrite,
@@ -102,7 +102,7 @@ export const createMemoryTargetStateStore = (): TargetStateStore => {
       .slice(0, limit)
       .map((item) => structuredClone(item));
 
-  const writeLearnedLimit = async (write: LearnedLimitWrite): Promise<void> => {
+  const writeLearnedLimit = async (write: LearnedLimitWrite): Promise<LearnedLimitEntry[]> => {
     const old = read(write.key, write.nowMs);
     const others = (old.learned ?? []).filter((entry) => entry.instanceId !== write.instanceId);
     const written = write.entry === undefined ? others : [...others, write.entry];
@@ -112,6 +112,7 @@ export const createMemoryTargetStateStore = (): TargetStateStore => {
       write.key,
       structuredClone({ ...old, learned, updatedAt: new Date(write.nowMs).toISOString() }),
     );
+    return structuredClone(learned.filter((entry) => entry.instanceId !== write.instanceId));
   };
 
   return {

@@ -38,12 +38,14 @@ const prune = async (
 
 /**
  * One write of the instance's own attribute (the listing's stamp with it, so that a target held
- * back is listed); a second only when the item it returned holds entries to prune.
+ * back is listed); a second only when the item it returned holds entries to prune. The other
+ * instances' entries come back with the write (`ALL_NEW`), so learning what they hold costs
+ * no read.
  */
 export const writeLearnedLimit = async (
   context: StoreContext,
   write: LearnedLimitWrite,
-): Promise<void> => {
+): Promise<readonly LearnedLimitEntry[]> => {
   const { key, instanceId, entry, nowMs } = write;
   const own = entry === undefined ? "REMOVE #entry" : "SET #entry = :entry,";
   let item: Record<string, unknown> | undefined;
@@ -65,6 +67,8 @@ export const writeLearnedLimit = async (
   } catch (error) {
     return storeFailure(context, error, "writeLearnedLimit");
   }
-  const pruned = entriesToPrune(learnedEntriesOf(item), nowMs);
+  const entries = learnedEntriesOf(item);
+  const pruned = entriesToPrune(entries, nowMs);
   if (pruned.length > 0) await prune(context, key, pruned);
+  return entries.filter((found) => found.instanceId !== instanceId && !pruned.includes(found));
 };
