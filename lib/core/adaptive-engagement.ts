@@ -56,6 +56,11 @@ export interface LearnedLimit {
   readonly maxConcurrentCalls: number;
   readonly reason: LimitChange;
   readonly changedAtMs: number;
+  /**
+   * The target's rate summed over the instances holding it back, this one's and what it last
+   * heard of the others (./fleet-share.ts); unset when it heard of none lately.
+   */
+  readonly summedPerSecond?: number | undefined;
 }
 
 /** `key`'s limit as operators see it, if it holds calls back at `nowMs`. */
@@ -67,6 +72,8 @@ export const learnedLimitOf = (
 ): LearnedLimit | undefined => {
   if (!isEngaged(limit, nowMs, settings)) return undefined;
   const allowed = allowance(limit, nowMs, settings);
+  const { others } = limit;
+  const heard = others !== undefined && nowMs - others.seenAtMs <= settings.othersMaxAgeMs;
   return {
     key,
     callsPerSecond: allowed.callsPerSecond,
@@ -74,5 +81,6 @@ export const learnedLimitOf = (
     maxConcurrentCalls: allowed.maxConcurrentCalls,
     reason: limit.reason,
     changedAtMs: limit.changedAtMs,
+    ...(heard ? { summedPerSecond: allowed.callsPerSecond + others.perSecond } : {}),
   };
 };

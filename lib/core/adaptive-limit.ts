@@ -1,4 +1,5 @@
 import { BreakerState, DEFAULT_BREAKER_SETTINGS } from "./circuit-breaker.js";
+import { fleetShareOf, type OthersSeen } from "./fleet-share.js";
 import { movingAverage } from "./moving-average.js";
 import { retryAfterOf } from "./outcome.js";
 import { ErrorCategory } from "./policy.js";
@@ -94,6 +95,12 @@ export interface AdaptiveLimitSettings {
   readonly concurrencyHeadroom: number;
   /** A timeout counts only for a call given this long: the breakers' rule (target-health.ts). */
   readonly minCountedTimeoutMs: number;
+  /**
+   * How long what the other instances said of a target counts ({@link fleetShareOf}). They say
+   * it at least every 5 s while they hold it back; an older word is from instances that may have
+   * stopped, and a share computed from it would slow this one's recovery for nothing.
+   */
+  readonly othersMaxAgeMs: number;
 }
 
 /** The defaults; the ceilings are the most a deployment may declare, for targets without limits. */
@@ -118,6 +125,7 @@ export const DEFAULT_ADAPTIVE_LIMIT_SETTINGS: AdaptiveLimitSettings = {
   recentWeight: 0.1,
   concurrencyHeadroom: 2,
   minCountedTimeoutMs: DEFAULT_BREAKER_SETTINGS.minCountedTimeoutMs,
+  othersMaxAgeMs: 15_000,
 };
 
 /**
@@ -174,6 +182,8 @@ export interface AdaptiveLimit {
   readonly pauseUntilMs?: number | undefined;
   /** Unset until the first healthy call. */
   readonly latency?: LatencyAverages | undefined;
+  /** What the other instances holding the target back last said; unset: none known. */
+  readonly others?: OthersSeen | undefined;
   /**
    * Calls in flight allowed, learned from the calls in flight when the target was overloaded;
    * unset until an overload said how many it could take. A partner bounded by its workers, not
@@ -197,7 +207,12 @@ export type LimitObservation =
       /** Calls to the target in flight when it ended, this one included; unknown: unset. */
       readonly inFlight?: number | undefined;
     }
-  | { readonly kind: "breaker"; readonly state: BreakerState };
+  | { readonly kind: "breaker"; readonly state: BreakerState }
+  | {
+      /** What the other instances holding the target back said, read from the target's item. */
+      readonly kind: "others";
+      readonly others: OthersSeen | undefined;
+    };
 
 /** What the limit allows now. */
 export interface Allowance {
@@ -384,9 +399,10 @@ const grownConcurrency = (
 };
 
 /**
- * The increase per second of healthy calls at the allowed rate: `max(increasePerSecond, rate ×
- * increaseShare)` up to the rate of the last cut, doubling every `probeDoublingMs` past it, up to
- * `maxIncreaseShare` of the rate.
+ * The increase per second of healthy calls at the allowed rate: `max(increasePerSecond × share,
+ * rate × increaseShare)` up to the rate of the last cut, doubling every `probeDoublingMs` past
+ * it, up to `maxIncreaseShare` of the rate. The least step is this instance's share of the one
+ * the target takes ({@link fleetShareOf}): the instances' steps add up to one instance's.
  */
 const increasePerSecondOf = (
   limit: AdaptiveLimit,
@@ -394,7 +410,8 @@ const increasePerSecondOf = (
   settings: AdaptiveLimitSettings,
 ): number => {
   const rate = limit.callsPerSecond;
-  const step = Math.max(settings.increasePerSecond, rate * settings.increaseShare);
+  const share = fleetShareOf(rate, limit.others, nowMs, settings.othersMaxAgeMs);
+  const step = Math.max(settings.increasePerSecond * share, rate * settings.increaseShare);
   if (limit.probingSinceMs === undefined) return step;
   const doublings = Math.floor(
     Math.max(0, nowMs - limit.probingSinceMs) / settings.probeDoublingMs,
@@ -562,18 +579,19 @@ const afterBreaker = (limit: AdaptiveLimit, state: BreakerState, nowMs: number):
 
 /**
  * The limit after `observation`: a call that ended (its result and the timeout it was given),
- * or the target's breaker changing state. Half-open counts as not open: the breaker lets its own
- * probes through.
+ * the target's breaker changing state, or what the other instances said of it. Half-open counts
+ * as not open: the breaker lets its own probes through.
  */
 export const next = (
   limit: AdaptiveLimit,
   observation: LimitObservation,
   nowMs: number,
   settings: AdaptiveLimitSettings = DEFAULT_ADAPTIVE_LIMIT_SETTINGS,
-): AdaptiveLimit =>
-  observation.kind === "breaker"
-    ? afterBreaker(limit, observation.state, nowMs)
-    : afterCall(limit, observation.call, nowMs, settings, observation.inFlight);
+): AdaptiveLimit => {
+  if (observation.kind === "breaker") return afterBreaker(limit, observation.state, nowMs);
+  if (observation.kind === "others") return { ...limit, others: observation.others };
+  return afterCall(limit, observation.call, nowMs, settings, observation.inFlight);
+};
 
 /**
  * Calls in flight the rate needs at the baseline latency (Little's law), with headroom; the

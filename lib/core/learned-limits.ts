@@ -1,4 +1,5 @@
 import type { LimitChange } from "./adaptive-limit.js";
+import type { OthersSeen } from "./fleet-share.js";
 
 /*
  * The adaptive limits each instance learned (issue #35), as the target's item shows them to
@@ -16,10 +17,13 @@ import type { LimitChange } from "./adaptive-limit.js";
 export const LEARNED_ENTRY_STALE_MS = 60_000;
 
 /**
- * How often an engaged instance rewrites an unchanged entry: a third of the staleness bound, so
- * one or two lost writes do not make a live instance's entry read as stale.
+ * How often an engaged instance rewrites an unchanged entry. Each write brings back the other
+ * instances' entries, from which an instance takes its share of the target's pace
+ * (./fleet-share.ts): every 5 s keeps that share current, and a twelfth of the staleness bound
+ * means many lost writes before a live instance's entry reads as stale. At 100 instances holding
+ * one target back that is 20 writes a second on its item, beside the breaker's.
  */
-export const LEARNED_REFRESH_MS = 20_000;
+export const LEARNED_REFRESH_MS = 5_000;
 
 /**
  * Most entries a target's item keeps (about 150 bytes each): bounds the item, which every breaker
@@ -64,6 +68,20 @@ const freshEntries = (entries: readonly LearnedLimitEntry[], nowMs: number): Lea
   newestFirst(entries)
     .filter((entry) => isFresh(entry, nowMs))
     .slice(0, MAX_LEARNED_ENTRIES);
+
+/**
+ * What the other instances' entries say of the target: their fresh entries' rates summed, and
+ * how many there are; undefined when none is fresh.
+ */
+export const othersOf = (
+  entries: readonly LearnedLimitEntry[],
+  nowMs: number,
+): OthersSeen | undefined => {
+  const fresh = freshEntries(entries, nowMs);
+  if (fresh.length === 0) return undefined;
+  const perSecond = fresh.reduce((sum, entry) => sum + entry.callsPerSecond, 0);
+  return { perSecond, instances: fresh.length, seenAtMs: nowMs };
+};
 
 /** The entries a writer removes: the stale, and the oldest beyond {@link MAX_LEARNED_ENTRIES}. */
 export const entriesToPrune = (

@@ -141,6 +141,22 @@ describe("what one call does to the rate", () => {
     expect(limit.reason).toBe(reason);
   });
 
+  it("raises a slow rate by its share of 1 call/s per second when other instances send the rest", () => {
+    const others = { perSecond: 12, instances: 3, seenAtMs: NOW };
+    const heard = next(limitAt(4), { kind: "others", others }, NOW, settings);
+    const limit = observed(heard, Array(4).fill(call(response(200))), 250);
+    // A quarter of the target's sum: a quarter of the 1 call/s one instance alone would add.
+    expect(limit.callsPerSecond).toBeGreaterThan(4.24);
+    expect(limit.callsPerSecond).toBeLessThanOrEqual(4.25);
+  });
+
+  it("raises by the whole step again once what the others said is older than the bound", () => {
+    const others = { perSecond: 12, instances: 3, seenAtMs: NOW - settings.othersMaxAgeMs - 1 };
+    const heard = next(limitAt(4), { kind: "others", others }, NOW, settings);
+    const limit = observed(heard, Array(4).fill(call(response(200))), 250);
+    expect(limit.callsPerSecond).toBeGreaterThan(4.9);
+  });
+
   it("raises a slow rate by at least 1 call/s per second of calls", () => {
     const limit = observed(limitAt(10), Array(10).fill(call(response(200))), 100);
     // Each call adds 1 / rate at the rate it finds, so ten of them add a little under 1.

@@ -9,6 +9,7 @@ import {
   learnedSummary,
   MAX_LEARNED_ENTRIES,
   NOT_ENGAGED_TEXT,
+  othersOf,
   rateText,
 } from "../../lib/core/learned-limits.js";
 import { targetReport } from "../../lib/core/target-report.js";
@@ -87,6 +88,28 @@ describe("learnedSummary", () => {
       entry(`w-${i}`, { callsPerSecond: 1, writtenAtMs: NOW - i }),
     );
     expect(learnedSummary(many, NOW)?.instances).toBe(MAX_LEARNED_ENTRIES);
+  });
+});
+
+describe("othersOf", () => {
+  it.each([
+    { name: "no entry", entries: [], expected: undefined },
+    {
+      name: "only stale ones",
+      entries: [entry("a", { writtenAtMs: NOW - 61_000 })],
+      expected: undefined,
+    },
+    {
+      name: "the fresh ones' rates summed, a breaker's zero counted as an instance",
+      entries: [
+        entry("a"),
+        entry("b", { callsPerSecond: 0 }),
+        entry("c", { writtenAtMs: NOW - 61_000 }),
+      ],
+      expected: { perSecond: 10, instances: 2, seenAtMs: NOW },
+    },
+  ])("$name", ({ entries, expected }) => {
+    expect(othersOf(entries, NOW)).toEqual(expected);
   });
 });
 

@@ -7,14 +7,17 @@ import type { AdaptiveLimitSettings } from "../../lib/core/adaptive-limit.js";
 import { silentLog } from "../../lib/core/observability.js";
 import type { AttemptResult } from "../../lib/core/outcome.js";
 import { type RandomSource, randomInt } from "../../lib/core/random.js";
+import { createMemoryTargetStateStore } from "../simulation/memory-target-state-store.js";
 import type { DrivenCall, Partner } from "./simulated-partner.js";
 
 /*
  * Several function instances, each with its own adaptive limiter, sending one target's events
  * in virtual time: the events arrive at a steady demand, SQS hands each (and each deferred one,
  * when its delay ends) to any instance at random, and the partner answers each call after its
- * latency, when the instance that made it learns from the answer. How close the instances'
- * learned limits come to each other and to the partner's capacity is what this measures.
+ * latency, when the instance that made it learns from the answer. With `shared`, the instances
+ * write their learned limits into one target item (the store's in-memory twin) as deployed, and
+ * learn from each write what the others hold. How close the instances' learned limits come to
+ * each other and to the partner's capacity is what this measures.
  */
 
 const KEY = "http:https://partner.example:443";
@@ -29,6 +32,8 @@ export interface InstancesRun {
   readonly settings: AdaptiveLimitSettings;
   readonly durationMs: number;
   readonly random: RandomSource;
+  /** Whether the instances share their learned limits through a target item, as deployed. */
+  readonly shared?: boolean;
 }
 
 /** One call the instances made, and which made it. */
@@ -42,6 +47,16 @@ export interface InstancesOutcome {
   readonly limiters: readonly AdaptiveLimiter[];
   /** Events still waiting (deferred, or answered 429 and waiting their retry) at the end. */
   readonly waiting: number;
+  /**
+   * Once a second, each instance's view of the target's summed rate (its own and what it last
+   * heard of the others) against the instances' rates summed then; only seconds in which every
+   * instance holds the target back.
+   */
+  readonly views: readonly {
+    readonly atMs: number;
+    readonly views: number[];
+    readonly summed: number;
+  }[];
 }
 
 interface Ended {
@@ -52,16 +67,19 @@ interface Ended {
 }
 
 /** Runs `run` from time 0 and returns what was called; a 429'd event is retried after 1 s. */
-export const runInstancesAgainstPartner = (run: InstancesRun): InstancesOutcome => {
+export const runInstancesAgainstPartner = async (run: InstancesRun): Promise<InstancesOutcome> => {
   const time = { nowMs: 0 };
-  const limiters = Array.from({ length: run.instances }, () =>
+  const store = createMemoryTargetStateStore();
+  const limiters = Array.from({ length: run.instances }, (_, instance) =>
     createAdaptiveLimiter({
       settingsFor: () => run.settings,
       clock: () => time.nowMs,
       random: run.random,
       log: silentLog,
+      publish: run.shared === true ? { store, instanceId: `i-${instance}` } : undefined,
     }),
   );
+  const views: { atMs: number; views: number[]; summed: number }[] = [];
   const calls: InstanceCall[] = [];
   let inFlight: Ended[] = [];
   // Waiting events by the tick they are handed to an instance again: events are alike, so a
@@ -74,6 +92,12 @@ export const runInstancesAgainstPartner = (run: InstancesRun): InstancesOutcome 
   let arrivals = 0;
   for (time.nowMs = 0; time.nowMs < run.durationMs; time.nowMs += TICK_MS) {
     const nowMs = time.nowMs;
+    // The store's writes settle between ticks: the item answers within 10 ms.
+    if (run.shared === true) await new Promise<void>((resolve) => setImmediate(resolve));
+    if (nowMs % 1_000 === 0) {
+      const seen = viewsOf(limiters);
+      if (seen !== undefined) views.push({ atMs: nowMs, ...seen });
+    }
     for (const ended of inFlight.filter((e) => e.endMs <= nowMs)) {
       const call = { result: ended.result, timeoutMs: 10_000 };
       limiters[ended.instance]?.observe(KEY, { kind: "call", call });
@@ -105,7 +129,18 @@ export const runInstancesAgainstPartner = (run: InstancesRun): InstancesOutcome 
       if (result.kind === "response" && result.statusCode === 429) wait(nowMs + 1_000);
     }
   }
-  return { calls, limiters, waiting: [...due.values()].reduce((a, b) => a + b, 0) };
+  return { calls, limiters, views, waiting: [...due.values()].reduce((a, b) => a + b, 0) };
+};
+
+/** Each instance's view of the summed rate, and the sum; undefined unless every one is engaged. */
+const viewsOf = (
+  limiters: readonly AdaptiveLimiter[],
+): { views: number[]; summed: number } | undefined => {
+  const learned = limiters.flatMap((limiter) => limiter.engaged());
+  if (learned.length < limiters.length) return undefined;
+  const summed = learned.reduce((sum, limit) => sum + limit.callsPerSecond, 0);
+  const views = learned.map((limit) => limit.summedPerSecond ?? limit.callsPerSecond);
+  return { views, summed };
 };
 
 /** Each instance's learned rate at the end, calls/s (its ceiling when it never pushed back). */

@@ -5,7 +5,7 @@ import type { TargetStateStore } from "../../core/ports.js";
 import type { Clock, RandomSource } from "../../core/random.js";
 import { admitAdaptive } from "./adaptive-limits/admission.js";
 import type { AdaptiveContext, LearnedTarget } from "./adaptive-limits/learned-targets.js";
-import { observe } from "./adaptive-limits/observation.js";
+import { hearOthers, observe } from "./adaptive-limits/observation.js";
 import { createLearnedLimitPublisher } from "./learned-limit-publisher.js";
 import type { LimitAdmission } from "./target-limits.js";
 
@@ -75,11 +75,13 @@ export const createAdaptiveLimiter = (deps: AdaptiveLimiterDeps): AdaptiveLimite
       clock,
       log,
       maxTargets,
+      heard: (key, others) => hearOthers({ targets, clock, settingsFor }, key, others),
       current: (key) => {
         const learned = learnedOf(key, clock());
         if (learned === undefined) return undefined;
-        const { key: _key, ...entry } = learned;
-        return entry;
+        const { callsPerSecond, ceilingPerSecond, maxConcurrentCalls, reason, changedAtMs } =
+          learned;
+        return { callsPerSecond, ceilingPerSecond, maxConcurrentCalls, reason, changedAtMs };
       },
     });
   const context: AdaptiveContext = { ...deps, maxTargets, targets, publisher };

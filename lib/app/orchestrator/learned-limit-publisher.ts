@@ -11,7 +11,9 @@ import type { Clock } from "../../core/random.js";
  * removes the entry. At most one write per target per {@link LEARNED_WRITE_INTERVAL_MS}; a change
  * inside that window waits for the next observation after it (the last state wins), never for a
  * timer, which would keep a Lambda instance awake. Writes are never awaited by the call path and
- * never fail it: an operator's view is not worth a delivery.
+ * never fail it: an operator's view is not worth a delivery. Each write returns the other
+ * instances' entries, which is how an instance learns its share of the target's pace
+ * (lib/core/fleet-share.ts) without a read of its own.
  */
 
 /** Least time between two writes of one target's entry by one instance. */
@@ -50,6 +52,8 @@ export interface LearnedLimitPublisherDeps {
   ) => Omit<LearnedLimitEntry, "instanceId" | "writtenAtMs"> | undefined;
   /** Default {@link MAX_PUBLISHED_TARGETS}. */
   readonly maxTargets?: number | undefined;
+  /** Told the other instances' entries each write of `key` returned. */
+  readonly heard?: ((key: string, others: readonly LearnedLimitEntry[]) => void) | undefined;
 }
 
 /** Whether `publication` has nothing left to say: nothing shown, nothing waiting, window over. */
@@ -63,7 +67,7 @@ const settled = (publication: Publication, nowMs: number): boolean =>
 export const createLearnedLimitPublisher = (
   deps: LearnedLimitPublisherDeps,
 ): LearnedLimitPublisher => {
-  const { store, instanceId, clock, log, current } = deps;
+  const { store, instanceId, clock, log, current, heard } = deps;
   const maxTargets = deps.maxTargets ?? MAX_PUBLISHED_TARGETS;
   const publications = new Map<string, Publication>();
 
@@ -84,7 +88,10 @@ export const createLearnedLimitPublisher = (
     publication.lastWrittenMs = nowMs;
     publication.shown = entry !== undefined;
     // An async wrapper, so that even a store throwing at once is logged, not thrown at the call.
-    const written = async () => store.writeLearnedLimit({ key, instanceId, entry, nowMs });
+    const written = async () => {
+      const others = await store.writeLearnedLimit({ key, instanceId, entry, nowMs });
+      heard?.(key, others);
+    };
     written().catch((error: unknown) => {
       log.warn("learned target limit not written", { target: key, error: errorWithName(error) });
     });

@@ -10,9 +10,10 @@ import {
 import { rateLimitedPartner } from "../../support/simulated-partner.js";
 
 /*
- * The tolerance of per-instance adaptive limits (issue #35): 1, 2 and 10 instances, each
- * learning on its own, sending twice a token-bucket partner's capacity C between them for two
- * minutes. Measured over the second minute; the figures are in docs/design-notes.md.
+ * Adaptive limits learned on 1, 2 and 10 instances at once (issue #35), each learning from its
+ * own calls and, as deployed, hearing what the others hold through the target's item, sending
+ * twice a token-bucket partner's capacity C between them for two minutes. Measured over the
+ * second minute; the figures are in docs/design-notes.md.
  */
 
 const MEASURED_FROM_MS = 60_000;
@@ -21,23 +22,32 @@ const DURATION_MS = 120_000;
 const isOk = (call: InstanceCall) =>
   call.result.kind === "response" && call.result.statusCode < 300;
 
-const measure = (instances: number, capacity: number) => {
-  const outcome = runInstancesAgainstPartner({
+/** The 95th percentile of `values`. */
+const p95 = (values: readonly number[]): number =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length * 0.95)] ?? Number.NaN;
+
+const measure = async (instances: number, capacity: number, shared = true) => {
+  const outcome = await runInstancesAgainstPartner({
     instances,
     partner: rateLimitedPartner({ capacityPerSecond: capacity }),
     demandPerSecond: 2 * capacity,
     settings: adaptiveSettingsFor({}, 1_000),
     durationMs: DURATION_MS,
     random: seededRandom(instances * 1_000 + capacity),
+    shared,
   });
   const measured = outcome.calls.filter((call) => call.atMs >= MEASURED_FROM_MS);
   const delivered = measured.filter(isOk).length;
   const seconds = (DURATION_MS - MEASURED_FROM_MS) / 1_000;
   const rates = learnedRates(outcome, MAX_TARGET_LIMIT);
+  const disagreement = outcome.views
+    .filter((second) => second.atMs >= MEASURED_FROM_MS)
+    .flatMap((second) => second.views.map((view) => Math.abs(view / second.summed - 1)));
   return {
     goodputShare: delivered / seconds / capacity,
     tooManyPerDelivered: (measured.length - delivered) / delivered,
     summedRateShare: rates.reduce((a, b) => a + b, 0) / capacity,
+    disagreementP95: disagreement.length === 0 ? 0 : p95(disagreement),
   };
 };
 
@@ -51,17 +61,32 @@ describe("adaptive limits learned on several instances at once", () => {
     [2, 50, 0.05, 0.15],
     [2, 200, 0.05, 0.15],
     [10, 200, 0.05, 0.15],
-    // Each instance's share here is 2 and 5 calls/s: its AIMD step of 1 call/s is a large part
-    // of it, and ten instances probe at once (a finding, docs/design-notes.md).
-    [10, 50, 0.2, 0.2],
-    [10, 20, 0.5, 0.5],
+    // Each instance's share here is 2 and 5 calls/s, and an overload moment reaches only the
+    // instances that sent a call into it, so the sum is cut by less than one instance's cut
+    // (a finding, docs/design-notes.md).
+    [10, 50, 0.1, 0.2],
+    [10, 20, 0.15, 0.6],
   ])(
     "%i instance(s) against a partner taking %i calls/s: nine tenths of it delivered, at most %d 429s per delivery",
-    (instances, capacity, most429s, rateTolerance) => {
-      const figures = measure(instances, capacity);
+    async (instances, capacity, most429s, rateTolerance) => {
+      const figures = await measure(instances, capacity);
       expect(figures.goodputShare).toBeGreaterThanOrEqual(0.9);
       expect(figures.tooManyPerDelivered).toBeLessThanOrEqual(most429s);
       expect(Math.abs(figures.summedRateShare - 1)).toBeLessThanOrEqual(rateTolerance);
     },
   );
+
+  it.each([2, 10])(
+    "%i instances agree on the target's summed rate within a quarter, 19 seconds in 20",
+    async (instances) => {
+      const { disagreementP95 } = await measure(instances, 50);
+      expect(disagreementP95).toBeLessThanOrEqual(0.25);
+    },
+  );
+
+  it("ten instances hearing each other spend under half the 429s of ten learning alone", async () => {
+    const alone = await measure(10, 20, false);
+    const shared = await measure(10, 20);
+    expect(shared.tooManyPerDelivered).toBeLessThan(alone.tooManyPerDelivered / 2);
+  });
 });

@@ -23,16 +23,23 @@ import { FIXED_NOW_MS } from "../../support/factories.js";
  * is healthy, one write per material change, at most one per target per interval, none awaited.
  */
 
-const publishingLimiter = (options: { failing?: boolean } = {}) => {
-  const time = { nowMs: FIXED_NOW_MS };
-  const memory = createMemoryTargetStateStore();
+interface PublishingOptions {
+  readonly failing?: boolean;
+  readonly instanceId?: string;
+  /** Another instance's store and clock, to share its target items. */
+  readonly beside?: { readonly memory: TargetStateStore; readonly time: { nowMs: number } };
+}
+
+const publishingLimiter = (options: PublishingOptions = {}) => {
+  const time = options.beside?.time ?? { nowMs: FIXED_NOW_MS };
+  const memory = options.beside?.memory ?? createMemoryTargetStateStore();
   const writes: LearnedLimitWrite[] = [];
   const warned: string[] = [];
   const store: Pick<TargetStateStore, "writeLearnedLimit"> = {
     writeLearnedLimit: async (write) => {
       writes.push(write);
       if (options.failing === true) throw new Error("table unreachable");
-      await memory.writeLearnedLimit(write);
+      return memory.writeLearnedLimit(write);
     },
   };
   const log: Log = { info: () => {}, warn: (message) => warned.push(message), error: () => {} };
@@ -41,7 +48,7 @@ const publishingLimiter = (options: { failing?: boolean } = {}) => {
     clock: () => time.nowMs,
     random: seededRandom(5),
     log,
-    publish: { store, instanceId: "w-one" },
+    publish: { store, instanceId: options.instanceId ?? "w-one" },
   });
   return { limiter, time, writes, memory, warned };
 };
@@ -120,6 +127,24 @@ describe("the learned limits written for operators", () => {
     limiter.observe(TARGET, answered(429, "1")); // holds the rate: no cut, no change
     expect(writes).toHaveLength(2);
     expect(writes[1]?.entry?.writtenAtMs).toBe(time.nowMs);
+  });
+
+  it("learns from each write what the other instances hold, and shows the target's sum", async () => {
+    const one = publishingLimiter();
+    const two = publishingLimiter({ instanceId: "w-two", beside: one });
+    const settle = () => new Promise((resolve) => setImmediate(resolve));
+    for (const { limiter } of [one, two]) callAll(limiter, 50, 200);
+    one.time.nowMs += 1_000;
+    callAll(one.limiter, 1, 429); // 40/s, written first: no other entry yet
+    await settle();
+    callAll(two.limiter, 1, 429); // 40/s, and hears one's
+    await settle();
+    expect(two.limiter.engaged()[0]?.summedPerSecond).toBe(80);
+    expect(one.limiter.engaged()[0]?.summedPerSecond).toBeUndefined();
+    one.time.nowMs += LEARNED_REFRESH_MS;
+    callAll(one.limiter, 1, 200); // no change told: the refresh writes, and hears two's
+    await settle();
+    expect(one.limiter.engaged()[0]?.summedPerSecond).toBeCloseTo(80, 1);
   });
 
   it("logs a failed write and never throws it at the call", async () => {

@@ -1,6 +1,23 @@
 import { isEngaged, limitLowered } from "../../../core/adaptive-engagement.js";
 import { type LimitObservation, next } from "../../../core/adaptive-limit.js";
+import { type LearnedLimitEntry, othersOf } from "../../../core/learned-limits.js";
 import { type AdaptiveContext, touch } from "./learned-targets.js";
+
+/**
+ * Tells `key`'s limit what the other instances holding it back last wrote (their entries, as a
+ * write of this instance's own returned them). A target forgotten since is left forgotten.
+ */
+export const hearOthers = (
+  context: Pick<AdaptiveContext, "targets" | "clock" | "settingsFor">,
+  key: string,
+  entries: readonly LearnedLimitEntry[],
+): void => {
+  const target = context.targets.get(key);
+  if (target === undefined) return;
+  const nowMs = context.clock();
+  const others = othersOf(entries, nowMs);
+  target.limit = next(target.limit, { kind: "others", others }, nowMs, context.settingsFor(key));
+};
 
 /** Teaches `key`'s limit what a call said, or that its breaker changed state. */
 export const observe = (

@@ -1,0 +1,34 @@
+/*
+ * One instance's share of what all the instances holding a target back send it (issue #35,
+ * "agreement across instances"). Each instance learns its own rate (lib/core/adaptive-limit.ts):
+ * a cut by one factor on one overload cuts the instances' sum by it, but each of N instances
+ * probing up by its own step of 1 call/s raises the sum by N calls/s a second, so ten instances
+ * sharing a partner of 20 calls/s overshot it every few seconds (0.40 429s per delivery). Scaled
+ * by its share, each instance's step adds up to the step one instance alone would take at the
+ * sum: the instances behave as one flow, and agree on the target's pace.
+ */
+
+/** What the other instances holding a target back said of it, as last read. */
+export interface OthersSeen {
+  /** Their allowed rates, summed, calls/s. */
+  readonly perSecond: number;
+  /** How many of them there are. */
+  readonly instances: number;
+  readonly seenAtMs: number;
+}
+
+/**
+ * This instance's share of the target's summed rate, in (0, 1]: 1 when it knows of no other
+ * instance, or what it knows is older than `maxAgeMs` (the others may have stopped), or when
+ * neither sends anything.
+ */
+export const fleetShareOf = (
+  ownPerSecond: number,
+  others: OthersSeen | undefined,
+  nowMs: number,
+  maxAgeMs: number,
+): number => {
+  if (others === undefined || Math.abs(nowMs - others.seenAtMs) > maxAgeMs) return 1;
+  const summed = ownPerSecond + others.perSecond;
+  return summed > 0 && ownPerSecond > 0 ? ownPerSecond / summed : 1;
+};
