@@ -52,7 +52,8 @@ export interface Setting<T> {
   readonly deprecatedAlias?: { readonly prop: string; readonly env: string };
 }
 
-const SECONDS_PER_DAY = 86_400;
+/** The seconds in a day: a setting in days is held in seconds. */
+export const SECONDS_PER_DAY = 86_400;
 
 /** A whole number in a closed range, with messages that name the range. */
 const wholeNumber = (min: number, max: number) =>

@@ -1,4 +1,3 @@
-import { Duration } from "aws-cdk-lib";
 import * as z from "zod";
 import { SETTING_NAMES, SETTINGS, type SettingName } from "../contract/settings.js";
 import { DEFAULT_STACK_NAME } from "../contract/stack-outputs.js";
@@ -6,7 +5,7 @@ import { ConfigurationError, formatProblems } from "../core/errors.js";
 import { withNearestNames } from "../core/nearest-name.js";
 import { PolicyFieldsSchema } from "../core/policy.js";
 import { toProblems } from "../core/zod-problems.js";
-import type { RetryOrchestratorProps } from "./retry-orchestrator-props.js";
+import { propFromContext, type RetryOrchestratorProps } from "./retry-orchestrator-props.js";
 
 /** The CDK context key (in `cdk.json` or `-c ricochet=...`) holding the deployment's settings. */
 export const CONTEXT_KEY = "ricochet";
@@ -57,20 +56,13 @@ const ContextSchema = z.strictObject({
     .optional(),
 });
 
-/** A scalar setting's context value as the construct's prop (a `Duration` where it is one). */
-const propOf = (name: SettingName, value: unknown): unknown => {
-  const { duration } = SETTINGS[name];
-  if (value === undefined || duration === undefined) return value;
-  return duration === "days" ? Duration.days(value as number) : Duration.seconds(value as number);
-};
-
 /** The scalar settings' props from the context, each under its prop name (and a former name). */
 const settingPropsOf = (context: Readonly<Record<string, unknown>>): RetryOrchestratorProps =>
   Object.fromEntries(
     SETTING_NAMES.flatMap((name) => {
       const { contextKey, deprecatedAlias } = SETTINGS[name];
       const alias = deprecatedAlias?.prop;
-      const own = [[name, propOf(name, context[contextKey])] as const];
+      const own = [[name, propFromContext(name, context[contextKey])] as const];
       return alias === undefined ? own : [...own, [alias, context[alias]] as const];
     }),
   );

@@ -4,11 +4,11 @@ import type { ISecret } from "aws-cdk-lib/aws-secretsmanager";
 import type { IStringParameter } from "aws-cdk-lib/aws-ssm";
 import * as z from "zod";
 import {
+  contextDefault,
   type DurationSetting,
   envText,
   SETTING_NAMES,
   SETTINGS,
-  type Setting,
   type SettingName,
   type SettingValues,
 } from "../contract/settings.js";
@@ -361,12 +361,19 @@ export type SettingProps = {
     : SettingValues[K];
 };
 
-const propDefault = (name: SettingName): SettingProps[SettingName] => {
-  const entry: Setting<unknown> = SETTINGS[name];
-  if (entry.duration === undefined) return entry.default as SettingProps[SettingName];
-  const seconds = entry.default as number;
-  return entry.duration === "days" ? Duration.days(seconds / 86_400) : Duration.seconds(seconds);
+/**
+ * A scalar setting's value as `cdk.json` spells it, as the construct's prop: a `Duration` (from
+ * seconds or days, as the settings table says) for a duration setting, else the value itself.
+ * The context's reader and the defaults below both convert through here.
+ */
+export const propFromContext = (name: SettingName, value: unknown): unknown => {
+  const { duration } = SETTINGS[name];
+  if (value === undefined || duration === undefined) return value;
+  return duration === "days" ? Duration.days(value as number) : Duration.seconds(value as number);
 };
+
+const propDefault = (name: SettingName): SettingProps[SettingName] =>
+  propFromContext(name, contextDefault(name)) as SettingProps[SettingName];
 
 /** The defaults, in one place for the docs and the tests; the scalar ones from `SETTINGS`. */
 export const RETRY_ORCHESTRATOR_DEFAULTS = {

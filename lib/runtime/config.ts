@@ -2,6 +2,7 @@ import * as z from "zod";
 import { DEFAULT_TRACING_MODE, TRACING_MODES, type TracingMode } from "../contract/defaults.js";
 import { ENV, ENV_ALIASES, LAMBDA_RUNTIME_ENV } from "../contract/environment.js";
 import {
+  SECONDS_PER_DAY,
   SETTING_NAMES,
   SETTINGS,
   type Setting,
@@ -30,8 +31,6 @@ import {
 import { DEFAULT_STUCK_AFTER_SECONDS } from "../core/stuck.js";
 import { type TargetsSettings, TargetsSettingsSchema } from "../core/target-settings.js";
 import { toProblems } from "../core/zod-problems.js";
-
-const SECONDS_PER_DAY = 86_400;
 
 /*
  * The scalar settings the functions read from their environment by the settings table's rules.
