@@ -1,7 +1,15 @@
 import type { CreateTableCommandInput } from "@aws-sdk/client-dynamodb";
 import { DUE_INDEX, RECORD_KEY, STATUS_INDEX } from "../contract/record-table.js";
 import type { Outcome } from "../core/outcome.js";
-import { type AttemptEntry, type EventRecord, MAX_AUDIT_ENTRIES } from "../core/record.js";
+import {
+  type AttemptEntry,
+  type AuditEntry,
+  type EventRecord,
+  type LegacyCaller,
+  MAX_AUDIT_ENTRIES,
+  type RecordedCaller,
+  type RedriveEntry,
+} from "../core/record.js";
 import type { EventStatus } from "../core/status.js";
 import { currentAttemptFromItem, entryFromItem } from "./dynamo-compact-entry.js";
 
@@ -67,8 +75,26 @@ const outcomeOf = (entry: AttemptEntry | undefined): Outcome | undefined =>
       };
 
 /**
+ * An item's redrive or audit entries, each `caller` in its structured form. Releases before the
+ * structured caller stored it as one string (the ARN STS answered, or `unverified`), and entries
+ * are only ever appended, so a record can hold both forms: the string is read here, where the
+ * data enters, as a {@link LegacyCaller}, and no reader (the CLI, the console) meets a string.
+ */
+const entriesFromItem = <T extends { readonly caller?: RecordedCaller | undefined }>(
+  entries: unknown,
+): T[] | undefined => {
+  if (!Array.isArray(entries)) return undefined;
+  return entries.map((entry: Record<string, unknown>) => {
+    if (typeof entry.caller !== "string") return entry as T;
+    const caller: LegacyCaller = { recorded: entry.caller };
+    return { ...entry, caller } as T;
+  });
+};
+
+/**
  * Reads an item as a record. Items are only ever written by this store, so the shape is trusted;
- * missing lists and counters (an item written by an older release) read as empty.
+ * missing lists and counters (an item written by an older release) read as empty, and an older
+ * entry's string caller as its structured form.
  */
 export const itemToRecord = (item: Record<string, unknown>): EventRecord => {
   const attempts = optionalNumber(item.attempts) ?? 0;
@@ -93,7 +119,7 @@ export const itemToRecord = (item: Record<string, unknown>): EventRecord => {
     deadLetterReason: item.deadLetterReason as EventRecord["deadLetterReason"],
     pendingDeadLetter: item.pendingDeadLetter as EventRecord["pendingDeadLetter"],
     history,
-    redrives: (item.redrives as EventRecord["redrives"] | undefined) ?? [],
+    redrives: entriesFromItem<RedriveEntry>(item.redrives) ?? [],
     targetSummary: optionalString(item.targetSummary),
     targetGroup: optionalString(item.targetGroup),
     envelopeDigest: optionalString(item.envelopeDigest),
@@ -105,7 +131,7 @@ export const itemToRecord = (item: Record<string, unknown>): EventRecord => {
             lastDigest: String(item.lastConflictDigest ?? ""),
           }
         : undefined,
-    audit: (item.audit as EventRecord["audit"] | undefined)?.slice(-MAX_AUDIT_ENTRIES),
+    audit: entriesFromItem<AuditEntry>(item.audit)?.slice(-MAX_AUDIT_ENTRIES),
     replays: optionalNumber(item.replays),
     policyAdjustments: Array.isArray(item.policyAdjustments)
       ? item.policyAdjustments.filter((entry): entry is string => typeof entry === "string")

@@ -1,6 +1,6 @@
 import { errorMessage } from "./errors.js";
 import type { CallerIdentity } from "./ports.js";
-import { type AuditCaller, CallerSource } from "./record.js";
+import { type AuditCaller, CallerSource, type RecordedCaller } from "./record.js";
 
 /**
  * The `caller` an audit entry records: what `identity` reports, or an unverified caller saying
@@ -47,10 +47,13 @@ const SOURCE_LABEL: Record<CallerSource, string> = {
 /**
  * One line for tables: the ARN or why there is none, and whose credentials it names, e.g.
  * `arn:aws:iam::1:user/ana (operator's credentials)`, `unverified: no STS … (operator's
- * credentials)`; empty for entries written before callers were recorded.
+ * credentials)`; an older entry's string as it was stored, with no label, since it never said
+ * whose credentials; empty for entries written before callers were recorded. Whoever prints
+ * the line makes it inert as they do the entry's other fields (the CLI's tables do every cell).
  */
-export const describeCaller = (caller: AuditCaller | undefined): string => {
+export const describeCaller = (caller: RecordedCaller | undefined): string => {
   if (caller === undefined) return "";
+  if ("recorded" in caller) return caller.recorded;
   const who = "arn" in caller ? caller.arn : `unverified: ${caller.unverified}`;
   return `${who} (${SOURCE_LABEL[caller.source]})`;
 };

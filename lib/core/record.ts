@@ -42,6 +42,18 @@ export interface UnverifiedCaller {
  */
 export type AuditCaller = VerifiedCaller | UnverifiedCaller;
 
+/**
+ * A caller as the releases before the structured {@link AuditCaller} stored it: one string, the
+ * ARN STS answered or `unverified`, not saying whose credentials it names. The store reads such
+ * an entry's string into this, so no reader meets the old form.
+ */
+export interface LegacyCaller {
+  readonly recorded: string;
+}
+
+/** An entry's `caller` as read back: what is written now, or the older form of it. */
+export type RecordedCaller = AuditCaller | LegacyCaller;
+
 /** How many finished attempts a record keeps; older ones are dropped, the count stays exact. */
 export const MAX_HISTORY_ENTRIES = 20;
 
@@ -73,7 +85,7 @@ export interface RedriveEntry {
   /** Who the operator said they are (`--by`, the request's `by`): self-declared, not checked. */
   readonly by: string;
   /** Who AWS says acted; absent on entries written before callers were recorded. */
-  readonly caller?: AuditCaller | undefined;
+  readonly caller?: RecordedCaller | undefined;
   readonly reason: string;
   readonly previousStatus: EventStatus;
   readonly previousAttempts: number;
@@ -99,7 +111,7 @@ export interface AuditEntry {
   readonly at: string;
   readonly by: string;
   /** Who AWS says acted; absent on entries written before callers were recorded. */
-  readonly caller?: AuditCaller | undefined;
+  readonly caller?: RecordedCaller | undefined;
   readonly action: AuditAction;
   readonly reason: string;
   /** The SQS message the action concerned, when there was one. */

@@ -65,6 +65,11 @@ describe("describeCaller", () => {
       { source: CallerSource.OPERATOR, unverified: "no STS here" },
       "unverified: no STS here (operator's credentials)",
     ],
+    [
+      "an older release's caller, one string with no source",
+      { recorded: "arn:aws:iam::123456789012:user/ana" },
+      "arn:aws:iam::123456789012:user/ana",
+    ],
     ["an entry from before callers were recorded", undefined, ""],
   ] as const)("shows %s", (_label, caller, shown) => {
     expect(describeCaller(caller)).toBe(shown);
