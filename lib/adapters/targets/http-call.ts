@@ -142,13 +142,18 @@ const finish = (call: CallState, result: AttemptResult): void => {
   call.settle(result);
 };
 
-const fail = (
-  call: CallState,
-  category: ErrorCategory,
-  message: string,
-  requestSent = call.flushed,
-  beforeContact = false,
-): void =>
+/** How a call failed, and how far it got towards the target. */
+interface CallFailure {
+  readonly category: ErrorCategory;
+  readonly message: string;
+  /** Whether the whole request was written out; unset, whether the call has flushed it. */
+  readonly requestSent?: boolean | undefined;
+  /** Nothing went towards the target, or the failure is Ricochet's own (signing). */
+  readonly beforeContact?: boolean | undefined;
+}
+
+const fail = (call: CallState, failure: CallFailure): void => {
+  const { category, message, requestSent = call.flushed, beforeContact = false } = failure;
   finish(call, {
     kind: "error",
     category,
@@ -157,6 +162,7 @@ const fail = (
     durationMs: call.plan.elapsed(),
     ...(beforeContact ? { beforeContact } : {}),
   });
+};
 
 const respond = (call: CallState, res: IncomingMessage): void => {
   const { plan, settings, chunks, received } = call;
@@ -175,7 +181,7 @@ const onTimeout = (call: CallState): void => {
   // Still resolving or signing: the time ran out before anything went towards the target.
   const beforeContact = call.request === undefined;
   const message = timeoutMessage(call.plan.timeoutMs, call.flushed);
-  fail(call, ErrorCategory.TIMEOUT, message, call.flushed, beforeContact);
+  fail(call, { category: ErrorCategory.TIMEOUT, message, beforeContact });
 };
 
 /** Reads the body up to the excerpt bound; whatever ends it, the status line has the outcome. */
@@ -200,8 +206,7 @@ const watchRequest = (call: CallState, sent: ClientRequest): void => {
   sent.on("response", (res) => watchResponse(call, res));
   sent.on("error", (error) => {
     if (call.response !== undefined) return respond(call, call.response);
-    const failure = socketFailure(error, call.flushed);
-    fail(call, failure.category, failure.message, failure.requestSent);
+    fail(call, socketFailure(error, call.flushed));
   });
 };
 
@@ -209,7 +214,10 @@ const send = async (call: CallState): Promise<void> => {
   const { plan, settings } = call;
   const ready = await readyToSend(plan, settings, () => call.settled);
   if (ready === undefined) return;
-  if (!ready.ok) return fail(call, ready.category, ready.message, false, ready.beforeContact);
+  if (!ready.ok) {
+    const { category, message, beforeContact } = ready;
+    return fail(call, { category, message, requestSent: false, beforeContact });
+  }
   const method = plan.target.method ?? "POST";
   const request = openHttpRequest(
     plan.targetUrl,
@@ -245,6 +253,6 @@ export const callHttp = (plan: HttpCallPlan, settings: HttpCallSettings): Promis
     };
     call.timer = setTimeout(() => onTimeout(call), plan.timeoutMs);
     send(call).catch((error: unknown) =>
-      fail(call, ErrorCategory.UNKNOWN, errorMessage(error), call.flushed),
+      fail(call, { category: ErrorCategory.UNKNOWN, message: errorMessage(error) }),
     );
   });
