@@ -28,7 +28,7 @@ export interface Deferral {
  * concurrency limit, trusting the claim to dead-letter it without a call (the message's send
  * time, used here before, let first attempts through to the target over the limit).
  */
-const deadlineOf = async (
+export const deadlineOf = async (
   { deps }: OrchestratorContext,
   { envelope, policy }: MessageInHand,
 ): Promise<number | undefined> => {

@@ -3,7 +3,7 @@ import { DeferralCause } from "../../core/deferral.js";
 import { CallEvidence } from "../../core/target-health.js";
 import type { AttemptEnd } from "./attempt.js";
 import type { ClaimTaken } from "./claim-step.js";
-import { defer } from "./defer.js";
+import { deadlineOf, defer } from "./defer.js";
 import type { MessageInHand } from "./message-in-hand.js";
 import type { MessageVerdict, OrchestratorContext } from "./orchestrator-context.js";
 import type { TargetAdmission } from "./target-breakers.js";
@@ -11,8 +11,10 @@ import { type CallPermit, type LimitAdmission, LimitKind, NO_PERMIT } from "./ta
 
 /*
  * Before a claim, the target's breaker and then its limits (the learned one, in memory, then the
- * declared ones, shared) are asked whether a call may go now. Either turns the event away by deferring it (no claim, no attempt spent; the record says so),
- * except past its deadline, where it goes on to the claim, which dead-letters it without a call.
+ * declared ones, shared) are asked whether a call may go now. Either turns the event away by
+ * deferring it (no claim, no attempt spent; the record says so), except past its deadline, where
+ * it goes on to the claim, which dead-letters it without a call. The learned limit alone gives
+ * way to the deadline: see {@link lastChance}.
  */
 
 const CALL: TargetAdmission = { verdict: "call" };
@@ -57,15 +59,43 @@ const bothPermits = (first: CallPermit, second: CallPermit): CallPermit => ({
 });
 
 /**
- * The learned limit's verdict (no I/O), then, if it lets the call through, the declared
- * limits': a call turned away by the second gives the first its permit back.
+ * Whether an event the learned limit turns away is called anyway: when the deferral would reach
+ * its deadline, where the claim would dead-letter it without a call. A learned limit is a guess
+ * at the partner's pace (one that answers 429 at random, not from load, is guessed far too low:
+ * docs/design-notes.md); a declared one is a promise to the partner and an open breaker a
+ * verdict, so both still defer it to its end. The event is called once, as it would be without
+ * adaptive limits, rather than lost untried. One read of the record, only for an event the
+ * learned limit holds back and whose policy counts its deadline from its first sight.
+ */
+const lastChance = async (
+  ctx: OrchestratorContext,
+  inHand: MessageInHand,
+  untilMs: number,
+): Promise<boolean> => {
+  const deadlineMs = await deadlineOf(ctx, inHand);
+  if (deadlineMs === undefined || untilMs < deadlineMs) return false;
+  ctx.deps.log.info("learned target limit passed: the event's deadline comes first", {
+    eventId: inHand.envelope.eventId,
+    target: inHand.target.key,
+  });
+  return true;
+};
+
+/**
+ * The learned limit's verdict (no I/O), then, if it lets the call through (or gives way to the
+ * event's deadline), the declared limits': a call turned away by the second gives the first its
+ * permit back.
  */
 const askLimits = async (
-  { deps }: OrchestratorContext,
-  key: string,
+  ctx: OrchestratorContext,
+  inHand: MessageInHand,
   leaseMs: number,
 ): Promise<LimitAdmission> => {
-  const learned = deps.adaptive?.admit(key) ?? CALL_UNLIMITED;
+  const { deps } = ctx;
+  const { key } = inHand.target;
+  const asked = deps.adaptive?.admit(key) ?? CALL_UNLIMITED;
+  const passed = asked.verdict === "defer" && (await lastChance(ctx, inHand, asked.untilMs));
+  const learned = passed ? CALL_UNLIMITED : asked;
   if (learned.verdict === "defer" || deps.limits === undefined) return learned;
   const declared = await deps.limits.admit(key, leaseMs).catch(async (error: unknown) => {
     await learned.permit.release();
@@ -90,7 +120,7 @@ const admitToLimits = async (
   const { key } = inHand.target;
   // The slot is taken before the claim, so its lease outlives the claim's by a margin.
   const leaseMs = inHand.callMs + 2 * ctx.deps.leaseMarginMs;
-  const limit = await askLimits(ctx, key, leaseMs);
+  const limit = await askLimits(ctx, inHand, leaseMs);
   if (limit.verdict === "call") return { permit: limit.permit };
   const cause = CAUSE_OF_LIMIT[limit.limit];
   const deferred = await defer(ctx, inHand, { cause, untilMs: limit.untilMs }).catch(

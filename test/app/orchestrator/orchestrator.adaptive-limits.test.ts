@@ -20,16 +20,19 @@ const PARTNER_RATE = 5;
 const EVENTS_PER_SECOND = 20;
 const SECONDS = 8;
 
-const bodyOf = (eventId: string) =>
+const bodyOf = (eventId: string, deadlineSeconds?: number) =>
   JSON.stringify({
     eventId,
     target: { type: "http", url: "https://partner.example/hook" },
     payload: { eventId },
-    policy: { maxAttempts: 25, baseDelaySeconds: 1, maxDelaySeconds: 2 },
+    policy: { maxAttempts: 25, baseDelaySeconds: 1, maxDelaySeconds: 2, deadlineSeconds },
   });
 
-/** Runs SECONDS seconds of EVENTS_PER_SECOND new events, each second's ready messages handled. */
-const run = async (adaptive: boolean) => {
+/**
+ * Runs SECONDS seconds of EVENTS_PER_SECOND new events, each second's ready messages handled;
+ * each event's deadline `deadlineSeconds` after its first sight, when given.
+ */
+const run = async (adaptive: boolean, deadlineSeconds?: number) => {
   const time = { nowMs: FIXED_NOW_MS };
   const clock = () => time.nowMs;
   const taken = new Map<number, number>();
@@ -69,7 +72,9 @@ const run = async (adaptive: boolean) => {
     for (let i = 0; i < EVENTS_PER_SECOND; i += 1) {
       const id = `e-${s}-${i}`;
       ids.push(id);
-      w.ingress.send(bodyOf(id), { generation: 0 }, 0, { origin: MessageOrigin.PRODUCER });
+      w.ingress.send(bodyOf(id, deadlineSeconds), { generation: 0 }, 0, {
+        origin: MessageOrigin.PRODUCER,
+      });
     }
     // Every message visible this second is handled in it, a millisecond apart.
     const endMs = time.nowMs + 1_000;
@@ -113,5 +118,17 @@ describe("the orchestrator with adaptive limits, against a rate-limited partner"
       // Attempts are the calls made, 429s included; a deferral made none and charged none.
       expect(record.attempts).toBe(callsOf.get(record.eventId) ?? 0);
     }
+  });
+
+  it("calls an event it holds back once before its deadline, rather than dead-letter it untried", async () => {
+    // Demand four times the partner's pace and a 2 s deadline: most events cannot be delivered
+    // in time whatever is done, and each of those must have been tried.
+    const { records, callsOf } = await run(true, 2);
+
+    const lost = records.filter((r) => r?.status === EventStatus.DEAD_LETTERED);
+    expect(lost.length).toBeGreaterThan(EVENTS_PER_SECOND);
+    for (const record of lost) expect(callsOf.get(record?.eventId ?? "")).toBeGreaterThanOrEqual(1);
+    for (const record of records)
+      expect(record?.attempts).toBe(callsOf.get(record?.eventId ?? "") ?? 0);
   });
 });

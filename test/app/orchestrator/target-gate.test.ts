@@ -74,6 +74,8 @@ const gateWorld = (options: {
   limit?: LimitAdmission["verdict"];
   resendFails?: boolean;
   deadlineSeconds?: number;
+  /** When set, an adaptive limiter that turns every call away until then. */
+  learnedUntilMs?: number;
 }) => {
   const told: string[] = [];
   const breakers: TargetBreakers = {
@@ -124,6 +126,18 @@ const gateWorld = (options: {
     hopSeconds: 900,
     breakers,
     limits,
+    adaptive:
+      options.learnedUntilMs === undefined
+        ? undefined
+        : {
+            admit: () => ({
+              verdict: "defer",
+              untilMs: options.learnedUntilMs,
+              limit: LimitKind.RATE,
+            }),
+            observe: () => {},
+            engaged: () => [],
+          },
     // The breaker and limits are asked for the key the deployment resolves the target to.
     targetKeyOf: () => ({ key: KEY }),
   } as unknown as OrchestratorDeps;
@@ -262,5 +276,41 @@ describe("passTargetGate", () => {
     if ("deferred" in gate) throw new Error("expected a pass");
     await gate.during(taking(finished(OutcomeClass.PERMANENT, undefined)));
     expect(told).toEqual([]);
+  });
+
+  describe("an event its learned limit turns away", () => {
+    // Deadline 180 s after the record's creation two minutes ago: NOW + 60 s.
+    const deadlineSeconds = 180;
+
+    it.each<[string, number, LimitAdmission["verdict"], string[]]>([
+      [
+        "is deferred when the limit lets it through before its deadline",
+        NOW + 59_000,
+        "call",
+        ["recordDeferral rate_limit", "resend"],
+      ],
+      [
+        "is called once when the limit would hold it to its deadline, past which it dies untried",
+        NOW + 60_000,
+        "call",
+        [],
+      ],
+      [
+        "is still deferred then by a declared limit, a promise to the partner",
+        NOW + 60_000,
+        "defer",
+        ["recordDeferral concurrency_limit", "resend"],
+      ],
+    ])("%s", async (_name, learnedUntilMs, limit, expected) => {
+      const { told, pass } = gateWorld({
+        admission: { verdict: "call" },
+        limit,
+        deadlineSeconds,
+        learnedUntilMs,
+      });
+      const gate = await pass();
+      expect(told).toEqual(expected);
+      expect("deferred" in gate).toBe(expected.length > 0);
+    });
   });
 });
