@@ -4,6 +4,7 @@ import {
   allowance,
   LimitChange,
 } from "./adaptive-limit.js";
+import { heardLately } from "./fleet-share.js";
 
 /*
  * Whether a target's adaptive limit (./adaptive-limit.ts) holds its calls back, and what
@@ -72,8 +73,7 @@ export const learnedLimitOf = (
 ): LearnedLimit | undefined => {
   if (!isEngaged(limit, nowMs, settings)) return undefined;
   const allowed = allowance(limit, nowMs, settings);
-  const { others } = limit;
-  const heard = others !== undefined && nowMs - others.seenAtMs <= settings.othersMaxAgeMs;
+  const heard = heardLately(limit.others, nowMs, settings.othersMaxAgeMs);
   return {
     key,
     callsPerSecond: allowed.callsPerSecond,
@@ -81,6 +81,6 @@ export const learnedLimitOf = (
     maxConcurrentCalls: allowed.maxConcurrentCalls,
     reason: limit.reason,
     changedAtMs: limit.changedAtMs,
-    ...(heard ? { summedPerSecond: allowed.callsPerSecond + others.perSecond } : {}),
+    ...(heard ? { summedPerSecond: allowed.callsPerSecond + heard.perSecond } : {}),
   };
 };

@@ -17,6 +17,14 @@ export interface OthersSeen {
   readonly seenAtMs: number;
 }
 
+/** What was heard of the others, unless it is older than `maxAgeMs` (or far in the future). */
+export const heardLately = (
+  others: OthersSeen | undefined,
+  nowMs: number,
+  maxAgeMs: number,
+): OthersSeen | undefined =>
+  others !== undefined && Math.abs(nowMs - others.seenAtMs) <= maxAgeMs ? others : undefined;
+
 /**
  * This instance's share of the target's summed rate, in (0, 1]: 1 when it knows of no other
  * instance, or what it knows is older than `maxAgeMs` (the others may have stopped), or when
@@ -28,7 +36,8 @@ export const fleetShareOf = (
   nowMs: number,
   maxAgeMs: number,
 ): number => {
-  if (others === undefined || Math.abs(nowMs - others.seenAtMs) > maxAgeMs) return 1;
-  const summed = ownPerSecond + others.perSecond;
+  const heard = heardLately(others, nowMs, maxAgeMs);
+  if (heard === undefined) return 1;
+  const summed = ownPerSecond + heard.perSecond;
   return summed > 0 && ownPerSecond > 0 ? ownPerSecond / summed : 1;
 };

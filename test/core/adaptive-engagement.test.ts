@@ -76,4 +76,17 @@ describe("a learned limit as operators see it", () => {
       changedAtMs: NOW - 5,
     });
   });
+
+  it.each([
+    ["its rate and what it heard of the others, summed", NOW - 1_000, 1_000],
+    [
+      "nothing summed once what it heard is older than the bound",
+      NOW - settings.othersMaxAgeMs - 1,
+      undefined,
+    ],
+  ])("shows as the target's rate %s", (_name, seenAtMs, summed) => {
+    const others = { perSecond: 600, instances: 3, seenAtMs };
+    const cut = limit({ callsPerSecond: 400, others });
+    expect(learnedLimitOf(KEY, cut, NOW, settings)?.summedPerSecond).toBe(summed);
+  });
 });
