@@ -69,20 +69,6 @@ const freshEntries = (entries: readonly LearnedLimitEntry[], nowMs: number): Lea
     .filter((entry) => isFresh(entry, nowMs))
     .slice(0, MAX_LEARNED_ENTRIES);
 
-/**
- * What the other instances' entries say of the target: their fresh entries' rates summed, and
- * how many there are; undefined when none is fresh.
- */
-export const othersOf = (
-  entries: readonly LearnedLimitEntry[],
-  nowMs: number,
-): OthersSeen | undefined => {
-  const fresh = freshEntries(entries, nowMs);
-  if (fresh.length === 0) return undefined;
-  const perSecond = fresh.reduce((sum, entry) => sum + entry.callsPerSecond, 0);
-  return { perSecond, instances: fresh.length, seenAtMs: nowMs };
-};
-
 /** The entries a writer removes: the stale, and the oldest beyond {@link MAX_LEARNED_ENTRIES}. */
 export const entriesToPrune = (
   entries: readonly LearnedLimitEntry[],
@@ -124,3 +110,17 @@ export const learnedLimitText = (
   learned === undefined
     ? NOT_ENGAGED_TEXT
     : `${rateText(learned.callsPerSecond)} over ${learned.instances} instance${learned.instances === 1 ? "" : "s"}`;
+
+/**
+ * What the other instances' entries say of the target: their {@link learnedSummary}'s rate and
+ * instances, heard now; undefined when none is fresh.
+ */
+export const othersOf = (
+  entries: readonly LearnedLimitEntry[],
+  nowMs: number,
+): OthersSeen | undefined => {
+  const summary = learnedSummary(entries, nowMs);
+  return (
+    summary && { perSecond: summary.callsPerSecond, instances: summary.instances, seenAtMs: nowMs }
+  );
+};
