@@ -30,10 +30,17 @@ const RUN_DOCUMENTS = ["README.md", "docs/local-dev.md"];
 
 /**
  * The event ids the documents name: a reader's events, which the test submits first. Calls for
- * all but the delivered one fail, so they wait for a retry (minutes, by the default policy) and
- * can be cancelled; the delivered one is what `replay` sends again.
+ * all but the delivered one fail, so they wait for a retry and can be cancelled; the delivered
+ * one is what `replay` sends again.
  */
 const READER_EVENTS = ["order-1042:shipped", "order-1043:shipped", "order-1044:shipped"];
+
+/**
+ * The waiting events' policy: ten minutes between attempts, undrawn. The default policy's full
+ * jitter draws each delay from zero up, and its eight attempts could all fail within the minutes
+ * the commands take on a busy machine: a CI run found order-1043 dead-lettered at its cancel.
+ */
+const WAITING_POLICY = { baseDelaySeconds: 600, jitter: "none" } as const;
 const DELIVERED_EVENT = "order-1041:shipped";
 
 interface Ending {
@@ -178,7 +185,7 @@ const interrupted = (command: string, shows: RegExp): Promise<{ code: number; ou
 beforeAll(async () => {
   h.script((eventId) => ({ status: eventId === DELIVERED_EVENT ? 200 : 503 }));
   await h.startWorkers();
-  const [first, ...others] = READER_EVENTS.map((id) => h.envelope(id, {}));
+  const [first, ...others] = READER_EVENTS.map((id) => h.envelope(id, WAITING_POLICY));
   const delivered = h.envelope(DELIVERED_EVENT, {});
   cwd = await mkdtemp(join(tmpdir(), "ricochet-docs-"));
   await installInto(cwd);
