@@ -38,6 +38,8 @@ export const fleetShareOf = (
 ): number => {
   const heard = heardLately(others, nowMs, maxAgeMs);
   if (heard === undefined) return 1;
-  const summed = ownPerSecond + heard.perSecond;
+  // Never above 1: rates read back from the item are this code's, but a damaged one must not
+  // make an instance probe harder than it would alone.
+  const summed = ownPerSecond + Math.max(0, heard.perSecond);
   return summed > 0 && ownPerSecond > 0 ? ownPerSecond / summed : 1;
 };

@@ -38,6 +38,12 @@ describe("fleetShareOf", () => {
       share: 1,
     },
     {
+      name: "others read back with a negative rate (a damaged item): the whole step, no more",
+      own: 10,
+      others: { perSecond: -5, instances: 1, seenAtMs: NOW },
+      share: 1,
+    },
+    {
       name: "this instance at zero: 1, never a share of nothing",
       own: 0,
       others: { perSecond: 20, instances: 2, seenAtMs: NOW },
