@@ -80,16 +80,18 @@ const noteDeferral = async (
  * claim is made, so no attempt is spent; the record says the event is deferred, why, and when it
  * is tried next (one write, before the send: a crash in between leaves the source message to
  * come back). The deadline wins: a deferral never takes the event past it, and past it the event
- * is not deferred at all (undefined is returned) so that the claim dead-letters it.
+ * is not deferred at all (undefined is returned) so that the claim dead-letters it. `deadline`:
+ * the {@link deadlineOf} a caller already read, so that the record is read once.
  */
 export const defer = async (
   ctx: OrchestratorContext,
   inHand: MessageInHand,
   deferral: Deferral,
+  deadline: Promise<number | undefined> = deadlineOf(ctx, inHand),
 ): Promise<MessageVerdict | undefined> => {
   const { deps } = ctx;
   const { envelope, target } = inHand;
-  const deadlineMs = await deadlineOf(ctx, inHand);
+  const deadlineMs = await deadline;
   // Judged as the claim judges it (`claimedAtMs > deadlineMs`): past it here is past it there.
   if (deadlineMs !== undefined && deps.clock() > deadlineMs) return undefined;
   const { untilMs, outageStartMs } = deferral;

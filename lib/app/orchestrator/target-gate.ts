@@ -64,15 +64,14 @@ const bothPermits = (first: CallPermit, second: CallPermit): CallPermit => ({
  * at the partner's pace (one that answers 429 at random, not from load, is guessed far too low:
  * docs/design-notes.md); a declared one is a promise to the partner and an open breaker a
  * verdict, so both still defer it to its end. The event is called once, as it would be without
- * adaptive limits, rather than lost untried. One read of the record, only for an event the
- * learned limit holds back and whose policy counts its deadline from its first sight.
+ * adaptive limits, rather than lost untried.
  */
-const lastChance = async (
+const lastChance = (
   ctx: OrchestratorContext,
   inHand: MessageInHand,
   untilMs: number,
-): Promise<boolean> => {
-  const deadlineMs = await deadlineOf(ctx, inHand);
+  deadlineMs: number | undefined,
+): boolean => {
   if (deadlineMs === undefined || untilMs < deadlineMs) return false;
   ctx.deps.log.info("learned target limit passed: the event's deadline comes first", {
     eventId: inHand.envelope.eventId,
@@ -90,11 +89,13 @@ const askLimits = async (
   ctx: OrchestratorContext,
   inHand: MessageInHand,
   leaseMs: number,
+  deadline: () => Promise<number | undefined>,
 ): Promise<LimitAdmission> => {
   const { deps } = ctx;
   const { key } = inHand.target;
   const asked = deps.adaptive?.admit(key) ?? CALL_UNLIMITED;
-  const passed = asked.verdict === "defer" && (await lastChance(ctx, inHand, asked.untilMs));
+  const passed =
+    asked.verdict === "defer" && lastChance(ctx, inHand, asked.untilMs, await deadline());
   const learned = passed ? CALL_UNLIMITED : asked;
   if (learned.verdict === "defer" || deps.limits === undefined) return learned;
   const declared = await deps.limits.admit(key, leaseMs).catch(async (error: unknown) => {
@@ -120,15 +121,21 @@ const admitToLimits = async (
   const { key } = inHand.target;
   // The slot is taken before the claim, so its lease outlives the claim's by a margin.
   const leaseMs = inHand.callMs + 2 * ctx.deps.leaseMarginMs;
-  const limit = await askLimits(ctx, inHand, leaseMs);
+  // The record is read at most once for the deadline: by the learned limit's last chance, and
+  // by the deferral after it.
+  let read: Promise<number | undefined> | undefined;
+  const deadline = () => {
+    read ??= deadlineOf(ctx, inHand);
+    return read;
+  };
+  const limit = await askLimits(ctx, inHand, leaseMs, deadline);
   if (limit.verdict === "call") return { permit: limit.permit };
   const cause = CAUSE_OF_LIMIT[limit.limit];
-  const deferred = await defer(ctx, inHand, { cause, untilMs: limit.untilMs }).catch(
-    async (error: unknown) => {
-      await giveBackProbe(ctx, key, admission);
-      throw error;
-    },
-  );
+  const deferral = { cause, untilMs: limit.untilMs };
+  const deferred = await defer(ctx, inHand, deferral, deadline()).catch(async (error: unknown) => {
+    await giveBackProbe(ctx, key, admission);
+    throw error;
+  });
   if (deferred === undefined) return { permit: NO_PERMIT };
   await giveBackProbe(ctx, key, admission);
   return { deferred };

@@ -78,6 +78,7 @@ const gateWorld = (options: {
   learnedUntilMs?: number;
 }) => {
   const told: string[] = [];
+  const reads = { count: 0 };
   const breakers: TargetBreakers = {
     admit: async () => options.admission,
     recordCall: async (key, failed, as, error) => {
@@ -104,10 +105,12 @@ const gateWorld = (options: {
   const deps = {
     // An event with a deadline was first claimed two minutes ago.
     store: {
-      get: async () =>
-        options.deadlineSeconds === undefined
+      get: async () => {
+        reads.count += 1;
+        return options.deadlineSeconds === undefined
           ? undefined
-          : anEventRecord({ createdAt: new Date(NOW - 120_000).toISOString() }),
+          : anEventRecord({ createdAt: new Date(NOW - 120_000).toISOString() });
+      },
       recordDeferral: async (request: RecordDeferralRequest) => {
         told.push(`recordDeferral ${request.cause}`);
         return { kind: "recorded" };
@@ -148,7 +151,7 @@ const gateWorld = (options: {
     policyAdjustments: [],
   };
   const pass = () => passTargetGate(ctx, holdMessage(ctx, message, event, 10_000));
-  return { told, pass };
+  return { told, pass, reads };
 };
 
 const taking = (attempt: AttemptEnd | undefined) => async (): Promise<ClaimTaken> => ({
@@ -302,7 +305,7 @@ describe("passTargetGate", () => {
         ["recordDeferral concurrency_limit", "resend"],
       ],
     ])("%s", async (_name, learnedUntilMs, limit, expected) => {
-      const { told, pass } = gateWorld({
+      const { told, pass, reads } = gateWorld({
         admission: { verdict: "call" },
         limit,
         deadlineSeconds,
@@ -311,6 +314,8 @@ describe("passTargetGate", () => {
       const gate = await pass();
       expect(told).toEqual(expected);
       expect("deferred" in gate).toBe(expected.length > 0);
+      // The deadline's record is read once, for the last chance and the deferral both.
+      expect(reads.count).toBe(1);
     });
   });
 });
