@@ -1,8 +1,18 @@
 import { BreakerState, DEFAULT_BREAKER_SETTINGS } from "./circuit-breaker.js";
-import { fleetShareOf, type OthersSeen } from "./fleet-share.js";
+import { fleetShareOf, heardLately, type OthersSeen } from "./fleet-share.js";
 import { movingAverage } from "./moving-average.js";
 import { retryAfterOf } from "./outcome.js";
 import { ErrorCategory } from "./policy.js";
+import {
+  atCut,
+  DEFAULT_REFUSAL_NOISE_SETTINGS,
+  isNoise,
+  judgedWith,
+  NO_REFUSAL_NOISE,
+  type RefusalNoise,
+  type RefusalNoiseSettings,
+  tracked,
+} from "./refusal-noise.js";
 import { parseRetryAfter } from "./retry-after.js";
 import { CallEvidence, callEvidence, type EndedCall } from "./target-health.js";
 import { RATE_WINDOW_MS, rateWindowOf } from "./target-limits.js";
@@ -101,6 +111,8 @@ export interface AdaptiveLimitSettings {
    * stopped, and a share computed from it would slow this one's recovery for nothing.
    */
   readonly othersMaxAgeMs: number;
+  /** How 429s that fewer calls do not remove are told from a quota (./refusal-noise.ts). */
+  readonly refusalNoise: RefusalNoiseSettings;
 }
 
 /** The defaults; the ceilings are the most a deployment may declare, for targets without limits. */
@@ -126,6 +138,7 @@ export const DEFAULT_ADAPTIVE_LIMIT_SETTINGS: AdaptiveLimitSettings = {
   concurrencyHeadroom: 2,
   minCountedTimeoutMs: DEFAULT_BREAKER_SETTINGS.minCountedTimeoutMs,
   othersMaxAgeMs: 15_000,
+  refusalNoise: DEFAULT_REFUSAL_NOISE_SETTINGS,
 };
 
 /**
@@ -184,6 +197,8 @@ export interface AdaptiveLimit {
   readonly latency?: LatencyAverages | undefined;
   /** What the other instances holding the target back last said; unset: none known. */
   readonly others?: OthersSeen | undefined;
+  /** What this instance counted of the target's 429s around its cuts; unset: nothing yet. */
+  readonly noise?: RefusalNoise | undefined;
   /**
    * Calls in flight allowed, learned from the calls in flight when the target was overloaded;
    * unset until an overload said how many it could take. A partner bounded by its workers, not
@@ -331,8 +346,10 @@ const decreased = (
 ): AdaptiveLimit => {
   if (cutRecently(limit.lastDecreaseAtMs, nowMs, settings)) return limit;
   const from = Math.min(limit.callsPerSecond, sentRate(limit));
+  const others = heardLately(limit.others, nowMs, settings.othersMaxAgeMs);
   return {
     ...limit,
+    noise: atCut(limit.noise ?? NO_REFUSAL_NOISE, others?.refusals, nowMs, settings.refusalNoise),
     callsPerSecond: boundedRate(from * settings.decreaseFactor, settings),
     lastDecreaseAtMs: nowMs,
     peakPerSecond: from,
@@ -551,6 +568,39 @@ const afterHealthy = (
     : withLatency;
 };
 
+/** The refusal counts after `call`, placed against the last cut (before any cut it makes). */
+const noiseAfter = (
+  limit: AdaptiveLimit,
+  call: EndedCall,
+  nowMs: number,
+  settings: AdaptiveLimitSettings,
+): RefusalNoise =>
+  tracked(
+    limit.noise ?? NO_REFUSAL_NOISE,
+    {
+      refused: overloadOf(call) === Overload.QUOTA,
+      sentAtMs: nowMs - call.result.durationMs,
+      endedAtMs: nowMs,
+      lastCutAtMs: limit.lastDecreaseAtMs,
+      lockoutMs: settings.decreaseIntervalMs,
+    },
+    settings.refusalNoise,
+  );
+
+/** What the others said, and the noise judged again on their counts pooled with this one's. */
+const afterOthers = (
+  limit: AdaptiveLimit,
+  others: OthersSeen | undefined,
+  settings: AdaptiveLimitSettings,
+): AdaptiveLimit => {
+  const noise = limit.noise ?? NO_REFUSAL_NOISE;
+  return {
+    ...limit,
+    others,
+    noise: judgedWith(noise, others?.refusals, settings.refusalNoise),
+  };
+};
+
 const afterCall = (
   limit: AdaptiveLimit,
   call: EndedCall,
@@ -561,10 +611,14 @@ const afterCall = (
   // The breakers' rule, not a second one: what says nothing about the target changes nothing.
   const evidence = callEvidence(call, settings.minCountedTimeoutMs);
   if (evidence === CallEvidence.SILENT) return limit;
-  const held = heldBy(counted(limit, nowMs), call, nowMs, settings);
+  const overload = overloadOf(call);
+  const noise = noiseAfter(limit, call, nowMs, settings);
+  // A 429 the target answers whatever it is sent is an attempt spent, not a reason to slow down.
+  if (overload === Overload.QUOTA && isNoise(noise, settings.refusalNoise))
+    return { ...counted(limit, nowMs), noise };
+  const held = heldBy(counted({ ...limit, noise }, nowMs), call, nowMs, settings);
   if (evidence === CallEvidence.HEALTHY)
     return afterHealthy(held, call.result.durationMs, nowMs, settings, inFlight);
-  const overload = overloadOf(call);
   if (overload === undefined) return held;
   const busy = overload === Overload.BUSY ? inFlight : undefined;
   return overloaded(held, nowMs, LimitChange.OVERLOAD, settings, busy);
@@ -589,7 +643,7 @@ export const next = (
   settings: AdaptiveLimitSettings = DEFAULT_ADAPTIVE_LIMIT_SETTINGS,
 ): AdaptiveLimit => {
   if (observation.kind === "breaker") return afterBreaker(limit, observation.state, nowMs);
-  if (observation.kind === "others") return { ...limit, others: observation.others };
+  if (observation.kind === "others") return afterOthers(limit, observation.others, settings);
   return afterCall(limit, observation.call, nowMs, settings, observation.inFlight);
 };
 

@@ -1,3 +1,5 @@
+import type { RefusalTracks } from "./refusal-noise.js";
+
 /*
  * One instance's share of what all the instances holding a target back send it (issue #35,
  * "agreement across instances"). Each instance learns its own rate (lib/core/adaptive-limit.ts):
@@ -10,6 +12,8 @@
 
 /** What the other instances holding a target back said of it, as last read. */
 export interface OthersSeen {
+  /** Their counts of the target's 429s around their cuts, summed (./refusal-noise.ts). */
+  readonly refusals?: RefusalTracks | undefined;
   /** Their allowed rates, summed, calls/s. */
   readonly perSecond: number;
   /** How many of them there are. */

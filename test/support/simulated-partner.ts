@@ -58,6 +58,21 @@ export const rateLimitedPartner = (options: RateLimitedPartnerOptions): Partner 
 };
 
 /**
+ * A partner that answers a `share` of calls 429 (`Retry-After: 1`) at random, however few it is
+ * sent, and `inner`'s answer to the rest: a WAF or a gateway shedding a little.
+ */
+export const randomlyRefusingPartner = (
+  random: RandomSource,
+  share: number,
+  inner: Partner = () => ({ kind: "response", statusCode: 200, durationMs: 50 }),
+): Partner => {
+  return (atMs) =>
+    random() < share
+      ? { kind: "response", statusCode: 429, retryAfter: "1", durationMs: 50 }
+      : inner(atMs);
+};
+
+/**
  * A partner that always answers 200, in `latencyMs` scaled by a noise factor from 0.5 to 1.5,
  * and one call in `spikeEvery` (on average) ten times slower: a GC pause, a cold start.
  */
