@@ -1,5 +1,6 @@
 import type { LimitChange } from "./adaptive-limit.js";
 import type { OthersSeen } from "./fleet-share.js";
+import { type RefusalTracks, summedTracks } from "./refusal-noise.js";
 
 /*
  * The adaptive limits each instance learned (issue #35), as the target's item shows them to
@@ -42,6 +43,11 @@ export interface LearnedLimitEntry {
   readonly reason: LimitChange;
   readonly changedAtMs: number;
   readonly writtenAtMs: number;
+  /**
+   * The instance's counts of the target's 429s around its cuts, pooled by the others to tell a
+   * quota from noise (./refusal-noise.ts); unset: none (or an older deployment's entry).
+   */
+  readonly refusals?: RefusalTracks | undefined;
 }
 
 /** What operators are told of a target's learned limit, summed over the fresh entries. */
@@ -113,14 +119,19 @@ export const learnedLimitText = (
 
 /**
  * What the other instances' entries say of the target: their {@link learnedSummary}'s rate and
- * instances, heard now; undefined when none is fresh.
+ * instances, and their refusal counts summed, heard now; undefined when none is fresh.
  */
 export const othersOf = (
   entries: readonly LearnedLimitEntry[],
   nowMs: number,
 ): OthersSeen | undefined => {
   const summary = learnedSummary(entries, nowMs);
-  return (
-    summary && { perSecond: summary.callsPerSecond, instances: summary.instances, seenAtMs: nowMs }
-  );
+  if (summary === undefined) return undefined;
+  const counted = freshEntries(entries, nowMs).flatMap((entry) => entry.refusals ?? []);
+  return {
+    perSecond: summary.callsPerSecond,
+    instances: summary.instances,
+    seenAtMs: nowMs,
+    ...(counted.length === 0 ? {} : { refusals: counted.reduce(summedTracks) }),
+  };
 };

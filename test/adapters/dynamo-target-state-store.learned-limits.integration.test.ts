@@ -79,6 +79,24 @@ describe("learned limits on the targets' items", () => {
     });
   });
 
+  it("reads back an entry's refusal counts, to a tenth", async () => {
+    const key = aTarget();
+    const refusals = {
+      lockoutCalls: 120.04,
+      lockoutRefused: 6.26,
+      afterCalls: 300,
+      afterRefused: 0,
+    };
+    await write(key, { ...entry("w-a", 18), refusals });
+    const [read] = (await listedOf(key))?.learned ?? [];
+    expect(read?.refusals).toEqual({
+      lockoutCalls: 120,
+      lockoutRefused: 6.3,
+      afterCalls: 300,
+      afterRefused: 0,
+    });
+  });
+
   it("shows two instances' entries both, summed", async () => {
     const key = aTarget();
     await write(key, entry("w-a", 18));

@@ -91,6 +91,18 @@ describe("learnedSummary", () => {
   });
 });
 
+const counts = (
+  lockoutCalls: number,
+  lockoutRefused: number,
+  afterCalls: number,
+  afterRefused: number,
+) => ({
+  lockoutCalls,
+  lockoutRefused,
+  afterCalls,
+  afterRefused,
+});
+
 describe("othersOf", () => {
   it.each([
     { name: "no entry", entries: [], expected: undefined },
@@ -107,6 +119,16 @@ describe("othersOf", () => {
         entry("c", { writtenAtMs: NOW - 61_000 }),
       ],
       expected: { perSecond: 10, instances: 2, seenAtMs: NOW },
+    },
+    {
+      name: "the fresh ones' refusal counts summed, an entry without counts adding none",
+      entries: [
+        entry("a", { refusals: counts(100, 5, 200, 9) }),
+        entry("b", { refusals: counts(50, 2, 30, 1) }),
+        entry("c"),
+        entry("d", { refusals: counts(900, 90, 900, 90), writtenAtMs: NOW - 61_000 }),
+      ],
+      expected: { perSecond: 30, instances: 3, seenAtMs: NOW, refusals: counts(150, 7, 230, 10) },
     },
   ])("$name", ({ entries, expected }) => {
     expect(othersOf(entries, NOW)).toEqual(expected);

@@ -81,7 +81,15 @@ export const createAdaptiveLimiter = (deps: AdaptiveLimiterDeps): AdaptiveLimite
         if (learned === undefined) return undefined;
         const { callsPerSecond, ceilingPerSecond, maxConcurrentCalls, reason, changedAtMs } =
           learned;
-        return { callsPerSecond, ceilingPerSecond, maxConcurrentCalls, reason, changedAtMs };
+        const refusals = targets.get(key)?.limit.noise?.tracks;
+        return {
+          callsPerSecond,
+          ceilingPerSecond,
+          maxConcurrentCalls,
+          reason,
+          changedAtMs,
+          ...(refusals === undefined ? {} : { refusals }),
+        };
       },
     });
   const context: AdaptiveContext = { ...deps, maxTargets, targets, publisher };
