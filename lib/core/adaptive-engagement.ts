@@ -47,6 +47,22 @@ export const limitLowered = (before: AdaptiveLimit, after: AdaptiveLimit): boole
   return (cut || paused) && TOLD_CHANGES.has(after.reason);
 };
 
+/** A change in whether a target's 429s are read as noise, which operators are told of. */
+export type NoiseVerdict =
+  | { readonly kind: "learned"; readonly refusedShare: number }
+  | { readonly kind: "forgotten" };
+
+/** Whether going from `before` to `after` learned a noise share or forgot one; else undefined. */
+export const noiseVerdictOf = (
+  before: AdaptiveLimit,
+  after: AdaptiveLimit,
+): NoiseVerdict | undefined => {
+  const was = before.noise?.noiseShare;
+  const now = after.noise?.noiseShare;
+  if (now !== undefined && was === undefined) return { kind: "learned", refusedShare: now };
+  return now === undefined && was !== undefined ? { kind: "forgotten" } : undefined;
+};
+
 /** A target's learned limit as operators see it. */
 export interface LearnedLimit {
   readonly key: string;

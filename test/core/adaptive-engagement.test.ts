@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { isEngaged, learnedLimitOf, limitLowered } from "../../lib/core/adaptive-engagement.js";
+import {
+  isEngaged,
+  learnedLimitOf,
+  limitLowered,
+  noiseVerdictOf,
+} from "../../lib/core/adaptive-engagement.js";
 import {
   type AdaptiveLimit,
   type AdaptiveLimitSettings,
@@ -7,6 +12,7 @@ import {
   LimitChange,
   startingLimit,
 } from "../../lib/core/adaptive-limit.js";
+import { NO_TRACKS } from "../../lib/core/refusal-noise.js";
 import { FIXED_NOW_MS } from "../support/factories.js";
 
 const NOW = FIXED_NOW_MS;
@@ -58,6 +64,19 @@ describe("which changes operators are told of", () => {
     ["an increase", limit({ callsPerSecond: 1_000, reason: LimitChange.INCREASE }), false],
   ])("tells %s: %s", (_name, after, told) => {
     expect(limitLowered(limit({ callsPerSecond: 1_000 }), after)).toBe(told);
+  });
+});
+
+describe("a target's 429s read as noise, as operators are told", () => {
+  const noise = (noiseShare?: number) =>
+    limit({ noise: { tracks: NO_TRACKS, ...(noiseShare === undefined ? {} : { noiseShare }) } });
+  it.each([
+    ["nothing learned either side", limit({}), noise(), undefined],
+    ["a noise learned", noise(), noise(0.05), { kind: "learned", refusedShare: 0.05 }],
+    ["a noise forgotten", noise(0.05), noise(), { kind: "forgotten" }],
+    ["a noise share moved, not told", noise(0.05), noise(0.06), undefined],
+  ])("%s", (_name, before, after, expected) => {
+    expect(noiseVerdictOf(before, after)).toEqual(expected);
   });
 });
 

@@ -75,7 +75,7 @@ export const createAdaptiveLimiter = (deps: AdaptiveLimiterDeps): AdaptiveLimite
       clock,
       log,
       maxTargets,
-      heard: (key, others) => hearOthers({ targets, clock, settingsFor }, key, others),
+      heard: (key, others) => hearOthers({ targets, clock, settingsFor, log }, key, others),
       current: (key) => {
         const learned = learnedOf(key, clock());
         if (learned === undefined) return undefined;

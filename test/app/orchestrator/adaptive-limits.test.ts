@@ -201,3 +201,28 @@ describe("adaptive limits on one instance", () => {
     );
   });
 });
+
+describe("what operators are told of a target's random 429s", () => {
+  it("is told once the 429s of a partner refusing 5 % at random are read as noise", () => {
+    const time = { nowMs: FIXED_NOW_MS };
+    const messages: string[] = [];
+    const log: Log = { info: (message) => messages.push(message), warn: () => {}, error: () => {} };
+    const limiter = createAdaptiveLimiter({
+      settingsFor: () => settings,
+      clock: () => time.nowMs,
+      random: seededRandom(3),
+      log,
+    });
+    const refuses = seededRandom(5);
+    // 200 asks a second for two minutes, each answered at once.
+    for (let tick = 0; tick < 24_000; tick += 1) {
+      time.nowMs = FIXED_NOW_MS + tick * 5;
+      const admission = limiter.admit(TARGET);
+      if (admission.verdict !== "call") continue;
+      limiter.observe(TARGET, refuses() < 0.05 ? answered(429, "1") : answered(200));
+      void admission.permit.release();
+    }
+    expect(messages.filter((m) => m === "target 429s read as noise")).toHaveLength(1);
+    expect(messages).not.toContain("target 429s no longer read as noise");
+  });
+});
