@@ -346,11 +346,13 @@ const decreased = (
 ): AdaptiveLimit => {
   if (cutRecently(limit.lastDecreaseAtMs, nowMs, settings)) return limit;
   const from = Math.min(limit.callsPerSecond, sentRate(limit));
-  const others = heardLately(limit.others, nowMs, settings.othersMaxAgeMs);
+  const callsPerSecond = boundedRate(from * settings.decreaseFactor, settings);
+  const others = heardLately(limit.others, nowMs, settings.othersMaxAgeMs)?.refusals;
+  const noise = limit.noise ?? NO_REFUSAL_NOISE;
   return {
     ...limit,
-    noise: atCut(limit.noise ?? NO_REFUSAL_NOISE, others?.refusals, nowMs, settings.refusalNoise),
-    callsPerSecond: boundedRate(from * settings.decreaseFactor, settings),
+    noise: atCut(noise, others, nowMs, callsPerSecond, settings.refusalNoise),
+    callsPerSecond,
     lastDecreaseAtMs: nowMs,
     peakPerSecond: from,
     probingSinceMs: undefined,
@@ -597,7 +599,7 @@ const afterOthers = (
   return {
     ...limit,
     others,
-    noise: judgedWith(noise, others?.refusals, settings.refusalNoise),
+    noise: judgedWith(noise, others?.refusals, limit.callsPerSecond, settings.refusalNoise),
   };
 };
 

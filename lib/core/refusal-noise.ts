@@ -1,4 +1,5 @@
 import { movingAverage } from "./moving-average.js";
+import { rateWindowOf } from "./target-limits.js";
 
 /*
  * Whether a target's 429s are its load's doing or noise (issue #35). AIMD reads every refusal as
@@ -24,8 +25,19 @@ export interface RefusalNoiseSettings {
    * random cuts rarely, so counts decayed per cut kept that burst's verdict for minutes.
    */
   readonly halfLifeMs: number;
-  /** Least calls in each track, and least refusals in each to learn a noise, before a verdict. */
+  /**
+   * A noise is learned only while the rate allowed is below this share of the most calls the
+   * target admitted in one second lately: random refusals cut a rate far below what the target
+   * has shown it takes (5 % held a 200 calls/s partner at 9.5), a quota holds it near what it
+   * admits. In the bench, a token bucket sent whole batches at once refused as much after a cut
+   * as in its lockout, and was read as 11 % noise for seconds at a time.
+   */
+  readonly collapsedShare: number;
+  /** The most admitted in one second halves every this long (applied at each cut). */
+  readonly peakHalfLifeMs: number;
+  /** Least calls in each track before either verdict. */
   readonly minCalls: number;
+  /** Least refusals in each track before a noise is learned (a fall needs none after). */
   readonly minRefusals: number;
   /** A share of refusals above this is never noise: a target refusing that much is overloaded. */
   readonly maxNoiseShare: number;
@@ -35,8 +47,9 @@ export interface RefusalNoiseSettings {
   readonly fellByErrors: number;
   /** Weight of each call in the recent share of refusals (about 1 / calls averaged). */
   readonly recentWeight: number;
-  /** A 429 is noise while the recent share stays under noise × this, plus {@link noiseMargin}. */
+  /** A 429 is noise while the recent share stays under noise × this, plus `noiseMargin`. */
   readonly noiseFactor: number;
+  /** See `noiseFactor`: the margin keeps a small noise from being crossed by two 429s together. */
   readonly noiseMargin: number;
 }
 
@@ -44,6 +57,8 @@ export interface RefusalNoiseSettings {
 export const DEFAULT_REFUSAL_NOISE_SETTINGS: RefusalNoiseSettings = {
   afterWindowMs: 2_000,
   halfLifeMs: 60_000,
+  collapsedShare: 1 / 3,
+  peakHalfLifeMs: 300_000,
   minCalls: 20,
   minRefusals: 2,
   maxNoiseShare: 0.12,
@@ -73,6 +88,11 @@ export interface RefusalNoise {
   readonly recentShare?: number | undefined;
   /** The share of calls the target refuses whatever it is sent, once learned; unset: none. */
   readonly noiseShare?: number | undefined;
+  /** The aligned second calls not refused are counted in, and their count. */
+  readonly secondStartMs?: number | undefined;
+  readonly admittedInSecond?: number | undefined;
+  /** The most calls not refused in one second, decayed; unset before the first second ends. */
+  readonly peakAdmittedPerSecond?: number | undefined;
 }
 
 export const NO_TRACKS: RefusalTracks = {
@@ -117,6 +137,21 @@ const added = (tracks: RefusalTracks, track: "lockout" | "after", refused: boole
     : { ...tracks, afterCalls: tracks.afterCalls + 1, afterRefused: tracks.afterRefused + one };
 };
 
+/** The calls not refused counted into their aligned second; the peak raised as a second ends. */
+const admitted = (noise: RefusalNoise, call: TrackedCall) => {
+  const second = rateWindowOf(call.endedAtMs);
+  const one = call.refused ? 0 : 1;
+  const start = noise.secondStartMs;
+  // A clock behind counts into the second held, as the rate counters do.
+  if (start === undefined || second <= start)
+    return {
+      secondStartMs: start ?? second,
+      admittedInSecond: (noise.admittedInSecond ?? 0) + one,
+    };
+  const peak = Math.max(noise.peakAdmittedPerSecond ?? 0, noise.admittedInSecond ?? 0);
+  return { secondStartMs: second, admittedInSecond: one, peakAdmittedPerSecond: peak };
+};
+
 /** The counts after a call that said something of the target (told before any cut it makes). */
 export const tracked = (
   noise: RefusalNoise,
@@ -127,6 +162,7 @@ export const tracked = (
   const recentShare = movingAverage(noise.recentShare, call.refused ? 1 : 0, settings.recentWeight);
   return {
     ...noise,
+    ...admitted(noise, call),
     tracks: track === undefined ? noise.tracks : added(noise.tracks, track, call.refused),
     recentShare,
   };
@@ -142,13 +178,15 @@ export const summedTracks = (a: RefusalTracks, b: RefusalTracks): RefusalTracks 
 
 /**
  * The noise share the pooled `tracks` say, from `known` (the one learned so far): the tracks'
- * share when they are alike, unset when the lockout refused clearly more (the cuts removed
- * refusals: a quota), and `known` while the counts are too few to say either.
+ * share when they are alike and the rate has `collapsed` (see `collapsedShare`), unset when the
+ * lockout refused clearly more (the cuts removed refusals: a quota), and `known` while the
+ * counts are too few to say either.
  */
 export const judgedNoise = (
   tracks: RefusalTracks,
   known: number | undefined,
   settings: RefusalNoiseSettings = DEFAULT_REFUSAL_NOISE_SETTINGS,
+  collapsed = true,
 ): number | undefined => {
   const { lockoutCalls, lockoutRefused, afterCalls, afterRefused } = tracks;
   if (lockoutCalls < settings.minCalls || afterCalls < settings.minCalls) return known;
@@ -158,14 +196,15 @@ export const judgedNoise = (
   if (fall >= settings.fellByErrors * error && fall > 0) return undefined;
   const enough = Math.min(lockoutRefused, afterRefused) >= settings.minRefusals;
   const alike = fall < settings.alikeWithinErrors * error;
-  return enough && alike && share <= settings.maxNoiseShare ? share : known;
+  return collapsed && enough && alike && share <= settings.maxNoiseShare ? share : known;
 };
 
-/** The tracks decayed to `nowMs` for a new cut, and judged pooled with the others' (`othersTracks`). */
+/** The tracks and the peak decayed to `nowMs` for a new cut, and judged (see {@link judgedWith}). */
 export const atCut = (
   noise: RefusalNoise,
   othersTracks: RefusalTracks | undefined,
   nowMs: number,
+  ratePerSecond: number,
   settings: RefusalNoiseSettings = DEFAULT_REFUSAL_NOISE_SETTINGS,
 ): RefusalNoise => {
   const elapsedMs = Math.max(0, nowMs - (noise.decayedAtMs ?? nowMs));
@@ -177,18 +216,32 @@ export const atCut = (
     afterCalls: t.afterCalls * d,
     afterRefused: t.afterRefused * d,
   };
-  return judgedWith({ ...noise, tracks, decayedAtMs: nowMs }, othersTracks, settings);
+  const peak = noise.peakAdmittedPerSecond;
+  const decayed = {
+    ...noise,
+    tracks,
+    decayedAtMs: nowMs,
+    ...(peak === undefined
+      ? {}
+      : { peakAdmittedPerSecond: peak * 0.5 ** (elapsedMs / settings.peakHalfLifeMs) }),
+  };
+  return judgedWith(decayed, othersTracks, ratePerSecond, settings);
 };
 
-/** `noise` judged on its tracks pooled with the others'. */
+/**
+ * `noise` judged on its tracks pooled with the others', at the rate allowed now: a noise is
+ * learned only while that rate has collapsed below `collapsedShare` of the peak admitted.
+ */
 export const judgedWith = (
   noise: RefusalNoise,
   othersTracks: RefusalTracks | undefined,
+  ratePerSecond: number,
   settings: RefusalNoiseSettings = DEFAULT_REFUSAL_NOISE_SETTINGS,
 ): RefusalNoise => {
   const pooled =
     othersTracks === undefined ? noise.tracks : summedTracks(noise.tracks, othersTracks);
-  const noiseShare = judgedNoise(pooled, noise.noiseShare, settings);
+  const collapsed = ratePerSecond < settings.collapsedShare * (noise.peakAdmittedPerSecond ?? 0);
+  const noiseShare = judgedNoise(pooled, noise.noiseShare, settings, collapsed);
   return { ...noise, noiseShare };
 };
 

@@ -5,6 +5,7 @@ import {
   DEFAULT_REFUSAL_NOISE_SETTINGS,
   isNoise,
   judgedNoise,
+  judgedWith,
   NO_REFUSAL_NOISE,
   NO_TRACKS,
   type RefusalTracks,
@@ -103,16 +104,59 @@ describe("what the pooled counts say", () => {
 
   it("halves the counts every half-life, at the cut", () => {
     const noise = { tracks: tracks([100, 10], [200, 20]), decayedAtMs: 0 };
-    const cut = atCut(noise, undefined, settings.halfLifeMs);
+    const cut = atCut(noise, undefined, settings.halfLifeMs, 10);
     expect(cut.tracks).toEqual(tracks([50, 5], [100, 10]));
     expect(cut.decayedAtMs).toBe(settings.halfLifeMs);
   });
 
+  // A rate far below what the target was seen to admit in one second: 10 against 100.
+  const collapsed = { peakAdmittedPerSecond: 100 };
+
   it("judges its own counts pooled with the others'", () => {
-    const own = { tracks: tracks([15, 1], [15, 1]) }; // too few alone
-    expect(atCut(own, undefined, 0).noiseShare).toBeUndefined();
-    const pooled = atCut(own, tracks([185, 9], [285, 14]), 0);
+    const own = { tracks: tracks([15, 1], [15, 1]), ...collapsed }; // too few alone
+    expect(atCut(own, undefined, 0, 10).noiseShare).toBeUndefined();
+    const pooled = atCut(own, tracks([185, 9], [285, 14]), 0, 10);
     expect(pooled.noiseShare).toBeCloseTo(0.05, 3);
+  });
+
+  it.each([
+    { name: "a rate below a third of the peak: learned", rate: 30, peak: 100, expected: 0.05 },
+    { name: "a rate at a third of the peak or more: not learned", rate: 34, peak: 100 },
+    { name: "no peak seen yet: not learned", rate: 10 },
+    {
+      name: "near the peak, a noise known is kept",
+      rate: 90,
+      peak: 100,
+      known: 0.04,
+      expected: 0.04,
+    },
+  ])("$name", ({ rate, peak, known, expected }) => {
+    const noise = {
+      tracks: tracks([200, 10], [300, 15]),
+      peakAdmittedPerSecond: peak,
+      noiseShare: known,
+    };
+    const judged = judgedWith(noise, undefined, rate).noiseShare;
+    if (expected === undefined) expect(judged).toBeUndefined();
+    else expect(judged).toBeCloseTo(expected, 3);
+  });
+
+  it("counts the calls admitted in each second, and keeps the most as the peak", () => {
+    let noise = NO_REFUSAL_NOISE;
+    for (const [endedAtMs, refused] of [
+      [0, false],
+      [100, false],
+      [200, true],
+      [900, false],
+      [1_100, false],
+      [3_500, false],
+    ] as const)
+      noise = tracked(noise, {
+        ...call(endedAtMs - 10, endedAtMs, refused),
+        lastCutAtMs: undefined,
+      });
+    expect(noise.peakAdmittedPerSecond).toBe(3);
+    expect(noise.admittedInSecond).toBe(1);
   });
 });
 

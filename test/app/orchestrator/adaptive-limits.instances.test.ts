@@ -91,7 +91,7 @@ describe("adaptive limits learned on several instances at once", () => {
   });
 
   // Pooled, the instances' counts learn the noise within the first minute; each instance's own
-  // counts alone left 10 instances at 79 and 100 of 150 events/s delivered in it at 5 and 10 %.
+  // counts alone left 10 instances at 79 and 89 of 150 events/s delivered in it at 5 and 10 %.
   it.each([0.01, 0.05, 0.1])(
     "ten instances sharing a partner that refuses %d of calls at random keep up within a minute",
     async (share) => {
