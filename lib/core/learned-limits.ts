@@ -84,12 +84,8 @@ export const entriesToPrune = (
   return entries.filter((entry) => !kept.has(entry));
 };
 
-/** The fresh entries summed; undefined when there is none (no instance holds the target back). */
-export const learnedSummary = (
-  entries: readonly LearnedLimitEntry[],
-  nowMs: number,
-): LearnedLimitSummary | undefined => {
-  const fresh = freshEntries(entries, nowMs);
+/** `fresh` summed; undefined when there is none (no instance holds the target back). */
+const summaryOf = (fresh: readonly LearnedLimitEntry[]): LearnedLimitSummary | undefined => {
   if (fresh.length === 0) return undefined;
   const latest = fresh.reduce((a, b) => (b.changedAtMs > a.changedAtMs ? b : a));
   return {
@@ -101,6 +97,12 @@ export const learnedSummary = (
     changedAtMs: latest.changedAtMs,
   };
 };
+
+/** The fresh entries summed; undefined when there is none (no instance holds the target back). */
+export const learnedSummary = (
+  entries: readonly LearnedLimitEntry[],
+  nowMs: number,
+): LearnedLimitSummary | undefined => summaryOf(freshEntries(entries, nowMs));
 
 /** What operators read for a target no instance holds back. */
 export const NOT_ENGAGED_TEXT = "at ceiling";
@@ -125,9 +127,10 @@ export const othersOf = (
   entries: readonly LearnedLimitEntry[],
   nowMs: number,
 ): OthersSeen | undefined => {
-  const summary = learnedSummary(entries, nowMs);
+  const fresh = freshEntries(entries, nowMs);
+  const summary = summaryOf(fresh);
   if (summary === undefined) return undefined;
-  const counted = freshEntries(entries, nowMs).flatMap((entry) => entry.refusals ?? []);
+  const counted = fresh.flatMap((entry) => entry.refusals ?? []);
   return {
     perSecond: summary.callsPerSecond,
     instances: summary.instances,
