@@ -176,6 +176,14 @@ export const summedTracks = (a: RefusalTracks, b: RefusalTracks): RefusalTracks 
   afterRefused: a.afterRefused + b.afterRefused,
 });
 
+/** Every count of `tracks` multiplied by `factor`. */
+const scaledTracks = (tracks: RefusalTracks, factor: number): RefusalTracks => ({
+  lockoutCalls: tracks.lockoutCalls * factor,
+  lockoutRefused: tracks.lockoutRefused * factor,
+  afterCalls: tracks.afterCalls * factor,
+  afterRefused: tracks.afterRefused * factor,
+});
+
 /**
  * The noise share the pooled `tracks` say, from `known` (the one learned so far): the tracks'
  * share when they are alike and the rate has `collapsed` (see `collapsedShare`), unset when the
@@ -208,18 +216,10 @@ export const atCut = (
   settings: RefusalNoiseSettings = DEFAULT_REFUSAL_NOISE_SETTINGS,
 ): RefusalNoise => {
   const elapsedMs = Math.max(0, nowMs - (noise.decayedAtMs ?? nowMs));
-  const d = 0.5 ** (elapsedMs / settings.halfLifeMs);
-  const t = noise.tracks;
-  const tracks = {
-    lockoutCalls: t.lockoutCalls * d,
-    lockoutRefused: t.lockoutRefused * d,
-    afterCalls: t.afterCalls * d,
-    afterRefused: t.afterRefused * d,
-  };
   const peak = noise.peakAdmittedPerSecond;
   const decayed = {
     ...noise,
-    tracks,
+    tracks: scaledTracks(noise.tracks, 0.5 ** (elapsedMs / settings.halfLifeMs)),
     decayedAtMs: nowMs,
     ...(peak === undefined
       ? {}
