@@ -1,3 +1,4 @@
+import { type CallTokens, emptiedTokens } from "./call-tokens.js";
 import { BreakerState, DEFAULT_BREAKER_SETTINGS } from "./circuit-breaker.js";
 import { fleetShareOf, heardLately, type OthersSeen } from "./fleet-share.js";
 import { movingAverage } from "./moving-average.js";
@@ -43,6 +44,13 @@ export interface AdaptiveLimitSettings {
   /** What the rate is multiplied by on an overload signal. */
   readonly decreaseFactor: number;
   /**
+   * The 429s the last full second must hold before a cut goes to what it admitted (see
+   * `admittedOverQuota`): a quota's answer, not a few unlucky calls. One instance's 15 calls a
+   * second to a partner refusing a tenth at random hold 3 or more in one second in five; cut to
+   * what they admitted, one of ten instances fell to 60 of 150 events/s delivered.
+   */
+  readonly minQuotaRefusals: number;
+  /**
    * At most one decrease in this long: the calls in flight when a target is overloaded all fail
    * together, and one overload moment must count once, not once per call.
    */
@@ -83,10 +91,11 @@ export interface AdaptiveLimitSettings {
   /** ...provided it is also this much above it: 2 ms to 6 ms says nothing about a partner. */
   readonly minLatencyRiseMs: number;
   /**
-   * Raised latency cuts the rate only while the calls sent make up at least this share of it:
-   * a partner slowed by someone else is not helped by fewer of our calls (the rate is held then),
-   * and the slowest calls of a burst are the last to end, which must not cut the rate of a target
-   * that has gone quiet.
+   * The share of the rate the calls sent must make up for the rate to count as in use. Only then
+   * do healthy calls raise it: an allowance unused says nothing of what the target can take. And
+   * only then does raised latency cut it: a partner slowed by someone else is not helped by fewer
+   * of our calls (the rate is held then), and the slowest calls of a burst are the last to end,
+   * which must not cut the rate of a target that has gone quiet.
    */
   readonly minLoadShare: number;
   /**
@@ -121,6 +130,7 @@ export const DEFAULT_ADAPTIVE_LIMIT_SETTINGS: AdaptiveLimitSettings = {
   maxCallsPerSecond: MAX_TARGET_LIMIT,
   maxConcurrentCalls: MAX_TARGET_LIMIT,
   decreaseFactor: 0.8,
+  minQuotaRefusals: 5,
   decreaseIntervalMs: 1_000,
   increasePerSecond: 1,
   increaseShare: 0.05,
@@ -206,6 +216,11 @@ export interface AdaptiveLimit {
    * alone would be cut until a second's calls fit its workers at once.
    */
   readonly concurrencyLimit?: number | undefined;
+  /**
+   * The rate's bucket of one second's calls (./call-tokens.ts), spent by the admission while the
+   * limit holds calls back and emptied by a 429; unset until then.
+   */
+  readonly tokens?: CallTokens | undefined;
   /** The aligned second the calls are being counted in, and its count and the one before. */
   readonly windowStartMs: number;
   readonly windowCalls: number;
@@ -334,9 +349,30 @@ const cutRecently = (
   lastCutAtMs !== undefined && Math.abs(nowMs - lastCutAtMs) < settings.decreaseIntervalMs;
 
 /**
+ * The calls the target let through in the last full second, when it refused at least
+ * `minQuotaRefusals` of that second's with 429: a quota's own answer to how much it takes. Unset
+ * when it refused fewer then (the overload began this second), or the counts are not of it.
+ */
+const admittedOverQuota = (
+  limit: AdaptiveLimit,
+  settings: AdaptiveLimitSettings,
+): number | undefined => {
+  const noise = limit.noise;
+  if (noise?.secondStartMs !== limit.windowStartMs) return undefined;
+  const admitted = noise.admittedLastSecond;
+  if (admitted === undefined) return undefined;
+  const refused = limit.previousWindowCalls - admitted;
+  return refused >= settings.minQuotaRefusals ? admitted : undefined;
+};
+
+/**
  * Cut by `decreaseFactor`, from the rate actually sent when it is below the allowance (as TCP
  * halves the data in flight, not an unused window): a target allowed 10 000/s and sent 50/s gets
- * 40/s, not 8 000/s. At most once per `decreaseIntervalMs` ({@link cutRecently}).
+ * 40/s, not 8 000/s. Cut to what the target admitted in the last full second when that is lower
+ * ({@link admittedOverQuota}): a rate far over a quota comes down in one cut, not in a fifth a
+ * second. In the rate-limited bench a probe that had run to 49/s against a quota of 20 took five
+ * cuts, five seconds and 93 429s to come down; a quota halved took four. At most once per
+ * `decreaseIntervalMs` ({@link cutRecently}).
  */
 const decreased = (
   limit: AdaptiveLimit,
@@ -346,7 +382,11 @@ const decreased = (
 ): AdaptiveLimit => {
   if (cutRecently(limit.lastDecreaseAtMs, nowMs, settings)) return limit;
   const from = Math.min(limit.callsPerSecond, sentRate(limit));
-  const callsPerSecond = boundedRate(from * settings.decreaseFactor, settings);
+  const cut = from * settings.decreaseFactor;
+  const callsPerSecond = boundedRate(
+    Math.min(cut, admittedOverQuota(limit, settings) ?? cut),
+    settings,
+  );
   const others = heardLately(limit.others, nowMs, settings.othersMaxAgeMs)?.refusals;
   const noise = limit.noise ?? NO_REFUSAL_NOISE;
   return {
@@ -443,8 +483,18 @@ const pastPeak = (limit: AdaptiveLimit, settings: AdaptiveLimitSettings): boolea
   limit.callsPerSecond >= (limit.peakPerSecond ?? 0) * (1 + settings.probeMarginShare);
 
 /**
- * One healthy call's share of a second's increase. A target sent fewer calls than it is allowed
- * grows more slowly, so an unused allowance does not run far ahead of what was ever tried.
+ * Whether the calls sent make up at least `minLoadShare` of the rate: only a rate in use says
+ * anything of what the target can take.
+ */
+const loaded = (limit: AdaptiveLimit, settings: AdaptiveLimitSettings): boolean =>
+  sentRate(limit) >= limit.callsPerSecond * settings.minLoadShare;
+
+/**
+ * One healthy call's share of a second's increase. A rate not in use ({@link loaded}) is not
+ * raised, and its probe starts again once it is, as TCP leaves the window of a sender that does
+ * not fill it (RFC 7661): in the rate-limited bench, seconds of backlog deferred in clumps left
+ * the rate half used while its probe kept doubling, and the next clump went at 50 calls in one
+ * second to a partner taking 20 (29 refused).
  */
 const increased = (
   limit: AdaptiveLimit,
@@ -453,6 +503,7 @@ const increased = (
 ): AdaptiveLimit => {
   const held = limit.holdUntilMs !== undefined && nowMs < limit.holdUntilMs;
   if (held) return limit;
+  if (!loaded(limit, settings)) return { ...limit, probingSinceMs: undefined };
   if (limit.callsPerSecond >= settings.maxCallsPerSecond) {
     return limit.concurrencyLimit === undefined
       ? limit
@@ -564,8 +615,7 @@ const afterHealthy = (
   const latency = averaged(limit.latency, durationMs, inFlight, settings);
   const withLatency = { ...limit, latency };
   if (!latencyRaised(latency, settings)) return increased(withLatency, nowMs, settings);
-  const loaded = sentRate(limit) >= limit.callsPerSecond * settings.minLoadShare;
-  return loaded && crowded(latency, inFlight, settings)
+  return loaded(limit, settings) && crowded(latency, inFlight, settings)
     ? overloaded(withLatency, nowMs, LimitChange.LATENCY, settings, inFlight)
     : withLatency;
 };
@@ -622,8 +672,11 @@ const afterCall = (
   if (evidence === CallEvidence.HEALTHY)
     return afterHealthy(held, call.result.durationMs, nowMs, settings, inFlight);
   if (overload === undefined) return held;
-  const busy = overload === Overload.BUSY ? inFlight : undefined;
-  return overloaded(held, nowMs, LimitChange.OVERLOAD, settings, busy);
+  if (overload === Overload.QUOTA) {
+    const emptied = { ...held, tokens: emptiedTokens(nowMs) };
+    return overloaded(emptied, nowMs, LimitChange.OVERLOAD, settings, undefined);
+  }
+  return overloaded(held, nowMs, LimitChange.OVERLOAD, settings, inFlight);
 };
 
 const afterBreaker = (limit: AdaptiveLimit, state: BreakerState, nowMs: number): AdaptiveLimit => {

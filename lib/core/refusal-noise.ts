@@ -1,5 +1,5 @@
 import { movingAverage } from "./moving-average.js";
-import { rateWindowOf } from "./target-limits.js";
+import { RATE_WINDOW_MS, rateWindowOf } from "./target-limits.js";
 
 /*
  * Whether a target's 429s are its load's doing or noise (issue #35). AIMD reads every refusal as
@@ -91,6 +91,8 @@ export interface RefusalNoise {
   /** The aligned second calls not refused are counted in, and their count. */
   readonly secondStartMs?: number | undefined;
   readonly admittedInSecond?: number | undefined;
+  /** Calls not refused in the aligned second before `secondStartMs` (0: none ended in it). */
+  readonly admittedLastSecond?: number | undefined;
   /** The most calls not refused in one second, decayed; unset before the first second ends. */
   readonly peakAdmittedPerSecond?: number | undefined;
 }
@@ -148,8 +150,15 @@ const admitted = (noise: RefusalNoise, call: TrackedCall) => {
       secondStartMs: start ?? second,
       admittedInSecond: (noise.admittedInSecond ?? 0) + one,
     };
-  const peak = Math.max(noise.peakAdmittedPerSecond ?? 0, noise.admittedInSecond ?? 0);
-  return { secondStartMs: second, admittedInSecond: one, peakAdmittedPerSecond: peak };
+  const ended = noise.admittedInSecond ?? 0;
+  const peak = Math.max(noise.peakAdmittedPerSecond ?? 0, ended);
+  const admittedLastSecond = second === start + RATE_WINDOW_MS ? ended : 0;
+  return {
+    secondStartMs: second,
+    admittedInSecond: one,
+    admittedLastSecond,
+    peakAdmittedPerSecond: peak,
+  };
 };
 
 /** The counts after a call that said something of the target (told before any cut it makes). */

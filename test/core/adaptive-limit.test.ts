@@ -15,6 +15,8 @@ import { BreakerState } from "../../lib/core/circuit-breaker.js";
 import type { AttemptResult } from "../../lib/core/outcome.js";
 import { ErrorCategory } from "../../lib/core/policy.js";
 import { seededRandom } from "../../lib/core/random.js";
+import { NO_TRACKS } from "../../lib/core/refusal-noise.js";
+import { RATE_WINDOW_MS, rateWindowOf } from "../../lib/core/target-limits.js";
 import { MAX_TARGET_LIMIT } from "../../lib/core/target-settings.js";
 import { FIXED_NOW_MS } from "../support/factories.js";
 import {
@@ -61,6 +63,13 @@ const limitAt = (callsPerSecond: number, extra: Partial<AdaptiveLimit> = {}): Ad
   callsPerSecond,
   previousWindowCalls: Math.ceil(callsPerSecond),
   ...extra,
+});
+
+/** `limit` as if the second before `nowMs`'s had sent its rate: a rate in use then. */
+const sendingAt = (limit: AdaptiveLimit, nowMs: number): AdaptiveLimit => ({
+  ...limit,
+  windowStartMs: rateWindowOf(nowMs) - RATE_WINDOW_MS,
+  windowCalls: Math.ceil(limit.callsPerSecond),
 });
 
 /** The limit after `observations`, each `stepMs` after the one before from NOW. */
@@ -173,10 +182,24 @@ describe("what one call does to the rate", () => {
     ["within a second of the last cut, a second overload changes nothing", 999, 80],
     ["a second after it, the next overload cuts again", 1_000, 64],
   ])("%s", (_name, laterMs, rate) => {
-    // The second of the first cut sent a full second's calls at the rate.
-    const once = { ...next(limitAt(100), call(response(429)), NOW, settings), windowCalls: 100 };
+    // The second of the first cut sent a full second's calls at the rate, all but one admitted.
+    const cut = next(limitAt(100), call(response(429)), NOW, settings);
+    const noise = { ...cut.noise, tracks: cut.noise?.tracks ?? NO_TRACKS, admittedInSecond: 99 };
+    const once = { ...cut, windowCalls: 100, noise };
     const twice = next(once, call(response(503)), NOW + laterMs, settings);
     expect(twice.callsPerSecond).toBeCloseTo(rate, 9);
+  });
+
+  it.each<[string, number, number]>([
+    // 50 sent in the second of the first cut (to 40), `admitted` of them let through.
+    ["a quota that let 20 of 50 through: cut to 20, not to 32", 20, 20],
+    ["a target that refused 2 of 50: cut by a fifth, as any overload", 48, 32],
+  ])("%s", (_name, admitted, rate) => {
+    const second = Array.from({ length: 50 }, (_, i) => call(response(i < admitted ? 200 : 429)));
+    const cut = observed(limitAt(50), second);
+    expect(cut.callsPerSecond).toBeCloseTo(40, 9);
+    const again = next(cut, call(response(429)), NOW + 1_000, settings);
+    expect(again.callsPerSecond).toBeCloseTo(rate, 9);
   });
 
   it("never cuts below the floor of 1 call/s", () => {
@@ -230,8 +253,22 @@ describe("probing past the last cut", () => {
     const probing = limitAt(50, { peakPerSecond: 40, probingSinceMs: NOW - 5_000 });
     const held = next(probing, call(response(200, "1")), NOW, settings);
     expect(held.probingSinceMs).toBeUndefined();
-    const after = next(held, call(response(200)), NOW + 1_000, settings);
+    const after = next(sendingAt(held, NOW + 1_000), call(response(200)), NOW + 1_000, settings);
     expect(after.callsPerSecond - held.callsPerSecond).toBeCloseTo(2.5 / 50, 9);
+  });
+
+  it("does not raise a rate not in use, and starts its probe again once it is", () => {
+    // 50/s allowed, 10 sent in the last second: under half of it is in use.
+    const idle = limitAt(50, {
+      previousWindowCalls: 10,
+      peakPerSecond: 40,
+      probingSinceMs: NOW - 5_000,
+    });
+    const after = observed(idle, Array(10).fill(call(response(200))), 10);
+    expect(after.callsPerSecond).toBe(50);
+    expect(after.probingSinceMs).toBeUndefined();
+    const used = next(sendingAt(after, NOW + 1_000), call(response(200)), NOW + 1_000, settings);
+    expect(used.callsPerSecond).toBeGreaterThan(50);
   });
 });
 
@@ -261,9 +298,8 @@ describe("Retry-After", () => {
     const held = next(limitAt(100), call(response(200, "5")), NOW, settings);
     const during = next(held, call(response(200)), NOW + 4_999, settings);
     expect(during.callsPerSecond).toBe(held.callsPerSecond);
-    expect(next(during, call(response(200)), NOW + 5_000, settings).callsPerSecond).toBeGreaterThan(
-      held.callsPerSecond,
-    );
+    const after = next(sendingAt(during, NOW + 5_000), call(response(200)), NOW + 5_000, settings);
+    expect(after.callsPerSecond).toBeGreaterThan(held.callsPerSecond);
   });
 
   it("pauses calls until the pause ends, then allows them again", () => {

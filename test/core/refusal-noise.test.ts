@@ -160,6 +160,27 @@ describe("what the pooled counts say", () => {
   });
 });
 
+describe("the calls admitted in the last full second", () => {
+  const after = (ends: readonly (readonly [number, boolean])[]) =>
+    ends.reduce(
+      (noise, [endedAtMs, refused]) =>
+        tracked(noise, { ...call(endedAtMs - 10, endedAtMs, refused), lastCutAtMs: undefined }),
+      NO_REFUSAL_NOISE,
+    );
+  const secondZero = [
+    [0, false],
+    [100, true],
+    [900, false],
+  ] as const;
+  it.each<[string, readonly (readonly [number, boolean])[], number | undefined]>([
+    ["none before a second has ended", secondZero, undefined],
+    ["the second before's, refused ones left out", [...secondZero, [1_100, false]], 2],
+    ["none when no call ended in the second before", [...secondZero, [2_100, false]], 0],
+  ])("%s", (_name, ends, expected) => {
+    expect(after(ends).admittedLastSecond).toBe(expected);
+  });
+});
+
 describe("whether a 429 is noise", () => {
   const near = settings.noiseFactor * 0.05 + settings.noiseMargin;
   it.each<[string, number | undefined, number, boolean]>([

@@ -39,14 +39,20 @@ const measure = async (instances: number, capacity: number, shared = true) => {
   const measured = outcome.calls.filter((call) => call.atMs >= MEASURED_FROM_MS);
   const delivered = measured.filter(isOk).length;
   const seconds = (DURATION_MS - MEASURED_FROM_MS) / 1_000;
-  const rates = learnedRates(outcome, MAX_TARGET_LIMIT);
-  const disagreement = outcome.views
-    .filter((second) => second.atMs >= MEASURED_FROM_MS)
-    .flatMap((second) => second.views.map((view) => Math.abs(view / second.summed - 1)));
+  const measuredViews = outcome.views.filter((second) => second.atMs >= MEASURED_FROM_MS);
+  // Averaged over the measured minute: a saw-tooth read at one instant is anywhere between its
+  // cut (a fifth below its peak) and its peak.
+  const summedRate =
+    measuredViews.length === 0
+      ? learnedRates(outcome, MAX_TARGET_LIMIT).reduce((a, b) => a + b, 0)
+      : measuredViews.reduce((sum, second) => sum + second.summed, 0) / measuredViews.length;
+  const disagreement = measuredViews.flatMap((second) =>
+    second.views.map((view) => Math.abs(view / second.summed - 1)),
+  );
   return {
     goodputShare: delivered / seconds / capacity,
     tooManyPerDelivered: (measured.length - delivered) / delivered,
-    summedRateShare: rates.reduce((a, b) => a + b, 0) / capacity,
+    summedRateShare: summedRate / capacity,
     disagreementP95: disagreement.length === 0 ? 0 : p95(disagreement),
   };
 };
@@ -90,23 +96,29 @@ describe("adaptive limits learned on several instances at once", () => {
     expect(shared.tooManyPerDelivered).toBeLessThan(alone.tooManyPerDelivered / 2);
   });
 
-  // Pooled, the instances' counts learn the noise within the first minute; each instance's own
-  // counts alone left 10 instances at 79 and 89 of 150 events/s delivered in it at 5 and 10 %.
+  // Pooled, the instances' counts learn the noise within the first minute; on each instance's
+  // own counts alone, 10 instances delivered a median of 129 of 150 events/s in it at 10 %.
+  // The median of five seeds: whether a noise is learned early or late turns on a few calls, and
+  // one seed in five can fall far below the others (docs/design-notes.md).
   it.each([0.01, 0.05, 0.1])(
     "ten instances sharing a partner that refuses %d of calls at random keep up within a minute",
     async (share) => {
       const demandPerSecond = 150;
-      const outcome = await runInstancesAgainstPartner({
-        instances: 10,
-        partner: randomlyRefusingPartner(seededRandom(7), share),
-        demandPerSecond,
-        settings: adaptiveSettingsFor({ maxCallsPerSecond: 200 }, 1_000),
-        durationMs: MEASURED_FROM_MS,
-        random: seededRandom(10_003),
-        shared: true,
-      });
-      const delivered = outcome.calls.filter(isOk).length / (MEASURED_FROM_MS / 1_000);
-      expect(delivered).toBeGreaterThanOrEqual(0.9 * demandPerSecond);
+      const delivered: number[] = [];
+      for (const seed of [7, 8, 9, 10, 11]) {
+        const outcome = await runInstancesAgainstPartner({
+          instances: 10,
+          partner: randomlyRefusingPartner(seededRandom(seed), share),
+          demandPerSecond,
+          settings: adaptiveSettingsFor({ maxCallsPerSecond: 200 }, 1_000),
+          durationMs: MEASURED_FROM_MS,
+          random: seededRandom(10_000 + seed),
+          shared: true,
+        });
+        delivered.push(outcome.calls.filter(isOk).length / (MEASURED_FROM_MS / 1_000));
+      }
+      const median = [...delivered].sort((a, b) => a - b)[2] ?? 0;
+      expect(median).toBeGreaterThanOrEqual(0.9 * demandPerSecond);
     },
   );
 });

@@ -6,6 +6,7 @@ import {
 } from "../../../lib/app/orchestrator/adaptive-limits.js";
 import { LimitKind } from "../../../lib/app/orchestrator/target-limits.js";
 import { LimitChange } from "../../../lib/core/adaptive-limit.js";
+import { REFILL_MS } from "../../../lib/core/call-tokens.js";
 import { BreakerState } from "../../../lib/core/circuit-breaker.js";
 import type { Log } from "../../../lib/core/observability.js";
 import { seededRandom } from "../../../lib/core/random.js";
@@ -100,6 +101,20 @@ describe("adaptive limits on one instance", () => {
     expect(deferred.every((d) => d.limit === LimitKind.RATE)).toBe(true);
     const seconds = deferred.map((d) => Math.floor((d.untilMs - windowStartMs) / 1_000));
     expect(seconds).toEqual([...Array(8).fill(1), ...Array(8).fill(2)]);
+  });
+
+  it("does not let a second's calls at its end and the next one's at its start go together", () => {
+    const { limiter, time } = limiterAt();
+    callAll(limiter, 10, 200);
+    time.nowMs += 1_000;
+    callAll(limiter, 1, 429); // 10 × 0.8 = 8/s
+    time.nowMs = rateWindowOf(time.nowMs) + 1_000 + 990;
+    expect(admittedOf(limiter, 8)).toBe(8);
+
+    time.nowMs += 20; // the next aligned second, which alone would take 8 more
+    expect(limiter.admit(TARGET)).toMatchObject({ verdict: "defer", limit: LimitKind.RATE });
+    time.nowMs += REFILL_MS; // refilled, and still in that second: the one turned away counted
+    expect(admittedOf(limiter, 8)).toBe(7);
   });
 
   it("pauses every call for a long Retry-After on a 429, and admits again once it has passed", () => {

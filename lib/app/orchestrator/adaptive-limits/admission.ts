@@ -4,7 +4,8 @@ import {
   type Allowance,
   allowance,
 } from "../../../core/adaptive-limit.js";
-import { rateVerdict, slotRetryAt } from "../../../core/target-limits.js";
+import { tokensVerdict } from "../../../core/call-tokens.js";
+import { type LimitVerdict, rateVerdict, slotRetryAt } from "../../../core/target-limits.js";
 import { type LimitAdmission, LimitKind } from "../target-limits.js";
 import {
   type AdaptiveContext,
@@ -37,6 +38,19 @@ const concurrencyOf = (
   return Math.min(settings.maxConcurrentCalls, most, allowed.learnedConcurrency ?? most);
 };
 
+/**
+ * The rate's verdict: within the aligned second's count, which orders and spreads the turned-away
+ * as the shared counter does, and within a bucket of one second's tokens, so that two seconds'
+ * calls never go in one (../../../core/call-tokens.ts).
+ */
+const rateVerdictFor = (target: LearnedTarget, nowMs: number, perSecond: number): LimitVerdict => {
+  const aligned = rateVerdict(target.windowStartMs, askedNow(target, nowMs), perSecond);
+  if (aligned.verdict === "defer") return aligned;
+  const bucket = tokensVerdict(target.limit.tokens, nowMs, perSecond);
+  target.limit = { ...target.limit, tokens: bucket.tokens };
+  return bucket.verdict;
+};
+
 /** Whether a call to `key` may start now, as far as its learned limit goes. */
 export const admitAdaptive = (context: AdaptiveContext, key: string): LimitAdmission => {
   const settings = context.settingsFor(key);
@@ -55,7 +69,7 @@ export const admitAdaptive = (context: AdaptiveContext, key: string): LimitAdmis
       untilMs: slotRetryAt(nowMs, context.random),
       limit: LimitKind.CONCURRENCY,
     };
-  const verdict = rateVerdict(target.windowStartMs, askedNow(target, nowMs), perSecond);
+  const verdict = rateVerdictFor(target, nowMs, perSecond);
   if (verdict.verdict === "defer")
     return { verdict: "defer", untilMs: verdict.untilMs, limit: LimitKind.RATE };
   return { verdict: "call", permit: permitFor(context, target) };
