@@ -503,12 +503,11 @@ const increased = (
 ): AdaptiveLimit => {
   const held = limit.holdUntilMs !== undefined && nowMs < limit.holdUntilMs;
   if (held) return limit;
-  if (!loaded(limit, settings)) return { ...limit, probingSinceMs: undefined };
-  if (limit.callsPerSecond >= settings.maxCallsPerSecond) {
-    return limit.concurrencyLimit === undefined
-      ? limit
-      : { ...limit, concurrencyLimit: grownConcurrency(limit, settings) };
-  }
+  const concurrencyLimit = grownConcurrency(limit, settings);
+  if (limit.callsPerSecond >= settings.maxCallsPerSecond)
+    return limit.concurrencyLimit === undefined ? limit : { ...limit, concurrencyLimit };
+  // The calls in flight a busy target was narrowed to are in use whatever the rate: they grow.
+  if (!loaded(limit, settings)) return { ...limit, probingSinceMs: undefined, concurrencyLimit };
   const rate = limit.callsPerSecond;
   const probing = pastPeak(limit, settings)
     ? { probingSinceMs: limit.probingSinceMs ?? nowMs }
@@ -518,7 +517,7 @@ const increased = (
     ...limit,
     ...probing,
     callsPerSecond: boundedRate(rate + step, settings),
-    concurrencyLimit: grownConcurrency(limit, settings),
+    concurrencyLimit,
     reason: LimitChange.INCREASE,
     changedAtMs: nowMs,
   };

@@ -421,6 +421,18 @@ describe("the calls in flight a busy target can take", () => {
   });
 
   it.each([
+    ["at its ceiling rate", 1_000],
+    ["with its rate not in use", 100],
+  ])("grows back its calls in flight %s, however few calls are sent", (_name, rate) => {
+    const cut = observed(limitAt(rate), [busyCall(response(503), 5)]);
+    expect(cut.concurrencyLimit).toBe(4);
+    const healthy = Array.from({ length: 30 }, () => busyCall(response(200), 4));
+    const grown = observed({ ...cut, previousWindowCalls: 8 }, healthy, 100);
+    expect(grown.concurrencyLimit).toBeGreaterThan(4);
+    expect(grown.callsPerSecond).toBe(rate);
+  });
+
+  it.each([
     { case: "a quota's 429 cuts the rate", first: response(503), second: response(429) },
     { case: "a 503 narrows the calls in flight", first: response(429), second: response(503) },
   ])("$case within a second of a cut of the other limit", ({ first, second }) => {
